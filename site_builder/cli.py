@@ -1,0 +1,102 @@
+"""Command line: ``site-builder build`` (and ``python -m site_builder build``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import NoReturn, Sequence
+
+from site_builder import __version__
+from site_builder.config import load_config, with_overrides
+from site_builder.errors import SiteBuilderError
+from site_builder.output import failed_dir
+
+log = logging.getLogger("site_builder")
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """The argument parser with all subcommands."""
+    parser = _Parser(prog="site-builder", description="Build the dictionary's demo pages into a static site.")
+    parser.add_argument("--version", action="version", version=f"site-builder {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    build = commands.add_parser("build", help="run the demos and write the site")
+    build.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
+    build.add_argument("--out", type=Path, help="output folder (default: build)")
+    build.add_argument("--timeout", type=_positive_float, help="seconds each demo may run (default: 600)")
+    build.add_argument(
+        "-j", "--jobs", type=_positive_int, default=os.cpu_count() or 1, help="demos run in parallel (default: CPUs)"
+    )
+    build.add_argument("--fail-fast", action="store_true", help="stop at the first failing demo")
+    build.add_argument("-q", "--quiet", action="store_true", help="print only warnings and errors")
+    return parser
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    from site_builder.build import BuildOptions, build
+
+    config = with_overrides(load_config(Path.cwd()), demos=args.demos, output=args.out, timeout=args.timeout)
+    report = build(config, BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast))
+    if report.ok:
+        log.info("site written to %s", os.path.relpath(config.output))
+        return EXIT_OK
+    for failure in report.failures:
+        print(f"error: {failure}", file=sys.stderr)
+    kept = os.path.relpath(failed_dir(config.output))
+    print(
+        f"build failed ({len(report.failures)} problem(s)); {os.path.relpath(config.output)} was left as it was; "
+        f"the failed build's pages are in {kept}",
+        file=sys.stderr,
+    )
+    return EXIT_FAILED
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    args = make_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING if getattr(args, "quiet", False) else logging.INFO,
+        format="%(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        if args.command == "build":
+            return _run_build(args)
+    except SiteBuilderError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        print("interrupted; the output folder was left as it was", file=sys.stderr)
+        return 130
+    raise AssertionError(f"unhandled command {args.command}")

@@ -1,0 +1,119 @@
+"""Configuration: ``[tool.site_builder]`` in ``pyproject.toml``, then command-line overrides."""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from site_builder.errors import UsageError
+
+DEFAULT_TITLE = "Dictionary of Applied Machine Learning"
+
+
+@dataclass(frozen=True)
+class EntryOverrides:
+    """Per-entry settings from ``[tool.site_builder.entries.NAME]``."""
+
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every setting of a build, with its default; paths are absolute."""
+
+    root: Path  # the project folder (where pyproject.toml is, or the current folder)
+    title: str = DEFAULT_TITLE
+    site_url: str | None = None
+    demos: Path = Path("demos")
+    output: Path = Path("build")
+    records: Path = Path("_freeze")  # run records: the execution cache, committable
+    timeout: float = 600.0  # seconds per demo
+    entries: dict[str, EntryOverrides] = field(default_factory=dict)
+
+    def timeout_for(self, name: str) -> float:
+        """The timeout of entry ``name``: its override, else the default."""
+        override = self.entries.get(name)
+        return override.timeout if override and override.timeout is not None else self.timeout
+
+
+# key -> (type(s) accepted, human name of the type)
+_SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "title": ((str,), "a string"),
+    "site_url": ((str,), "a string"),
+    "demos": ((str,), "a string (a folder)"),
+    "output": ((str,), "a string (a folder)"),
+    "records": ((str,), "a string (a folder)"),
+    "timeout": ((int, float), "a number of seconds"),
+}
+_ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "timeout": ((int, float), "a number of seconds"),
+}
+
+
+def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -> None:
+    types, human = accepted
+    # bool is an int subclass, but `timeout = true` is a mistake, not one second
+    if isinstance(value, bool) or not isinstance(value, types):
+        raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be {human}, not {value!r}")
+    if human.startswith("a number") and value <= 0:
+        raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be positive, not {value!r}")
+
+
+def _parse_entries(table: Any) -> dict[str, EntryOverrides]:
+    if not isinstance(table, dict):
+        raise UsageError("pyproject.toml: [tool.site_builder] entries must be a table of entry tables")
+    overrides: dict[str, EntryOverrides] = {}
+    for name, settings in table.items():
+        if not isinstance(settings, dict):
+            raise UsageError(f"pyproject.toml: [tool.site_builder.entries] {name} must be a table")
+        for key, value in settings.items():
+            if key not in _ENTRY_KEYS:
+                known = ", ".join(sorted(_ENTRY_KEYS))
+                raise UsageError(
+                    f"pyproject.toml: unknown key entries.{name}.{key} in [tool.site_builder] (known: {known})"
+                )
+            _check_value(f"entries.{name}.{key}", value, _ENTRY_KEYS[key])
+        overrides[name] = EntryOverrides(**settings)
+    return overrides
+
+
+def load_config(root: Path) -> Config:
+    """Read ``root/pyproject.toml`` (if any) into a Config; raise UsageError on bad keys or types."""
+    root = root.resolve()
+    pyproject = root / "pyproject.toml"
+    table: dict[str, Any] = {}
+    if pyproject.is_file():
+        try:
+            data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"pyproject.toml: not valid TOML: {exc}") from None
+        table = data.get("tool", {}).get("site_builder", {})
+        if not isinstance(table, dict):
+            raise UsageError("pyproject.toml: [tool.site_builder] must be a table")
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key == "entries":
+            values["entries"] = _parse_entries(value)
+            continue
+        if key not in _SCALAR_KEYS:
+            known = ", ".join(sorted([*_SCALAR_KEYS, "entries"]))
+            raise UsageError(f"pyproject.toml: unknown key '{key}' in [tool.site_builder] (known: {known})")
+        _check_value(key, value, _SCALAR_KEYS[key])
+        values[key] = float(value) if key == "timeout" else value
+    config = Config(root=root, **values)
+    return with_overrides(config)
+
+
+def with_overrides(config: Config, **overrides: Any) -> Config:
+    """A copy of ``config`` with the given non-None settings replaced and paths made absolute."""
+    changes = {key: value for key, value in overrides.items() if value is not None}
+    config = dataclasses.replace(config, **changes)
+    return dataclasses.replace(
+        config,
+        demos=config.root / config.demos,
+        output=config.root / config.output,
+        records=config.root / config.records,
+    )

@@ -1,0 +1,23 @@
+"""The builder's own exceptions: each carries a one-line message meant for the user."""
+
+from __future__ import annotations
+
+
+class SiteBuilderError(Exception):
+    """A problem the user must fix; ``str(error)`` is the complete one-line message."""
+
+    exit_status = 1
+
+
+class UsageError(SiteBuilderError):
+    """Bad command line, configuration, or missing/unwritable folders (exit status 2)."""
+
+    exit_status = 2
+
+
+class EntryError(SiteBuilderError):
+    """A demo file that cannot become an entry (bad name, clash, unreadable)."""
+
+
+class ParseError(SiteBuilderError):
+    """A demo whose blocks cannot be parsed; names the entry, block and line."""
