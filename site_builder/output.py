@@ -13,7 +13,7 @@ import logging
 import os
 import shutil
 import tempfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from site_builder.errors import SiteBuilderError, UsageError
 from site_builder.render import SiteFile
@@ -29,10 +29,10 @@ class UnsafePathError(SiteBuilderError):
 
 def safe_join(root: Path, rel: str) -> Path:
     """``root / rel``, refusing absolute paths, '..' parts and anything that escapes ``root``."""
-    pure = PurePosixPath(rel)
-    if not rel or pure.is_absolute() or any(part in ("..", "") for part in pure.parts) or "\\" in rel:
+    parts = rel.split("/")
+    if rel.startswith("/") or "\\" in rel or any(part in ("", ".", "..") for part in parts):
         raise UnsafePathError(f"refusing to write outside the site folder: {rel!r}")
-    return root.joinpath(*pure.parts)
+    return root.joinpath(*parts)
 
 
 def _write_tree(root: Path, files: list[SiteFile]) -> None:

@@ -1,0 +1,72 @@
+"""Atomic writing of the site: safe joins, swap, failed builds kept aside."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from site_builder.output import UnsafePathError, failed_dir, recover, safe_join, write_site
+from site_builder.render import SiteFile
+
+
+@pytest.mark.parametrize("bad", ["../x", "/etc/passwd", "a/../../x", "", "a//b", "a\\..\\b"])
+def test_safe_join_refuses_escapes(tmp_path: Path, bad: str) -> None:
+    with pytest.raises(UnsafePathError):
+        safe_join(tmp_path, bad)
+
+
+def test_safe_join_accepts_nested(tmp_path: Path) -> None:
+    assert safe_join(tmp_path, "a/b/c.html") == tmp_path / "a" / "b" / "c.html"
+
+
+def test_write_then_replace(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    write_site(out, [SiteFile("index.html", b"one"), SiteFile("a/index.html", b"a")])
+    assert (out / "index.html").read_bytes() == b"one"
+    write_site(out, [SiteFile("index.html", b"two")])
+    assert (out / "index.html").read_bytes() == b"two"
+    assert not (out / "a").exists()  # the new site replaces the old one whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["build"]  # no staging left behind
+
+
+def test_failed_build_keeps_last_good_site(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    write_site(out, [SiteFile("index.html", b"good")])
+    kept = write_site(out, [SiteFile("index.html", b"broken")], publish=False)
+    assert kept == failed_dir(out)
+    assert (out / "index.html").read_bytes() == b"good"
+    assert (kept / "index.html").read_bytes() == b"broken"
+    write_site(out, [SiteFile("index.html", b"fixed")])
+    assert not failed_dir(out).exists()  # a good build clears the stale failure
+
+
+def test_copies_source_files(tmp_path: Path) -> None:
+    src = tmp_path / "data.csv"
+    src.write_bytes(b"a,b\n1,2\n")
+    out = tmp_path / "build"
+    write_site(out, [SiteFile("e/data.csv", source=src)])
+    assert (out / "e" / "data.csv").read_bytes() == b"a,b\n1,2\n"
+
+
+def test_unsafe_file_leaves_previous_site(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    write_site(out, [SiteFile("index.html", b"good")])
+    with pytest.raises(UnsafePathError):
+        write_site(out, [SiteFile("index.html", b"x"), SiteFile("../evil", b"x")])
+    assert (out / "index.html").read_bytes() == b"good"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["build"]
+
+
+def test_clashing_paths_refused(tmp_path: Path) -> None:
+    with pytest.raises(UnsafePathError, match="same path"):
+        write_site(tmp_path / "build", [SiteFile("A.html", b"1"), SiteFile("a.html", b"2")])
+
+
+def test_recover_after_kill_between_renames(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    old = tmp_path / ".build.old-123"
+    old.mkdir()
+    (old / "index.html").write_bytes(b"good")
+    recover(out)
+    assert (out / "index.html").read_bytes() == b"good"
