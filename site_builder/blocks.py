@@ -1,9 +1,28 @@
-"""Parse stage: a demo's source text -> its docstring parts and its cells (blocks)."""
+"""Parse stage: a demo's source text -> its docstring parts and its cells (blocks).
+
+Cells are delimited by Jupytext "percent" markers (``# %% Title [markdown] key=value``),
+found among the real comment tokens at column 0 so a ``# %%`` inside a string is ignored.
+Naming rules: the text before the first marker is the ``setup`` cell (dropped only when
+the script has markers and nothing but blank lines precedes the first one); a code marker
+without a title is named ``block-N``, N being its 1-based ordinal among the code markers.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import ast
+import io
+import json
+import re
+import sys
+import textwrap
+import tokenize
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Literal
+
+from site_builder import docstring as ds
+from site_builder.errors import ParseError
 
 
 @dataclass(frozen=True)
@@ -27,7 +46,8 @@ class Script:
     summary: str  # first line of the module docstring ("" when no docstring)
     purpose: str  # the docstring's Purpose section, Markdown ("" when none)
     docstring: str  # the whole module docstring
-    cells: tuple[Cell, ...]  # in script order; cells[0] is the setup block
+    cells: tuple[Cell, ...]  # in script order; cells[0] is the setup block unless it was
+    #                          empty (the script starts with a marker after blank lines only)
     requirements: tuple[str, ...]  # third-party top-level imports, display names ("NumPy", ...)
     warnings: tuple[str, ...] = field(default=())  # one-line messages (Blocks list mismatches)
 
@@ -37,6 +57,253 @@ class Script:
         return tuple(c for c in self.cells if c.kind == "code")
 
 
-def parse(source: str, rel_path: str, entry: str) -> Script:
-    """Split ``source`` into cells and read its docstring; raise ParseError on bad input."""
-    raise NotImplementedError
+# Jupytext accepts "# %%" and "#%%", followed by whitespace and options or by nothing.
+_MARKER = re.compile(r"^#[ \t]*%%(?:[ \t]+(?P<options>.*))?$")
+_CELL_TYPE = re.compile(r"\[(markdown|md|raw)\]")
+_META_KEY = re.compile(r"(?:^|(?<=\s))([A-Za-z_][\w.-]*)=")
+_KEY = re.compile(r"([A-Za-z_][\w.-]*)=")
+_DISPLAY_NAMES = {
+    "numpy": "NumPy",
+    "matplotlib": "Matplotlib",
+    "scipy": "SciPy",
+    "pandas": "pandas",
+    "sklearn": "scikit-learn",
+    "torch": "PyTorch",
+}
+
+
+@dataclass(frozen=True)
+class _Marker:
+    line: int
+    kind: Literal["code", "markdown"]
+    title: str
+    tags: tuple[str, ...]
+
+
+def _options(options: str, where: str) -> tuple[str, str, dict[str, object]]:
+    """Split marker options into (title, cell type, metadata), the way Jupytext does."""
+    text = options.strip()
+    brace, equal = text.find("{"), text.find("=")
+    metadata: object = {}
+    try:
+        if brace >= 0 and (equal < 0 or brace < equal):
+            title, metadata = text[:brace], json.loads(text[brace:])
+        else:
+            match = _META_KEY.search(text)
+            title, rest = (text[: match.start()], text[match.start() :]) if match else (text, "")
+            metadata = _key_values(rest)
+    except (ValueError, TypeError) as error:
+        raise ParseError(f"{where}: bad cell metadata {text!r}: {error}") from None
+    if not isinstance(metadata, dict):
+        raise ParseError(f"{where}: cell metadata must be a JSON object, got {text!r}")
+    cell_type = _CELL_TYPE.search(title)
+    if cell_type:
+        title = _CELL_TYPE.sub("", title, count=1)
+    return " ".join(title.split()), cell_type.group(1) if cell_type else "", metadata
+
+
+def _key_values(text: str) -> dict[str, object]:
+    """Parse ``key=JSON key=JSON ...``; raise ValueError on anything else."""
+    decoder, pos = json.JSONDecoder(), 0
+    result: dict[str, object] = {}
+    while pos < len(text):
+        if text[pos].isspace():
+            pos += 1
+            continue
+        match = _KEY.match(text, pos)
+        if not match:
+            raise ValueError(f"expected key=value at {text[pos:]!r}")
+        result[match.group(1)], pos = decoder.raw_decode(text, match.end())
+    return result
+
+
+def _find_markers(source: str, where: str) -> tuple[list[_Marker], Exception | None]:
+    """The markers among the comment tokens, plus the tokenize error that cut the scan short."""
+    markers: list[_Marker] = []
+    error: Exception | None = None
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type != tokenize.COMMENT or tok.start[1] != 0:
+                continue
+            match = _MARKER.match(tok.string.rstrip())
+            if not match:
+                continue
+            line = tok.start[0]
+            title, cell_type, metadata = _options(match.group("options") or "", f"{where}:{line}")
+            if cell_type == "raw":
+                raise ParseError(f"{where}:{line}: raw cells ([raw]) are not supported")
+            tags = metadata.get("tags", [])
+            if not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
+                raise ParseError(f"{where}:{line}: cell tags must be a list of strings")
+            kind: Literal["code", "markdown"] = "code" if not cell_type else "markdown"
+            markers.append(_Marker(line, kind, title, tuple(tags)))
+    except (tokenize.TokenError, SyntaxError) as exc:
+        # Keep the markers found so far: compiling the cells then usually pins the
+        # problem on a block; the tokenize error is the fallback message.
+        error = exc
+    return markers, error
+
+
+def _strip_trailing_blanks(lines: list[str]) -> list[str]:
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return lines[:end]
+
+
+def _markdown(lines: list[str], where: str) -> str:
+    """Markdown text of a prose cell: ``#`` comment lines, or one string literal (Jupytext)."""
+    body = [line.strip() for line in lines if line.strip()]
+    if all(line.startswith("#") for line in body):
+        out = []
+        for line in lines:
+            line = line.strip()
+            out.append(line[2:] if line.startswith("# ") else line[1:])
+        return "\n".join(out)
+    try:
+        tree = ast.parse("\n".join(lines))
+        (stmt,) = tree.body
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            if isinstance(stmt.value.value, str):
+                return textwrap.dedent(stmt.value.value).strip("\n")
+    except (SyntaxError, ValueError):
+        pass
+    raise ParseError(f"{where}: a markdown cell must hold only '#' comment lines or one string")
+
+
+def _syntax_error(prefix: str, rel_path: str, error: SyntaxError | ValueError) -> ParseError:
+    if isinstance(error, SyntaxError):
+        return ParseError(f"{prefix} has a syntax error at {rel_path}:{error.lineno}: {error.msg}")
+    return ParseError(f"{prefix} cannot be compiled ({rel_path}): {error}")
+
+
+def _compile(cell: Cell, rel_path: str, entry: str) -> None:
+    # Pad with newlines so reported line numbers are the script's; dont_inherit keeps
+    # this module's own __future__ imports out of the demo's code.
+    padded = "\n" * (cell.first_line - 1) + cell.text + "\n"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
+            compile(padded, rel_path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        raise _syntax_error(f"{entry}: block {cell.name}", rel_path, error) from None
+
+
+def _requirements(tree: ast.Module, local_dir: Path | None) -> tuple[str, ...]:
+    """Display names of the third-party modules imported outside functions and classes."""
+    found: list[tuple[int, int, str]] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, node.col_offset, a.name.split(".")[0]) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.col_offset, node.module.split(".")[0]))
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    names: list[str] = []
+    for _, _, module in sorted(found):
+        if module in sys.stdlib_module_names or module in names:
+            continue
+        if local_dir is not None and (
+            (local_dir / f"{module}.py").is_file() or (local_dir / module).is_dir()
+        ):
+            continue
+        names.append(module)
+    return tuple(_DISPLAY_NAMES.get(m, m) for m in names)
+
+
+def _describe(cells: list[Cell], doc: str, rel_path: str, entry: str) -> tuple[list[Cell], list[str]]:
+    """Attach Blocks-section descriptions; warn about blocks and entries that don't match."""
+    section = ds.sections(doc).get("blocks")
+    if section is None:
+        return cells, []
+    entries = ds.block_entries(section[1], section[0])
+    described: dict[str, str] = {}
+    messages: list[str] = []
+    for item in entries:
+        if item.name in described:
+            messages.append(f"{entry}: the docstring's Blocks section lists {item.name} twice")
+        described.setdefault(item.name, item.description)
+    names = {c.name for c in cells if c.kind == "code"}
+    out = []
+    for cell in cells:
+        if cell.kind == "code" and cell.name in described:
+            cell = replace(cell, description=described[cell.name])
+        elif cell.kind == "code" and cell.name != "setup":
+            messages.append(
+                f"{entry}: block {cell.name} ({rel_path}:{cell.marker_line}) "
+                "is not described in the docstring's Blocks section"
+            )
+        out.append(cell)
+    messages += [
+        f"{entry}: the docstring's Blocks section lists {name}, but the script has no such block"
+        for name in described
+        if name not in names
+    ]
+    return out, messages
+
+
+def parse(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:
+    """Split ``source`` into cells and read its docstring; raise ParseError on bad input.
+
+    ``local_dir`` is the script's folder: modules found there are not requirements.
+    """
+    # One "\n" per original line ending, so line numbers survive CRLF/CR normalisation.
+    text = source.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the final newline ends the last line; it does not start another
+    markers, token_error = _find_markers(text, f"{entry}: {rel_path}")
+
+    bounds = [m.line for m in markers] + [len(lines) + 1]
+    cells: list[Cell] = []
+    setup = _strip_trailing_blanks(lines[: bounds[0] - 1])
+    if setup or not markers:
+        cells.append(Cell("code", "setup", "\n".join(setup), 1, None))
+    seen = {"setup": 1} if cells else {}
+    ordinal = 0
+    for marker, end in zip(markers, bounds[1:]):
+        body = _strip_trailing_blanks(lines[marker.line : end - 1])
+        where = f"{entry}: {rel_path}:{marker.line}"
+        if marker.kind == "markdown":
+            cells.append(Cell("markdown", "", _markdown(body, where), marker.line + 1, marker.line))
+            continue
+        ordinal += 1
+        name = marker.title or f"block-{ordinal}"
+        if name in seen:
+            raise ParseError(
+                f"{entry}: block {name} is defined twice, "
+                f"at {rel_path}:{seen[name]} and :{marker.line}"
+            )
+        seen[name] = marker.line
+        cells.append(Cell("code", name, "\n".join(body), marker.line + 1, marker.line, tags=marker.tags))
+
+    for cell in cells:
+        if cell.kind == "code":
+            _compile(cell, rel_path, entry)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, rel_path, "exec", dont_inherit=True)
+            tree = ast.parse(text, rel_path)
+    except (SyntaxError, ValueError) as error:
+        # Every block compiles alone but the whole does not (e.g. a late __future__ import).
+        line = getattr(error, "lineno", None) or 0
+        owner = [c for c in cells if c.kind == "code" and (c.marker_line or 0) <= line]
+        name = owner[-1].name if owner else "setup"
+        raise _syntax_error(f"{entry}: block {name}", rel_path, error) from None
+    if token_error is not None:  # not expected once everything compiled; be safe anyway
+        raise ParseError(f"{entry}: {rel_path} cannot be tokenized: {token_error}")
+
+    doc = ast.get_docstring(tree, clean=True) or ""
+    sections = ds.sections(doc)
+    cells, messages = _describe(cells, doc, rel_path, entry)
+    return Script(
+        summary=ds.summary(doc),
+        purpose=sections.get("purpose", (0, ""))[1],
+        docstring=doc,
+        cells=tuple(cells),
+        requirements=_requirements(tree, local_dir),
+        warnings=tuple(messages),
+    )

@@ -1,0 +1,79 @@
+"""Read a demo's module docstring: summary paragraph and numpydoc-style sections."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass
+
+# A numpydoc section header is a title line underlined by a line of dashes.
+_UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
+# "attention.py — train ..." : the file name is redundant on the demo's own page.
+_FILE_PREFIX = re.compile(r"^\S+\.py\s+[—–-]+\s+")
+_ENTRY = re.compile(r"^\[([^\]\s]+)\]\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class BlockEntry:
+    """One ``[NAME]  text`` entry of a Blocks section."""
+
+    name: str
+    description: str
+    line: int  # 1-based line within the docstring, for messages
+
+
+def _is_header(lines: list[str], i: int) -> bool:
+    return bool(lines[i].strip()) and i + 1 < len(lines) and bool(_UNDERLINE.match(lines[i + 1]))
+
+
+def summary(doc: str) -> str:
+    """The docstring's first paragraph on one line, without a leading ``NAME.py — `` prefix."""
+    lines = doc.split("\n")
+    para: list[str] = []
+    for i, line in enumerate(lines):
+        if not line.strip() or _is_header(lines, i):
+            if para:
+                break
+            if line.strip():
+                return ""  # the docstring opens with a section: no summary paragraph
+            continue
+        para.append(line.strip())
+    return _FILE_PREFIX.sub("", " ".join(para), count=1)
+
+
+def sections(doc: str) -> dict[str, tuple[int, str]]:
+    """Map each section title (lower-cased) to (first body line, 1-based; dedented body)."""
+    lines = doc.split("\n")
+    starts = [i for i in range(len(lines)) if _is_header(lines, i)]
+    found: dict[str, tuple[int, str]] = {}
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        body = lines[start + 2 : end]
+        title = lines[start].strip().lower()
+        # The first section of a given title wins; later duplicates are ignored.
+        found.setdefault(title, (start + 3, textwrap.dedent("\n".join(body)).strip("\n")))
+    return found
+
+
+def block_entries(body: str, first_line: int = 1) -> list[BlockEntry]:
+    """Parse a Blocks section body: ``[NAME] text`` entries, indented lines continue one."""
+    entries: list[BlockEntry] = []
+    name, parts, line_no = "", [], 0
+
+    def flush() -> None:
+        if name:
+            entries.append(BlockEntry(name, " ".join(p for p in parts if p), line_no))
+
+    for offset, line in enumerate(body.split("\n")):
+        match = _ENTRY.match(line)
+        if match:
+            flush()
+            name, parts, line_no = match.group(1), [match.group(2).strip()], first_line + offset
+        elif line.strip() and line[:1].isspace() and name:
+            parts.append(line.strip())
+        elif line.strip():
+            # Unindented prose between entries is allowed; it ends the current entry.
+            flush()
+            name, parts = "", []
+    flush()
+    return entries
