@@ -6,12 +6,49 @@ Python-Markdown renders the prose.  Nothing is written to disk here.
 
 from __future__ import annotations
 
+import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote, urlsplit
+from xml.etree import ElementTree
 
-from site_builder.blocks import Script
+import jinja2
+import markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor
+from markupsafe import Markup
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+from site_builder.blocks import Cell, Script
 from site_builder.entries import Entry
-from site_builder.execute import RunResult
+from site_builder.execute import (
+    BUILDER_DIR,
+    Artifact,
+    BlockError,
+    BlockResult,
+    OutputChunk,
+    RunResult,
+)
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+LIGHT_STYLE = "default"
+DARK_STYLE = "github-dark"
+MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
+# The reproducibility sentence is only claimed for scripts that visibly seed an RNG.
+# Pygments lexing costs ~0.1 ms per line and dominates rendering, so highlighted cells are
+# kept for the life of the process: rebuilds (watch mode, tests) only lex what changed.
+# The formatter options never vary, so (text, first line) fully determines the HTML.
+_HIGHLIGHTED: dict[tuple[str, int], str] = {}
+_HIGHLIGHTED_MAX = 20_000
+# Publishes one file of the run folder and returns its URL relative to the entry page.
+_Publish = Callable[[str], "str | None"]
+_SEEDED = re.compile(
+    r"seed\s*\(\s*[^)\s]|default_rng\s*\(\s*[^)\s]|RandomState\s*\(\s*[^)\s]|random_state\s*=\s*\d"
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +77,282 @@ class SiteInfo:
     site_url: str | None = None  # e.g. "https://example.org/dictionary/"; None: no sitemap
 
 
+# ---------------------------------------------------------------- template views
+
+
+@dataclass(frozen=True)
+class ArtifactView:
+    """One produced file as a cell lists it."""
+
+    name: str  # file name shown
+    href: str | None  # relative URL from the entry page; None when it could not be published
+    is_image: bool
+    size: str  # "12.3 kB"
+    alt: str
+    width: int | None
+    height: int | None
+
+
+@dataclass(frozen=True)
+class CellView:
+    """One cell of the entry page: prose, or a code block with what it did."""
+
+    kind: str  # "code" or "markdown"
+    name: str
+    description: str
+    html: Markup  # highlighted code, or rendered prose
+    status: str  # BlockStatus; "not-run" when the run has no result for the block
+    duration: str  # "" when not run
+    output: tuple[OutputChunk, ...]
+    omitted_lines: int
+    omitted_bytes: str  # formatted size, "" when nothing was left out
+    full_output: str | None  # relative URL of the complete output
+    error: BlockError | None
+    artifacts: tuple[ArtifactView, ...]
+
+
+# ---------------------------------------------------------------- small formatters
+
+
+def format_size(n: int) -> str:
+    """Human-readable decimal size: "512 bytes", "12.3 kB", "4.0 MB"."""
+    if n < 1000:
+        return f"{n} byte" if n == 1 else f"{n} bytes"
+    value = float(n)
+    for unit in ("kB", "MB", "GB", "TB"):
+        value /= 1000
+        if value < 999.95 or unit == "TB":
+            return f"{value:.1f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def format_duration(seconds: float) -> str:
+    """Short duration: "12 ms", "3.4 s", "2 min 05 s"."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    return f"{minutes} min {secs:02d} s"
+
+
+def join_words(words: tuple[str, ...] | list[str]) -> str:
+    """English list: "A", "A and B", "A, B and C"."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _safe_rel_path(path: str) -> str | None:
+    """``path`` when it is a clean relative POSIX path inside its folder, else None."""
+    p = PurePosixPath(path)
+    if not path or p.is_absolute() or any(part in ("", ".", "..") for part in path.split("/")):
+        return None
+    return p.as_posix()
+
+
+# ---------------------------------------------------------------- Markdown without raw HTML
+
+
+class _SafeLinks(Treeprocessor):
+    """Drop script-capable link targets and turn remote images into plain links."""
+
+    def run(self, root: ElementTree.Element) -> None:
+        for el in root.iter():
+            if el.tag == "a" and not _harmless_url(el.get("href", ""), allow_remote=True):
+                el.attrib.pop("href", None)
+            elif el.tag == "img":
+                src = el.get("src", "")
+                if not _harmless_url(src, allow_remote=False):
+                    # The page may load nothing from another host (CSP), so link it instead.
+                    alt = el.get("alt", "") or src
+                    el.clear()
+                    el.tag = "a"
+                    el.text = alt
+                    if _harmless_url(src, allow_remote=True):
+                        el.set("href", src)
+
+
+def _harmless_url(url: str, allow_remote: bool) -> bool:
+    parts = urlsplit(url.strip())
+    if parts.scheme or parts.netloc or url.strip().startswith("/"):
+        return allow_remote and parts.scheme in ("http", "https", "mailto")
+    return True
+
+
+class _NoRawHtml(Extension):
+    """Treat raw HTML in Markdown as text: the Purpose and prose cells are user input."""
+
+    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown's API)
+        md.preprocessors.deregister("html_block")
+        md.inlinePatterns.deregister("html")
+        md.treeprocessors.register(_SafeLinks(md), "safe_links", 0)
+
+
+# ---------------------------------------------------------------- the renderer
+
+
+class _Renderer:
+    """Holds the per-call tools (Jinja environment, formatter, Markdown) for one site build."""
+
+    def __init__(self, info: SiteInfo) -> None:
+        self.info = info
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+            autoescape=jinja2.select_autoescape(["html", "xml"]),
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+        )
+        # stripnl=False: a leading blank line must keep the script's real line numbers.
+        self.lexer = PythonLexer(stripnl=False, ensurenl=True)
+        self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
+        self.md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, _NoRawHtml()])
+
+    def markdown(self, text: str) -> Markup:
+        self.md.reset()
+        return Markup(self.md.convert(text))
+
+    def code(self, cell: Cell) -> Markup:
+        key = (cell.text, cell.first_line)
+        html = _HIGHLIGHTED.get(key)
+        if html is None:
+            # One formatter per call is much cheaper than one per cell; only the start moves.
+            self.formatter.linenostart = cell.first_line
+            html = highlight(cell.text, self.lexer, self.formatter)
+            if len(_HIGHLIGHTED) >= _HIGHLIGHTED_MAX:
+                _HIGHLIGHTED.clear()
+            _HIGHLIGHTED[key] = html
+        return Markup(html)
+
+    def page(self, template: str, **context: object) -> bytes:
+        return self.env.get_template(template).render(site=self.info, **context).encode("utf-8")
+
+    # -------------------------------------------------------------- entries
+
+    def entry_files(self, build: EntryBuild) -> list[SiteFile]:
+        entry, script, result = build.entry, build.script, build.result
+        name = entry.name
+        page_paths = {"index.html", f"{name}.py"}
+        published: dict[str, SiteFile] = {}
+
+        def publish(rel: str) -> str | None:
+            safe = _safe_rel_path(rel)
+            if safe is None or safe in page_paths:
+                return None  # would escape the entry folder or overwrite the page itself
+            published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe)
+            return quote(safe)
+
+        by_name = {b.name: b for b in result.blocks}
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish) for cell in script.cells]
+        demo_files = any(
+            not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
+            for b in result.blocks
+            for a in b.artifacts
+        )
+        html = self.page(
+            "entry.html",
+            root="../",
+            name=name,
+            script=script,
+            purpose=self.markdown(script.purpose) if script.purpose.strip() else None,
+            requirements=join_words(list(script.requirements)),
+            writes_files=demo_files,
+            seeded=bool(_SEEDED.search(entry.source)),
+            cells=cells,
+            failure=result.failure,
+            ran_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(result.started_at)),
+            run_duration=format_duration(result.duration),
+            python=result.environment.get("python", ""),
+            canonical=self._url(f"{name}/index.html"),
+        )
+        return [
+            SiteFile(path=f"{name}/index.html", data=html),
+            SiteFile(path=f"{name}/{name}.py", data=entry.source_bytes),
+            *published.values(),
+        ]
+
+    def cell_view(self, cell: Cell, block: BlockResult | None, publish: _Publish) -> CellView:
+        if cell.kind == "markdown":
+            return CellView(kind="markdown", name="", description="", html=self.markdown(cell.text),
+                            status="ok", duration="", output=(), omitted_lines=0, omitted_bytes="",
+                            full_output=None, error=None, artifacts=())
+        if block is None:
+            block = BlockResult(name=cell.name, status="not-run", duration=0.0)
+        return CellView(
+            kind="code",
+            name=cell.name,
+            description=cell.description,
+            html=self.code(cell),
+            status=block.status,
+            duration="" if block.status == "not-run" else format_duration(block.duration),
+            output=block.output,
+            omitted_lines=block.omitted_lines,
+            omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
+            full_output=publish(block.full_output) if block.full_output else None,
+            error=block.error,
+            artifacts=tuple(self.artifact_view(a, publish) for a in block.artifacts),
+        )
+
+    @staticmethod
+    def artifact_view(art: Artifact, publish: _Publish) -> ArtifactView:
+        return ArtifactView(
+            name=PurePosixPath(art.path).name,
+            href=publish(art.path),
+            is_image=art.kind in ("figure", "image"),
+            size=format_size(art.size),
+            alt=art.alt or PurePosixPath(art.path).name,
+            width=art.width,
+            height=art.height,
+        )
+
+    # -------------------------------------------------------------- site-wide files
+
+    def _url(self, rel: str) -> str | None:
+        if not self.info.site_url:
+            return None
+        return self.info.site_url.rstrip("/") + "/" + rel
+
+    def stylesheet(self) -> bytes:
+        def defs(style: str) -> str:
+            # Background and token colours only: layout of .linenos lives in site.css.
+            f = HtmlFormatter(style=style, cssclass="highlight")
+            return "\n".join(
+                [*f.get_background_style_defs(".highlight"), *f.get_token_style_defs(".highlight")]
+            )
+
+        dark = "\n".join("  " + line for line in defs(DARK_STYLE).splitlines())
+        css = (TEMPLATES_DIR / "static" / "site.css").read_text(encoding="utf-8")
+        return (
+            f"{css.rstrip()}\n\n/* Pygments: {LIGHT_STYLE} (light), {DARK_STYLE} (dark) */\n"
+            f"{defs(LIGHT_STYLE)}\n\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+        ).encode("utf-8")
+
+    def site_files(self, builds: list[EntryBuild]) -> list[SiteFile]:
+        entries = [
+            {"name": b.entry.name, "summary": b.script.summary, "ok": b.result.ok}
+            for b in builds
+        ]
+        files = [
+            SiteFile("index.html", self.page("index.html", root="", entries=entries,
+                                             canonical=self._url("index.html"))),
+            SiteFile("404.html", self.page("404.html", root=self._url("") or "", canonical=None)),
+            SiteFile("static/site.css", self.stylesheet()),
+            SiteFile("static/site.js", source=TEMPLATES_DIR / "static" / "site.js"),
+            SiteFile(".nojekyll", b""),
+        ]
+        if self.info.site_url:
+            urls = [self._url("index.html"), *(self._url(f"{e['name']}/index.html") for e in entries)]
+            files.append(SiteFile("sitemap.xml", self.page("sitemap.xml", urls=urls)))
+        return files
+
+
 def render_site(builds: list[EntryBuild], info: SiteInfo) -> list[SiteFile]:
     """Return every file of the site (pages, downloads, artifacts, static assets)."""
-    raise NotImplementedError
+    renderer = _Renderer(info)
+    ordered = sorted(builds, key=lambda b: b.entry.name)
+    files: list[SiteFile] = []
+    for build in ordered:
+        files.extend(renderer.entry_files(build))
+    files.extend(renderer.site_files(ordered))
+    return files
