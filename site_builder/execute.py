@@ -7,12 +7,26 @@ into a :class:`RunResult`.
 
 from __future__ import annotations
 
+import json
+import logging
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Any, BinaryIO, Callable, Literal
 
 from site_builder.blocks import Script
 from site_builder.entries import Entry
+
+log = logging.getLogger(__name__)
 
 Stream = Literal["stdout", "stderr"]
 BlockStatus = Literal["ok", "error", "expected-error", "not-run", "timeout", "crashed", "exited"]
@@ -63,6 +77,7 @@ class BlockResult:
     omitted_lines: int = 0  # lines left out of ``output`` because the block printed too much
     omitted_bytes: int = 0
     full_output: str | None = None  # artifact path of the complete output when truncated
+    omitted_at: int | None = None  # when truncated: index in ``output`` where the cut is
     error: BlockError | None = None
     artifacts: tuple[Artifact, ...] = ()
 
@@ -98,6 +113,19 @@ class RunResult:
 EventCallback = Callable[[str, str, str], None]
 
 
+RUNNER = Path(__file__).with_name("runner.py")
+FULL_OUTPUT_CAP = 100 * 1024 * 1024  # bytes of a truncated block's complete output kept on disk
+# Numbers must not depend on how many demos the build runs side by side.
+CHILD_ENV = {
+    "MPLBACKEND": "Agg",
+    "PYTHONHASHSEED": "0",
+    "PYTHONUNBUFFERED": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
+
+
 def run_demo(
     entry: Entry,
     script: Script,
@@ -105,5 +133,414 @@ def run_demo(
     options: RunOptions,
     on_event: EventCallback | None = None,
 ) -> RunResult:
-    """Run ``script`` in a fresh child process with ``files_dir`` as working directory."""
-    raise NotImplementedError
+    """Run ``script`` in a fresh child process with ``files_dir`` as working directory.
+
+    Never raises for a broken demo (its failure is in the result); raises RuntimeError
+    only when the runner itself fails.  ``on_event`` is called from a reader thread.
+    """
+    cells = script.code_cells
+    files_dir = Path(files_dir).resolve()
+    files_dir.mkdir(parents=True, exist_ok=True)
+    root = Path(options.project_root).resolve()
+    scrub = path_scrubber([(files_dir, "."), (root, "."), (Path.home(), "~")])
+    job = {
+        "script": str(entry.path),
+        "rel_path": entry.rel_path,
+        "source": entry.source,
+        "files_dir": str(files_dir),
+        "project_root": str(root),
+        "blocks": [
+            {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags)}
+            for c in cells
+        ],
+    }
+    state = _RunState(entry.name, cells, files_dir, options.output_limit, scrub, on_event)
+    started_at = time.time()
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="site_builder-run-") as tmp:
+        job_path = Path(tmp, "job.json")
+        job_path.write_text(json.dumps(job), encoding="utf-8")
+        err_path = Path(tmp, "runner-stderr.txt")
+        read_fd, write_fd = os.pipe()
+        try:
+            with open(err_path, "wb") as err:
+                proc = subprocess.Popen(
+                    # -P: the runner's folder must not shadow the demo's imports
+                    [sys.executable, "-P", str(RUNNER), str(job_path), str(write_fd)],
+                    cwd=files_dir,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=err,
+                    env={**os.environ, **CHILD_ENV},
+                    pass_fds=(write_fd,),
+                    start_new_session=True,
+                )
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)
+        reader = threading.Thread(
+            target=state.read, args=(read_fd,), name=f"events-{entry.name}", daemon=True
+        )
+        reader.start()
+        try:
+            timed_out = _wait(proc, state.done, t0 + options.timeout)
+        finally:
+            # Always: plt.show(), input() or a never-ending grandchild must not outlive us.
+            killed_at = time.perf_counter()
+            _kill_group(proc)
+            proc.wait()
+            state.stopping = True
+            reader.join(10)
+            if reader.is_alive():
+                log.warning("%s: event reader still busy; leaving its pipe open", entry.name)
+            else:
+                os.close(read_fd)
+        runner_stderr = err_path.read_text(encoding="utf-8", errors="replace")
+    if state.internal_error or state.reader_error:
+        raise RuntimeError(
+            f"{entry.name}: the runner failed: {state.internal_error or state.reader_error}"
+        )
+    if state.final is not None:
+        interruption = None
+    elif timed_out:
+        interruption = ("timeout", killed_at - state.current_t0 if state.current_t0 else 0.0)
+    else:
+        interruption = ("crashed", proc.returncode)
+    blocks = state.block_results(interruption, killed_at, entry.rel_path, runner_stderr)
+    final = state.final or {}
+    return RunResult(
+        entry=entry.name,
+        blocks=blocks,
+        failure=_failure(entry, cells, blocks, options.timeout, killed_at - t0, interruption),
+        duration=time.perf_counter() - t0,
+        started_at=started_at,
+        files_dir=files_dir,
+        environment={str(k): str(v) for k, v in final.get("environment", {}).items()},
+        reads=tuple(final.get("reads", ())),
+    )
+
+
+def _wait(proc: subprocess.Popen[bytes], done: threading.Event, deadline: float) -> bool:
+    """Wait for the runner to report ``done`` or die; True when the deadline passed first."""
+    while True:
+        remaining = deadline - time.perf_counter()
+        if done.wait(max(0.0, min(0.05, remaining))):
+            return False
+        if proc.poll() is not None:
+            return False
+        if remaining <= 0:
+            return True
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the whole group has already exited
+
+
+def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:
+    """Return a function replacing the given folders in text: ``folder/x`` -> ``x`` or ``~/x``.
+
+    Earlier pairs win when two folders are the same; longer paths match first.
+    """
+    names: dict[str, str] = {}
+    for folder, replacement in reversed(folders):
+        text = str(folder)
+        if text in ("", "/", "."):
+            continue
+        for variant in {text, os.path.realpath(text)}:
+            names[variant] = replacement
+    if not names:
+        return lambda s: s
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    # Only whole path components: /work/main must not match /work/main2.
+    pattern = re.compile(rf"(?P<path>{alternatives})(?:(?P<slash>/)|(?![\w.-]))")
+
+    def replace(m: re.Match[str]) -> str:
+        repl = names[m.group("path")]
+        if m.group("slash"):
+            return "" if repl == "." else repl + "/"
+        return repl
+
+    return lambda s: pattern.sub(replace, s) if s else s
+
+
+class _Output:
+    """One block's output: all of it up to the limit, else head + tail in memory."""
+
+    def __init__(self, limit: int, full_path: Path, scrub: Callable[[str], str]) -> None:
+        self.limit = max(2, limit)
+        self.head_budget = self.limit // 2
+        self.tail_budget = self.limit - self.head_budget
+        self.full_path = full_path
+        self.scrub = scrub
+        self.parts: list[tuple[str, list[bytes]]] = []  # everything, until cut; then the head
+        self.tail: deque[tuple[str, bytes]] = deque()
+        self.size = self.newlines = self.tail_size = self.file_size = 0
+        self.file: BinaryIO | None = None
+
+    def add(self, stream: str, text: str) -> None:
+        data = text.encode("utf-8", "replace")
+        self.size += len(data)
+        self.newlines += data.count(b"\n")
+        if self.file is None:
+            if self.parts and self.parts[-1][0] == stream:
+                self.parts[-1][1].append(data)
+            else:
+                self.parts.append((stream, [data]))
+            if self.size > self.limit:
+                self._cut()
+            return
+        self._write_full(data)
+        self._push_tail(stream, data)
+
+    def _cut(self) -> None:
+        self.full_path.parent.mkdir(parents=True, exist_ok=True)
+        self.file = open(self.full_path, "wb")
+        flat = [(stream, b"".join(pieces)) for stream, pieces in self.parts]
+        for _stream, data in flat:
+            self._write_full(data)
+        head: list[tuple[str, list[bytes]]] = []
+        n = 0
+        for stream, data in flat:
+            if n >= self.head_budget:
+                break
+            take = data[: self.head_budget - n]
+            head.append((stream, [take]))
+            n += len(take)
+        self.parts = head
+        for stream, data in reversed(flat):
+            if self.tail_size >= self.tail_budget:
+                break
+            take = data[-(self.tail_budget - self.tail_size):]
+            self.tail.appendleft((stream, take))
+            self.tail_size += len(take)
+
+    def _push_tail(self, stream: str, data: bytes) -> None:
+        self.tail.append((stream, data[-self.tail_budget:]))
+        self.tail_size += len(self.tail[-1][1])
+        while self.tail_size - len(self.tail[0][1]) >= self.tail_budget:
+            self.tail_size -= len(self.tail.popleft()[1])
+        excess = self.tail_size - self.tail_budget
+        if excess > 0:
+            stream0, first = self.tail[0]
+            self.tail[0] = (stream0, first[excess:])
+            self.tail_size -= excess
+
+    def _write_full(self, data: bytes) -> None:
+        assert self.file is not None
+        if self.file_size >= FULL_OUTPUT_CAP:
+            return
+        text = self.scrub(data.decode("utf-8", "ignore")).encode("utf-8")
+        room = FULL_OUTPUT_CAP - self.file_size
+        if len(text) > room:
+            text = text[:room] + b"\n[site_builder: output cut at 100 MB]\n"
+        self.file.write(text)
+        self.file_size += len(text)
+
+    def result(self, builder_rel: str) -> dict[str, Any]:
+        """BlockResult fields describing this output."""
+        head = self._merge([(s, b"".join(p)) for s, p in self.parts])
+        if self.file is None:
+            return {"output": head}
+        self.file.close()
+        tail = self._merge(list(self.tail))
+        kept = sum(len(p) for _s, pieces in self.parts for p in pieces) + self.tail_size
+        kept_lines = sum(p.count(b"\n") for _s, pieces in self.parts for p in pieces)
+        kept_lines += sum(d.count(b"\n") for _s, d in self.tail)
+        return {
+            "output": head + tail,
+            "omitted_bytes": self.size - kept,
+            "omitted_lines": self.newlines - kept_lines,
+            "full_output": builder_rel,
+            "omitted_at": len(head),
+        }
+
+    def _merge(self, pieces: list[tuple[str, bytes]]) -> tuple[OutputChunk, ...]:
+        merged: list[tuple[str, list[bytes]]] = []
+        for stream, data in pieces:
+            if merged and merged[-1][0] == stream:
+                merged[-1][1].append(data)
+            elif data:
+                merged.append((stream, [data]))
+        # "ignore": the only undecodable bytes are characters cut in half at the cut
+        return tuple(
+            OutputChunk(stream, self.scrub(b"".join(p).decode("utf-8", "ignore")))  # type: ignore[arg-type]
+            for stream, p in merged
+        )
+
+
+class _RunState:
+    """What the event reader learned from the runner, shared with ``run_demo``."""
+
+    def __init__(self, entry: str, cells: tuple[Any, ...], files_dir: Path, limit: int,
+                 scrub: Callable[[str], str], on_event: EventCallback | None) -> None:
+        self.entry, self.cells, self.files_dir = entry, cells, files_dir
+        self.limit, self.scrub, self.on_event = limit, scrub, on_event
+        self.outputs: dict[int, _Output] = {}
+        self.ends: dict[int, dict[str, Any]] = {}
+        self.current: int | None = None
+        self.current_t0 = 0.0
+        self.final: dict[str, Any] | None = None
+        self.internal_error: str | None = None
+        self.reader_error: str | None = None
+        self.done = threading.Event()
+        self.stopping = False
+
+    def read(self, fd: int) -> None:
+        """Read JSON lines from the runner until EOF (or, once told to stop, until idle)."""
+        buf = bytearray()
+        stop_deadline: float | None = None
+        while True:
+            if self.stopping and stop_deadline is None:
+                stop_deadline = time.perf_counter() + 2.0
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if not ready:
+                if self.stopping:
+                    break
+                continue
+            if stop_deadline is not None and time.perf_counter() > stop_deadline:
+                break  # an escaped grandchild keeps writing: stop listening
+            data = os.read(fd, 1 << 20)
+            if not data:
+                break
+            buf += data
+            start = 0
+            while (nl := buf.find(b"\n", start)) >= 0:
+                self._handle(bytes(buf[start:nl]))
+                start = nl + 1
+            del buf[:start]
+
+    def _handle(self, line: bytes) -> None:
+        try:
+            event = json.loads(line)
+            kind = event.get("event")
+            if kind == "out":
+                self._output(event["i"]).add(event["stream"], event["text"])
+            elif kind == "start":
+                self.current, self.current_t0 = event["i"], time.perf_counter()
+                self._notify(event["i"], "start")
+            elif kind == "end":
+                self.ends[event["i"]] = event
+                self.current = None
+                self._notify(event["i"], "end")
+            elif kind == "done":
+                self.final = event
+                self.done.set()
+            elif kind == "internal-error":
+                self.internal_error = event.get("traceback", "")
+                self.done.set()
+        except Exception as exc:  # a builder bug: report it rather than lose events silently
+            log.exception("%s: bad runner event", self.entry)
+            self.reader_error = f"{type(exc).__name__}: {exc}"
+
+    def _output(self, i: int) -> _Output:
+        if i not in self.outputs:
+            rel = f"{BUILDER_DIR}/output-{_safe_name(self.cells[i].name)}.txt"
+            self.outputs[i] = _Output(self.limit, self.files_dir / rel, self.scrub)
+        return self.outputs[i]
+
+    def _notify(self, i: int, what: str) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(self.entry, self.cells[i].name, what)
+            except Exception:
+                log.exception("%s: progress callback failed", self.entry)
+
+    def block_results(self, interruption: tuple[str, Any] | None, killed_at: float,
+                      rel_path: str, runner_stderr: str) -> tuple[BlockResult, ...]:
+        """One BlockResult per cell, the interrupted one (timeout/crash) included."""
+        interrupted = self.current
+        if interruption and interrupted is None:
+            interrupted = next((i for i in range(len(self.cells)) if i not in self.ends), None)
+        results = []
+        for i, cell in enumerate(self.cells):
+            out = self.outputs[i].result(
+                f"{BUILDER_DIR}/output-{_safe_name(cell.name)}.txt"
+            ) if i in self.outputs else {}
+            if i in self.ends:
+                ev = self.ends[i]
+                results.append(BlockResult(
+                    name=cell.name, status=ev["status"], duration=float(ev["duration"]),
+                    error=self._error(ev.get("error")),
+                    artifacts=tuple(Artifact(**a) for a in ev.get("artifacts", ())), **out,
+                ))
+            elif interruption and i == interrupted:
+                kind, detail = interruption
+                if kind == "timeout":
+                    error = BlockError("Timeout", f"timed out after {detail:.1f} s", None, "")
+                    status = "timeout"
+                else:
+                    error = _crash_error(detail, rel_path, runner_stderr)
+                    status = "crashed"
+                start = self.current_t0 if self.current == i else killed_at
+                results.append(BlockResult(cell.name, status, killed_at - start if start else 0.0,
+                                           error=error, **out))  # type: ignore[arg-type]
+                self._notify(i, "end")
+            else:
+                results.append(BlockResult(cell.name, "not-run", 0.0, **out))
+        return tuple(results)
+
+    def _error(self, raw: dict[str, Any] | None) -> BlockError | None:
+        if raw is None:
+            return None
+        return BlockError(raw["type"], self.scrub(raw["message"]), raw["line"],
+                          self.scrub(raw["traceback"]))
+
+
+def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str) -> BlockError:
+    """Describe a runner that died mid-block, with the faulthandler dump's script line."""
+    if returncode is not None and returncode < 0:
+        try:
+            why = f"signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            why = f"signal {-returncode}"
+        message = f"the process died with {why}"
+    else:
+        message = f"exit status {returncode}"
+    line = None
+    frames: list[str] = []
+    _, found, current = runner_stderr.partition("Current thread")
+    if found:
+        for m in re.finditer(r'^\s*File "([^"]+)", line (\d+) in (.*)$', current, re.M):
+            if m.group(1) == rel_path:
+                frames.append(m.group(0).strip())
+                if line is None:
+                    line = int(m.group(2))  # most recent call first: the innermost
+    traceback = "".join(f"  {f}\n" for f in reversed(frames))
+    return BlockError("Crash", message, line, traceback)
+
+
+def _failure(entry: Entry, cells: tuple[Any, ...], blocks: tuple[BlockResult, ...],
+             limit: float, elapsed: float, interruption: tuple[str, Any] | None) -> str | None:
+    """The first problem of the run as a one-line message, or None."""
+    name = entry.name
+    for cell, block in zip(cells, blocks):
+        err = block.error
+        where = entry.rel_path + (f":{err.line}" if err and err.line else "")
+        if block.status == "error" and err:
+            tail = f": {err.message}" if err.message else ""
+            return f"{name}: block {block.name} raised {err.type} at {where}{tail}"
+        if block.status == "exited" and err:
+            return f"{name}: block {block.name} exited ({err.message}) at {where}"
+        if block.status == "timeout":
+            return f"{name}: block {block.name} timed out after {elapsed:.1f} s (limit {limit:g} s)"
+        if block.status == "crashed" and err:
+            why = err.message.removeprefix("the process died with ")
+            return f"{name}: block {block.name} crashed ({why}) at {where}"
+        if block.status == "ok" and "raises-exception" in cell.tags:
+            tags = json.dumps(list(cell.tags))
+            return f"{name}: block {block.name} was expected to raise (tags={tags}) but did not"
+    if interruption:  # after the last block: the runner's own wrap-up
+        kind, detail = interruption
+        if kind == "timeout":
+            return f"{name}: timed out after {elapsed:.1f} s (limit {limit:g} s)"
+        return f"{name}: the process died after the last block ({_crash_error(detail, '', '').message})"
+    return None
+
+
+def _safe_name(block: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", block)

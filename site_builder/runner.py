@@ -1,0 +1,588 @@
+"""Child side of the execute stage: run one demo's blocks and report each on a pipe.
+
+Started by ``site_builder.execute`` as ``python -P runner.py JOB.json EVENTS_FD``.
+Standard library only, and it must not import site_builder: the demo gets the
+``sys.path`` that ``python demos/x.py`` would give it.  Events are JSON lines on
+EVENTS_FD: ``start``/``out``/``end`` per block, then ``done`` (or ``internal-error``).
+"""
+
+from __future__ import annotations
+
+import __future__
+import codecs
+import faulthandler
+import io
+import json
+import linecache
+import os
+import platform
+import re
+import select
+import sys
+import threading
+import time
+import traceback
+import types
+from typing import Any
+
+BUILDER_DIR = "_site_builder"  # same as site_builder.execute.BUILDER_DIR
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp")
+FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+MAX_EVENT_TEXT = 1 << 20  # split huge writes so no single JSON line is enormous
+BURST = 50  # writes per 10 ms beyond which output is batched
+
+
+class Events:
+    """Writes JSON lines to the parent; silent in forked children of the demo."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pid = os.getpid()
+
+    def send(self, objs: list[dict[str, Any]]) -> None:
+        if os.getpid() != self.pid or not objs:
+            return
+        text = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates from a demo's str
+            data = text.encode("utf-8", "replace")
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self.fd, view):]
+        except OSError:
+            os._exit(75)  # the parent is gone: nobody wants our results
+
+
+class Sink:
+    """Collects one block's output from Python-level writes and from the fd 1/2 pipes.
+
+    Python-level writes are recorded directly, after draining whatever is already in
+    the fd pipes, so their order is exact; a thread drains the pipes continuously so
+    a writer (C code, child processes) never blocks on a full pipe.
+    """
+
+    def __init__(self, events: Events, out_fd: int, err_fd: int) -> None:
+        self.events = events
+        self.lock = threading.Lock()
+        self.fds = {out_fd: "stdout", err_fd: "stderr"}
+        self.raw_fds = {"stdout": 1, "stderr": 2}
+        self.decoders = {
+            s: codecs.getincrementaldecoder("utf-8")("replace") for s in ("stdout", "stderr")
+        }
+        self.poller = select.poll()  # used under the lock
+        self.pump_poller = select.poll()  # the drain thread's own (poll objects are not shared)
+        for fd in self.fds:
+            os.set_blocking(fd, False)
+            self.poller.register(fd, select.POLLIN)
+            self.pump_poller.register(fd, select.POLLIN)
+        self.block: int | None = None
+        self.pending: list[list[Any]] = []  # [stream, [texts]]
+        self.pending_size = 0
+        self.window = 0
+        self.writes = 0
+        self.forked = False
+        self.stopped = False
+        self.thread = threading.Thread(target=self._pump, name="site_builder-capture", daemon=True)
+        self.thread.start()
+
+    def write(self, stream: str, text: str) -> None:
+        if self.forked:  # a fork of the demo: plain fd writes, the runner is not there
+            os.write(self.raw_fds[stream], text.encode("utf-8", "replace"))
+            return
+        now = time.perf_counter()
+        with self.lock:
+            window = int(now * 100)
+            if window != self.window:
+                self.window, self.writes = window, 0
+            self.writes += 1
+            # Up to BURST writes per 10 ms window each poll the pipes and go straight to
+            # the parent (exact order; a crash right after loses nothing).  Beyond that
+            # it is a print loop: batch, for throughput, and let the pump thread flush.
+            busy = self.writes > BURST
+            if not busy or self.writes % 32 == 0:
+                self._drain()
+            self._add(stream, text)
+            if not busy or self.pending_size > 65536:
+                self._flush()
+
+    def flush(self) -> None:
+        if self.forked or self.writes > BURST:
+            return
+        with self.lock:
+            self._drain()
+            self._flush()
+
+    def begin(self, index: int) -> None:
+        with self.lock:
+            self.block = index
+            self.writes = 0
+
+    def finish(self) -> None:
+        """End the current block: everything written so far is sent before returning."""
+        _fflush_libc()
+        with self.lock:
+            self._drain()
+            self._flush()
+            self.block = None
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    def after_fork(self) -> None:
+        """In a fork of the demo (multiprocessing): plain line-buffered fd 1/2 writes."""
+        self.forked = True
+        self.lock = threading.Lock()
+        for name, fd in (("stdout", 1), ("stderr", 2)):
+            if isinstance(getattr(sys, name), TextStream):
+                setattr(sys, name, io.TextIOWrapper(io.FileIO(fd, "w", closefd=False),
+                                                    encoding="utf-8", errors="replace",
+                                                    line_buffering=True))
+
+    def _pump(self) -> None:
+        while not self.stopped:
+            ready = self.pump_poller.poll(10)
+            with self.lock:
+                if ready:
+                    self._drain()
+                if self.pending:
+                    self._flush()
+
+    def _drain(self) -> None:
+        for fd, _event in self.poller.poll(0):
+            stream = self.fds[fd]
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except (BlockingIOError, InterruptedError):
+                    break
+                if not data:
+                    break
+                text = self.decoders[stream].decode(data)
+                if text:
+                    self._add(stream, text)
+                if len(data) < 65536:
+                    break
+
+    def _add(self, stream: str, text: str) -> None:
+        if self.pending and self.pending[-1][0] == stream:
+            self.pending[-1][1].append(text)
+        else:
+            self.pending.append([stream, [text]])
+        self.pending_size += len(text)
+
+    def _flush(self) -> None:
+        if self.block is None:
+            # Between blocks: keep it for the next block, unless something floods.
+            if self.pending_size > (1 << 20):
+                self.pending, self.pending_size = [], 0
+            return
+        objs = []
+        for stream, texts in self.pending:
+            text = "".join(texts)
+            for i in range(0, len(text), MAX_EVENT_TEXT):
+                objs.append({"event": "out", "i": self.block, "stream": stream,
+                             "text": text[i:i + MAX_EVENT_TEXT]})
+        self.pending, self.pending_size = [], 0
+        self.events.send(objs)
+
+
+class TextStream(io.TextIOBase):
+    """Stands in for sys.stdout / sys.stderr: records writes into the sink."""
+
+    encoding = "utf-8"
+    errors = "replace"
+    newlines = None
+    line_buffering = True
+
+    def __init__(self, sink: Sink, stream: str, fd: int) -> None:
+        super().__init__()
+        self._sink, self._stream, self._fd = sink, stream, fd
+        self.name = f"<{stream}>"
+        self.buffer = BinaryStream(self)
+
+    def reconfigure(self, **_options: Any) -> None:
+        pass  # demos often ask for UTF-8 or line buffering: that is what they already get
+
+    def write(self, s: str) -> int:
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        if s:
+            self._sink.write(self._stream, s)
+        return len(s)
+
+    def writable(self) -> bool:
+        return True
+
+    def flush(self) -> None:
+        self._sink.flush()
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass  # a demo closing sys.stdout must not break the capture of later blocks
+
+
+class BinaryStream(io.RawIOBase):
+    """``sys.stdout.buffer``: bytes written through it are decoded like fd output."""
+
+    def __init__(self, text: TextStream) -> None:
+        super().__init__()
+        self._text = text
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def write(self, b: Any) -> int:
+        data = bytes(b)
+        self._text.write(self._decoder.decode(data))
+        return len(data)
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._text.fileno()
+
+    def close(self) -> None:
+        pass
+
+
+def _fflush_libc() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except Exception:
+        pass
+
+
+class Paths:
+    """Decides which paths count as project files (for reads and tracebacks)."""
+
+    def __init__(self, project_root: str, files_dir: str) -> None:
+        self.root = os.path.realpath(project_root)
+        self.files_dir = os.path.realpath(files_dir)
+        outside = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+        outside |= {p for p in sys.path if "site-packages" in p or "dist-packages" in p}
+        self.outside = [os.path.realpath(p) for p in outside if p]
+
+    def project_rel(self, path: str) -> str | None:
+        real = os.path.realpath(path)
+        if not _inside(real, self.root) or _inside(real, self.files_dir):
+            return None
+        if any(_inside(real, p) for p in self.outside):
+            return None
+        rel = os.path.relpath(real, self.root).replace(os.sep, "/")
+        return None if "__pycache__" in rel.split("/") else rel
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+class ReadAudit:
+    """Records files opened for reading, via an audit hook (it cannot be removed)."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.opened: set[str] = set()
+        sys.addaudithook(self._hook)
+
+    def _hook(self, event: str, args: tuple[Any, ...]) -> None:
+        if event != "open" or not self.on:
+            return
+        try:
+            path, mode, flags = args
+            if isinstance(path, int) or path is None:
+                return
+            if mode is not None:
+                reading = "r" in mode
+            else:
+                reading = (flags & os.O_ACCMODE) != os.O_WRONLY and not flags & os.O_TRUNC
+            if reading:
+                self.opened.add(os.path.abspath(os.fsdecode(path)))
+        except Exception:
+            pass  # an audit hook must never break the demo
+
+
+def describe_error(exc: BaseException, rel_path: str, paths: Paths) -> dict[str, Any]:
+    """Type, first message line, innermost script line and script-only traceback of ``exc``."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == rel_path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    if line is None and isinstance(exc, SyntaxError) and exc.filename == rel_path:
+        line = exc.lineno
+    try:
+        message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+        te = traceback.TracebackException(type(exc), exc, exc.__traceback__, compact=True)
+        _keep_script_frames(te, rel_path, paths, set())
+        text = "".join(te.format())
+    except Exception as bad:  # a demo's exception whose __str__ itself fails
+        message, text = f"<unprintable: {type(bad).__name__}>", ""
+    lines = str(message or "").strip().splitlines()
+    return {"type": type(exc).__name__, "message": lines[0] if lines else "",
+            "line": line, "traceback": text}
+
+
+def _keep_script_frames(te: Any, rel_path: str, paths: Paths, seen: set[int]) -> None:
+    # The runner's own frames (and library internals) are noise to a reader of the demo.
+    if te is None or id(te) in seen:
+        return
+    seen.add(id(te))
+    keep = [f for f in te.stack
+            if f.filename == rel_path or (os.path.isabs(f.filename) and paths.project_rel(f.filename))]
+    te.stack = traceback.StackSummary.from_list(keep)
+    _keep_script_frames(te.__cause__, rel_path, paths, seen)
+    _keep_script_frames(te.__context__, rel_path, paths, seen)
+    for sub in getattr(te, "exceptions", None) or ():
+        _keep_script_frames(sub, rel_path, paths, seen)
+
+
+def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Paths,
+             flags: int) -> tuple[str, dict[str, Any] | None, bool, int]:
+    """Run one cell; return (status, error, stop, future flags for later cells)."""
+    source = "\n" * (cell["first_line"] - 1) + cell["text"] + "\n"
+    try:
+        code = compile(source, rel_path, "exec", flags=flags, dont_inherit=True)
+        flags |= code.co_flags & FUTURE_FLAGS  # `from __future__` in setup covers later cells
+        exec(code, ns)
+    except SystemExit as exc:
+        status = exc.code
+        if status is None or status is False or status == 0:
+            return "ok", None, True, flags
+        err = describe_error(exc, rel_path, paths)
+        if isinstance(status, int):
+            err["message"] = f"exit status {status}"
+        else:
+            sys.stderr.write(f"{status}\n")  # as the interpreter would print it
+            first = str(status).strip().splitlines()
+            err["message"] = "exit status 1" + (f": {first[0]}" if first else "")
+        return "exited", err, True, flags
+    except BaseException as exc:
+        err = describe_error(exc, rel_path, paths)
+        if "raises-exception" in cell["tags"]:
+            return "expected-error", err, False, flags
+        return "error", err, True, flags
+    return "ok", None, False, flags
+
+
+def snapshot(root: str) -> dict[str, tuple[int, int]]:
+    """relpath -> (size, mtime_ns) of every file under ``root`` except BUILDER_DIR."""
+    found: dict[str, tuple[int, int]] = {}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for e in entries:
+            if folder == root and e.name == BUILDER_DIR:
+                continue
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    stack.append(e.path)
+                elif e.is_file():
+                    st = e.stat()
+                    rel = os.path.relpath(e.path, root).replace(os.sep, "/")
+                    found[rel] = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                continue
+    return found
+
+
+def png_size(path: str) -> tuple[int, int] | None:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return None
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def file_artifacts(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]],
+                   files_dir: str) -> list[dict[str, Any]]:
+    arts = []
+    for rel in sorted(after):
+        if before.get(rel) == after[rel]:
+            continue
+        is_image = rel.lower().endswith(IMAGE_SUFFIXES)
+        size = png_size(os.path.join(files_dir, rel)) if rel.lower().endswith(".png") else None
+        arts.append({"path": rel, "kind": "image" if is_image else "file", "size": after[rel][0],
+                     "alt": "", "width": size[0] if size else None,
+                     "height": size[1] if size else None})
+    return arts
+
+
+def save_figures(block: str, files_dir: str) -> list[dict[str, Any]]:
+    """Save every open Matplotlib figure as a PNG artifact, then close them all."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return []
+    arts = []
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", block)  # as execute._safe_name
+    os.makedirs(os.path.join(files_dir, BUILDER_DIR), exist_ok=True)
+    for k, num in enumerate(plt.get_fignums(), start=1):
+        rel = f"{BUILDER_DIR}/{safe}-figure-{k}.png"
+        path = os.path.join(files_dir, rel)
+        try:
+            fig = plt.figure(num)
+            fig.savefig(path, format="png", dpi=2 * fig.dpi, metadata={"Software": None})
+            size = png_size(path)
+            arts.append({"path": rel, "kind": "figure", "size": os.path.getsize(path),
+                         "alt": figure_alt(fig), "width": round(size[0] / 2) if size else None,
+                         "height": round(size[1] / 2) if size else None})
+        except Exception as exc:
+            sys.stderr.write(f"site_builder: could not save figure {num}: {type(exc).__name__}: {exc}\n")
+    plt.close("all")
+    return arts
+
+
+def figure_alt(fig: Any) -> str:
+    parts = []
+    suptitle = getattr(fig, "_suptitle", None)
+    if suptitle is not None and suptitle.get_text():
+        parts.append(suptitle.get_text())
+    for ax in fig.axes:
+        for loc in ("left", "center", "right"):
+            parts.append(ax.get_title(loc=loc))
+        parts += [ax.get_xlabel(), ax.get_ylabel()]
+    return "; ".join(p.strip() for p in parts if p and p.strip())
+
+
+def environment(namespaces: list[dict[str, Any]]) -> dict[str, str]:
+    """Python, platform, the third-party packages the demo's code imported, numpy's BLAS."""
+    env = {"python": platform.python_version(), "platform": platform.platform()}
+    try:
+        from importlib import metadata
+
+        dists = metadata.packages_distributions()
+        for top in sorted(imported_packages(namespaces)):
+            for dist in dists.get(top, ()):
+                try:
+                    env[dist] = metadata.version(dist)
+                except Exception:
+                    pass
+    except Exception:
+        pass
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        try:
+            blas = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]
+            env["blas"] = f"{blas.get('name', '')} {blas.get('version', '')}".strip()
+        except Exception:
+            pass
+    return env
+
+
+def imported_packages(namespaces: list[dict[str, Any]]) -> set[str]:
+    """Top-level non-stdlib packages bound in the demo's namespaces (``import numpy as np``,
+    ``from scipy import stats``); what those packages import in turn is left out."""
+    tops = set()
+    for ns in namespaces:
+        for value in list(ns.values()):
+            try:
+                if isinstance(value, types.ModuleType):
+                    name = value.__name__
+                else:
+                    name = getattr(value, "__module__", None)
+            except Exception:  # lazy proxies and other odd objects
+                continue
+            if isinstance(name, str):
+                tops.add(name.partition(".")[0])
+    return {t for t in tops if t and not t.startswith("_") and t not in sys.stdlib_module_names
+            and t != "builtins"}
+
+
+def reads(audit: ReadAudit, paths: Paths) -> list[str]:
+    """Project-relative paths of files read and project modules imported (script included)."""
+    found = set(audit.opened)
+    for module in list(sys.modules.values()):
+        f = getattr(module, "__file__", None)
+        if isinstance(f, str):
+            found.add(os.path.abspath(f))
+    rels = {paths.project_rel(p) for p in found if os.path.isfile(p)}
+    return sorted(r for r in rels if r)
+
+
+def main(argv: list[str]) -> None:
+    with open(argv[1], encoding="utf-8") as f:
+        job = json.load(f)
+    events = Events(int(argv[2]))
+    os.set_inheritable(events.fd, False)  # grandchildren must not keep the pipe open
+    saved_err = os.dup(2)  # the runner's own stderr (a file the parent reads)
+    faulthandler.enable(file=saved_err)  # a segfault's traceback: the parent finds the line
+    try:
+        _run(job, events)
+    except BaseException:
+        tb = traceback.format_exc()
+        os.write(saved_err, tb.encode("utf-8", "replace"))
+        events.send([{"event": "internal-error", "traceback": tb}])
+        os._exit(70)
+    os._exit(0)  # skip interpreter shutdown: demo threads or atexit hooks must not hang us
+
+
+def _run(job: dict[str, Any], events: Events) -> None:
+    script, rel_path, files_dir = job["script"], job["rel_path"], job["files_dir"]
+    paths = Paths(job["project_root"], files_dir)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    os.dup2(out_w, 1)  # dup2 makes 1/2 inheritable: child processes write into the pipes
+    os.dup2(err_w, 2)
+    os.close(out_w)
+    os.close(err_w)
+    sink = Sink(events, out_r, err_r)
+    os.register_at_fork(after_in_child=sink.after_fork)
+    sys.stdout = TextStream(sink, "stdout", 1)
+    sys.stderr = TextStream(sink, "stderr", 2)
+
+    lines = job["source"].splitlines(keepends=True)
+    linecache.cache[rel_path] = (len(job["source"]), None, lines, rel_path)
+    module = types.ModuleType("__main__")
+    module.__file__ = script
+    module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+    sys.modules["__main__"] = module
+    sys.path.insert(0, os.path.dirname(script))
+    sys.argv = [script]
+    ns = module.__dict__
+    audit = ReadAudit()
+
+    flags = 0
+    for index, cell in enumerate(job["blocks"]):
+        events.send([{"event": "start", "i": index, "block": cell["name"]}])
+        before = snapshot(files_dir)
+        sink.begin(index)
+        audit.on = True
+        t0 = time.perf_counter()
+        status, error, stop, flags = run_cell(cell, ns, rel_path, paths, flags)
+        duration = time.perf_counter() - t0
+        audit.on = False
+        artifacts = save_figures(cell["name"], files_dir)
+        artifacts += file_artifacts(before, snapshot(files_dir), files_dir)
+        sink.finish()
+        events.send([{"event": "end", "i": index, "block": cell["name"], "status": status,
+                      "duration": duration, "error": error, "artifacts": artifacts}])
+        if stop:
+            break
+    sink.stop()
+    # The script's namespace and those of project modules it imported (demos/_shared.py).
+    namespaces = [ns] + [vars(m) for m in list(sys.modules.values())
+                         if isinstance(getattr(m, "__file__", None), str)
+                         and m is not module and paths.project_rel(m.__file__)]
+    events.send([{"event": "done", "environment": environment(namespaces),
+                  "reads": reads(audit, paths)}])
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,290 @@
+"""Tests of the execute stage: each fixture demo is tiny and runs in a real child process."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from site_builder.blocks import Cell, Script
+from site_builder.entries import Entry
+from site_builder.execute import BUILDER_DIR, RunOptions, RunResult, path_scrubber, run_demo
+
+
+def make_demo(root: Path, blocks: list[tuple[str, str] | tuple[str, str, tuple[str, ...]]],
+              name: str = "demo") -> tuple[Entry, Script]:
+    """Write demos/<name>.py with one ``# %% NAME`` cell per block; build Entry and Script by hand."""
+    lines = ['"""A fixture demo."""', ""]
+    cells = []
+    for block in blocks:
+        block_name, code = block[0], block[1]
+        tags = block[2] if len(block) > 2 else ()  # type: ignore[misc]
+        if block_name != "setup":
+            lines.append(f"# %% {block_name}")
+        first = len(lines) + 1
+        lines += code.splitlines()
+        lines.append("")
+        marker = None if block_name == "setup" else first - 1
+        cells.append(Cell("code", block_name, code, first, marker, tags=tuple(tags)))
+    source = "\n".join(lines)
+    path = root / "demos" / f"{name}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source, encoding="utf-8")
+    entry = Entry(name, path.resolve(), f"demos/{name}.py", source, source.encode())
+    return entry, Script("A fixture demo.", "", source, tuple(cells), ())
+
+
+def run(tmp_path: Path, blocks: list, timeout: float = 20.0, output_limit: int = 200_000,
+        events: list | None = None) -> RunResult:
+    root = tmp_path / "project"
+    entry, script = make_demo(root, blocks)
+    options = RunOptions(timeout=timeout, output_limit=output_limit, project_root=root)
+    callback = (lambda *e: events.append(e)) if events is not None else None
+    return run_demo(entry, script, tmp_path / "files", options, callback)
+
+
+def texts(result: RunResult, i: int) -> list[tuple[str, str]]:
+    return [(c.stream, c.text) for c in result.blocks[i].output]
+
+
+def test_captures_every_kind_of_output_in_order(tmp_path: Path) -> None:
+    events: list = []
+    r = run(tmp_path, [
+        ("setup", "import os, subprocess, sys, warnings"),
+        ("B-out", "print('a')\n"
+                  "print('b', file=sys.stderr)\n"
+                  "os.write(1, b'raw\\n')\n"
+                  "subprocess.run(['echo', 'from child'])\n"
+                  "subprocess.run(['sh', '-c', 'echo child-err >&2'])\n"
+                  "warnings.warn('careful')\n"
+                  "print('c')"),
+    ], events=events)
+    assert r.ok, r.failure
+    assert texts(r, 1) == [
+        ("stdout", "a\n"),
+        ("stderr", "b\n"),
+        ("stdout", "raw\nfrom child\n"),
+        ("stderr", "child-err\ndemos/demo.py:11: UserWarning: careful\n  warnings.warn('careful')\n"),
+        ("stdout", "c\n"),
+    ]
+    assert events == [("demo", "setup", "start"), ("demo", "setup", "end"),
+                      ("demo", "B-out", "start"), ("demo", "B-out", "end")]
+
+
+def test_c_level_output_is_flushed_into_its_block(tmp_path: Path) -> None:
+    r = run(tmp_path, [
+        ("setup", "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.printf(b'from C\\n')"),
+        ("B-next", "print('next')"),
+    ])
+    assert texts(r, 0) == [("stdout", "from C\n")]
+    assert texts(r, 1) == [("stdout", "next\n")]
+
+
+def test_shared_namespace_main_module_and_paths(tmp_path: Path) -> None:
+    r = run(tmp_path, [
+        ("setup", "import sys, pickle, dataclasses\n"
+                  "@dataclasses.dataclass\nclass P:\n    x: int\n"
+                  "value = 41"),
+        ("B-use", "value += 1\n"
+                  "print(value, __name__, __file__.endswith('demos/demo.py'))\n"
+                  "print(sys.path[0].endswith('demos'), pickle.loads(pickle.dumps(P(3))))\n"
+                  "from pathlib import Path\nprint(Path('x.csv').resolve())"),
+    ])
+    assert r.ok, r.failure
+    assert texts(r, 1) == [("stdout", "42 __main__ True\nTrue P(x=3)\nx.csv\n")]
+
+
+def test_error_stops_later_blocks_with_script_only_traceback(tmp_path: Path) -> None:
+    r = run(tmp_path, [
+        ("setup", "def check(v):\n    raise ValueError(f'bad value {v}\\nsecond line')"),
+        ("B-ok", "print('fine')"),
+        ("B-train", "x = 1\ncheck(x)"),
+        ("B-after", "print('never')"),
+    ])
+    assert [b.status for b in r.blocks] == ["ok", "ok", "error", "not-run"]
+    err = r.blocks[2].error
+    assert err is not None and err.type == "ValueError" and err.message == "bad value 1"
+    assert err.line == 4  # innermost script line: inside check()
+    assert r.failure == "demo: block B-train raised ValueError at demos/demo.py:4: bad value 1"
+    assert "runner.py" not in err.traceback
+    assert 'File "demos/demo.py", line 11, in <module>\n    check(x)' in err.traceback
+    assert "    raise ValueError(f'bad value {v}\\nsecond line')" in err.traceback
+
+
+def test_syntax_error_names_its_line(tmp_path: Path) -> None:
+    r = run(tmp_path, [("setup", "x = 1"), ("B-bad", "y = (\n")])
+    assert r.blocks[1].status == "error"
+    assert r.blocks[1].error.type == "SyntaxError"  # type: ignore[union-attr]
+    assert r.failure and r.failure.startswith("demo: block B-bad raised SyntaxError at demos/demo.py:6: ")
+
+
+def test_expected_error_tag_both_ways(tmp_path: Path) -> None:
+    r = run(tmp_path, [
+        ("setup", "x = 0"),
+        ("B-raises", "1 / x", ("raises-exception",)),
+        ("B-after", "print('still runs')"),
+    ])
+    assert [b.status for b in r.blocks] == ["ok", "expected-error", "ok"]
+    assert r.ok
+    assert "ZeroDivisionError: division by zero" in r.blocks[1].error.traceback  # type: ignore[union-attr]
+
+    r = run(tmp_path, [("setup", "x = 1"), ("B-x", "1 / x", ("raises-exception",))])
+    assert r.blocks[1].status == "ok"
+    assert r.failure == ('demo: block B-x was expected to raise (tags=["raises-exception"]) '
+                         "but did not")
+
+
+def test_sys_exit_zero_ends_cleanly_and_nonzero_fails(tmp_path: Path) -> None:
+    r = run(tmp_path, [("setup", "import sys\nsys.exit(0)"), ("B-after", "print(1)")])
+    assert [b.status for b in r.blocks] == ["ok", "not-run"]
+    assert r.ok
+
+    r = run(tmp_path, [("setup", "import sys"), ("B-quit", "sys.exit(3)"), ("B-after", "1")])
+    assert [b.status for b in r.blocks] == ["ok", "exited", "not-run"]
+    assert r.failure == "demo: block B-quit exited (exit status 3) at demos/demo.py:6"
+
+
+def test_timeout_kills_the_demo(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    r = run(tmp_path, [
+        ("setup", "import time\nprint('before', flush=True)"),
+        ("B-train", "print('training')\ntime.sleep(30)"),
+        ("B-after", "1"),
+    ], timeout=1)
+    assert time.perf_counter() - start < 5
+    assert [b.status for b in r.blocks] == ["ok", "timeout", "not-run"]
+    assert texts(r, 1) == [("stdout", "training\n")]
+    assert 0.5 < r.blocks[1].duration < 3
+    assert r.failure is not None
+    assert r.failure.startswith("demo: block B-train timed out after ")
+    assert r.failure.endswith(" s (limit 1 s)")
+
+
+def test_input_gets_eof_and_show_and_grandchildren_do_not_hang(tmp_path: Path) -> None:
+    start = time.perf_counter()
+    r = run(tmp_path, [
+        ("setup", "import subprocess\nsubprocess.Popen(['sleep', '1000'])"),
+        ("B-read", "try:\n    input('name? ')\nexcept EOFError:\n    print('eof')"),
+    ], timeout=20)
+    assert r.ok, r.failure
+    assert time.perf_counter() - start < 5
+    assert texts(r, 1) == [("stdout", "name? eof\n")]
+
+
+def test_segfault_is_attributed_to_its_block(tmp_path: Path) -> None:
+    r = run(tmp_path, [
+        ("setup", "import ctypes\nprint('setup ran')"),
+        ("B-crash", "print('about to crash')\nctypes.string_at(0)"),
+        ("B-after", "1"),
+    ])
+    assert [b.status for b in r.blocks] == ["ok", "crashed", "not-run"]
+    assert texts(r, 0) == [("stdout", "setup ran\n")]
+    assert texts(r, 1) == [("stdout", "about to crash\n")]  # streamed before the crash
+    err = r.blocks[1].error
+    assert err is not None and err.type == "Crash"
+    assert err.message == "the process died with signal SIGSEGV"
+    assert err.line == 8
+    assert r.failure == "demo: block B-crash crashed (signal SIGSEGV) at demos/demo.py:8"
+
+
+def test_os_exit_is_a_crash_without_line(tmp_path: Path) -> None:
+    r = run(tmp_path, [("setup", "import os\nprint('kept')"), ("B-x", "os._exit(3)")])
+    assert [b.status for b in r.blocks] == ["ok", "crashed"]
+    assert texts(r, 0) == [("stdout", "kept\n")]
+    assert r.blocks[1].error.message == "exit status 3"  # type: ignore[union-attr]
+    assert r.failure == "demo: block B-x crashed (exit status 3) at demos/demo.py"
+
+
+def test_huge_output_is_truncated_with_the_full_file_written(tmp_path: Path) -> None:
+    r = run(tmp_path, [
+        ("setup", "import os, sys\nfor i in range(100_000):\n    print(f'line {i}')\n"
+                  "os.write(1, b''.join(b'fd line %d\\n' % i for i in range(300_000)))\n"
+                  "print('tail end', file=sys.stderr)"),
+    ], output_limit=10_000)
+    block = r.blocks[0]
+    assert r.ok, r.failure
+    assert block.omitted_at is not None
+    head, tail = block.output[: block.omitted_at], block.output[block.omitted_at:]
+    assert head[0].text.startswith("line 0\nline 1\n")
+    assert sum(len(c.text) for c in block.output) <= 10_000
+    assert [c.stream for c in tail] == ["stdout", "stderr"]
+    assert tail[0].text.endswith("fd line 299999\n") and tail[1].text == "tail end\n"
+    kept_lines = sum(c.text.count("\n") for c in block.output)
+    assert block.omitted_lines == 400_001 - kept_lines
+    assert block.omitted_bytes > 4_000_000
+    assert block.full_output == f"{BUILDER_DIR}/output-setup.txt"
+    full = (r.files_dir / block.full_output).read_text()
+    assert full.count("\n") == 400_001
+    assert full.startswith("line 0\n") and full.endswith("fd line 299999\ntail end\n")
+
+
+def test_invalid_utf8_is_replaced(tmp_path: Path) -> None:
+    r = run(tmp_path, [("setup", "import os, sys\nos.write(1, b'a\\xff\\xfeb\\n')\n"
+                                 "sys.stdout.buffer.write(b'c\\xffd\\n')")])
+    assert texts(r, 0) == [("stdout", "a\ufffd\ufffdb\nc\ufffdd\n")]
+
+
+def test_written_file_is_an_artifact_of_its_block(tmp_path: Path) -> None:
+    png = ("import struct, zlib\n"
+           "def png(w, h):\n"
+           "    raw = b''.join(b'\\x00' + b'\\x00' * 3 * w for _ in range(h))\n"
+           "    chunk = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))\n"
+           "    return (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))\n"
+           "            + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))")
+    r = run(tmp_path, [
+        ("setup", png),
+        ("B-csv", "import os\nos.makedirs('out', exist_ok=True)\nopen('out/data.csv', 'w').write('a,b\\n')"),
+        ("B-img", "open('pic.png', 'wb').write(png(4, 3))"),
+        ("B-none", "x = 1"),
+    ])
+    assert r.ok, r.failure
+    assert [(a.path, a.kind, a.size) for a in r.blocks[1].artifacts] == [("out/data.csv", "file", 4)]
+    (img,) = r.blocks[2].artifacts
+    assert (img.path, img.kind, img.width, img.height) == ("pic.png", "image", 4, 3)
+    assert r.blocks[3].artifacts == ()
+
+
+def test_open_figure_is_saved(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    r = run(tmp_path, [
+        ("setup", "import matplotlib.pyplot as plt"),
+        ("B-plot", "fig, ax = plt.subplots(figsize=(2, 1), dpi=50)\nax.plot([1, 2])\n"
+                   "ax.set_title('Loss')\nax.set_xlabel('iteration')\nfig.suptitle('Training')"),
+        ("B-after", "print(len(plt.get_fignums()))"),
+    ])
+    assert r.ok, r.failure
+    (fig,) = r.blocks[1].artifacts
+    assert fig.kind == "figure" and fig.path == f"{BUILDER_DIR}/B-plot-figure-1.png"
+    assert fig.alt == "Training; Loss; iteration"
+    assert (fig.width, fig.height) == (100, 50)
+    assert (r.files_dir / fig.path).read_bytes()[:4] == b"\x89PNG"
+    assert texts(r, 2) == [("stdout", "0\n")]
+    assert "matplotlib" in r.environment
+
+
+def test_reads_and_environment(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "table.csv").write_text("1,2\n")
+    (root / "demos").mkdir()
+    (root / "demos" / "_helper.py").write_text("VALUE = 7\n")
+    r = run(tmp_path, [
+        ("setup", "import _helper\nfrom pathlib import Path\n"
+                  "here = Path(__file__).parent\n"
+                  "print((here.parent / 'data' / 'table.csv').read_text().strip(), _helper.VALUE)\n"
+                  "open('local.txt', 'w').write('x')\nopen('local.txt').read()"),
+    ])
+    assert r.ok, r.failure
+    assert texts(r, 0) == [("stdout", "1,2 7\n")]
+    assert r.reads == ("data/table.csv", "demos/_helper.py", "demos/demo.py")
+    assert r.environment["python"].count(".") == 2
+    assert "platform" in r.environment
+
+
+def test_path_scrubber_replaces_machine_paths() -> None:
+    scrub = path_scrubber([(Path("/tmp/run/files"), "."), (Path("/work/main"), "."),
+                           (Path("/home/me"), "~")])
+    assert scrub("/tmp/run/files/x.csv and /work/main/demos/a.py") == "x.csv and demos/a.py"
+    assert scrub("cwd /tmp/run/files, home /home/me/.cache") == "cwd ., home ~/.cache"
+    assert scrub("/work/main2/x") == "/work/main2/x"
