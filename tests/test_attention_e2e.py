@@ -1,0 +1,180 @@
+"""End to end: the real attention demo built into the published page, checked against the reference."""
+
+from __future__ import annotations
+
+import html
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+SECTIONS = ["setup", "B-corpus", "B-tokens", "B-model", "B-forward", "B-train", "B-display", "B-csv", "B-preview"]
+REFERENCE = REPO.parent / "shared" / "seeds" / "000_2a8bd5a28a025737.txt"
+
+
+class _CellReader(HTMLParser):
+    """Collects, per <section id=...>, the text of its code (.highlight) and output (pre.output)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.order: list[str] = []
+        self.code: dict[str, str] = {}
+        self.output: dict[str, str] = {}
+        self._section: str | None = None
+        self._target: dict[str, str] | None = None
+        self._depth = 0
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        if tag == "section" and a.get("id") and "cell" in classes:
+            self._section = a["id"]
+            self.order.append(self._section)
+        if self._section is None:
+            return
+        if self._target is not None:
+            self._depth += 1
+            if self._skip or "linenos" in classes or "linenodiv" in classes:
+                self._skip += 1
+            return
+        if tag == "pre" and "output" in classes:
+            self._target, self._depth = self.output, 1
+        elif "highlight" in classes:
+            self._target, self._depth = self.code, 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._target is not None:
+            self._depth -= 1
+            if self._skip:
+                self._skip -= 1
+            if self._depth == 0:
+                self._target = None
+        elif tag == "section":
+            self._section = None
+
+    def handle_data(self, data: str) -> None:
+        if self._target is not None and self._section and not self._skip:
+            self._target[self._section] = self._target.get(self._section, "") + data
+
+
+@pytest.fixture(scope="module")
+def page(built_site: Path) -> str:
+    return (built_site / "attention" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def cells(page: str) -> _CellReader:
+    reader = _CellReader()
+    reader.feed(page)
+    return reader
+
+
+def test_all_nine_sections_in_order(cells: _CellReader) -> None:
+    assert cells.order == SECTIONS
+
+
+def test_printed_lines_match_the_reference(cells: _CellReader) -> None:
+    assert cells.output["B-tokens"].strip() == "[B-tokens] 16 sentences, 98 distinct tokens"
+    assert re.fullmatch(r"\[B-train\] initial loss = 4\.5846, final loss = \d\.\d{4}", cells.output["B-train"].strip())
+    assert cells.output["B-display"].strip() == (
+        "[B-display] display tokens: all human beings are born free and equal in dignity and rights"
+    )
+    assert cells.output["B-csv"].split("\n")[:2] == [
+        "[B-csv] saved attention_loss.csv",
+        "[B-csv] saved attention_weights.csv",
+    ]
+    assert cells.output["B-preview"].strip() == "[B-preview] saved attention.png"
+
+
+def test_code_cells_reproduce_the_whole_script(cells: _CellReader) -> None:
+    script = (REPO / "demos" / "attention.py").read_text(encoding="utf-8")
+    rebuilt = []
+    for name in SECTIONS:
+        if name != "setup":
+            rebuilt.append(f"# %% {name}")
+        rebuilt.append(cells.code[name].rstrip("\n"))
+        rebuilt.append("")
+    assert "\n".join(rebuilt).rstrip("\n") == script.rstrip("\n")
+
+
+def test_page_carries_the_reference_texts(page: str) -> None:
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    text = re.sub(r"\s+", " ", text)
+    for expected in [
+        "Dictionary of Applied Machine Learning · attention",
+        "attention — Python demo",
+        "Illustrate attention as a learned associative memory.",
+        "Requires NumPy and Matplotlib only",
+        "Download attention.py",
+        "The script, block by block",
+        "One cell per block of the script: the code, and what that code printed when it last ran here",
+        "the excerpted sentences of the Universal Declaration of Human Rights, stored verbatim so the demo needs no network",
+        "4000 full-corpus iterations; the loss falls well below its starting value",
+    ]:
+        assert expected in text, expected
+
+
+def test_download_and_files_beside_the_page(built_site: Path, page: str) -> None:
+    folder = built_site / "attention"
+    assert (folder / "attention.py").read_bytes() == (REPO / "demos" / "attention.py").read_bytes()
+    assert 'href="attention.py"' in page
+    for name in ["attention_loss.csv", "attention_weights.csv", "attention.png"]:
+        assert (folder / name).is_file(), name
+        assert f'"{name}"' in page, name  # linked (or shown) from the page
+    assert (folder / "attention_loss.csv").read_text().startswith("iter,loss\n")
+
+
+def test_index_lists_the_entry_with_its_summary(built_site: Path) -> None:
+    index = (built_site / "index.html").read_text(encoding="utf-8")
+    assert 'href="attention/index.html"' in index
+    assert "train a single self-attention layer" in index
+
+
+def test_no_machine_path_in_the_site(built_site: Path) -> None:
+    for path in built_site.rglob("*"):
+        if path.is_file() and path.suffix in {".html", ".csv", ".txt", ".json", ".py", ".ipynb", ".xml", ".js"}:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert str(built_site.parent) not in text, path
+            assert "/Users/" not in text and "/root/" not in text and "/tmp/" not in text, path
+
+
+@pytest.mark.skipif(not REFERENCE.is_file(), reason="reference page text not beside the checkout")
+def test_code_matches_the_reference_page(cells: _CellReader) -> None:
+    reference = REFERENCE.read_text(encoding="utf-8")
+    corrected = reference.replace("Path(__file__).parent", 'Path(".")').replace("pythondemos/", "")
+    for name in SECTIONS:
+        for line in cells.code[name].splitlines():
+            assert line in corrected, (name, line)
+
+
+class _LinkReader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for key, value in attrs:
+            if key in {"href", "src"} and value is not None:
+                self.links.append(value)
+
+
+def test_every_relative_link_resolves(built_site: Path) -> None:
+    pages = list(built_site.rglob("*.html"))
+    assert len(pages) >= 3
+    for page_path in pages:
+        reader = _LinkReader()
+        reader.feed(page_path.read_text(encoding="utf-8"))
+        for link in reader.links:
+            assert not re.match(r"^(?:[a-z]+:)?//", link), (page_path, link)  # nothing from another host
+            assert not link.startswith("/"), (page_path, link)  # relative, so any sub-path or disk works
+            target = link.split("#", 1)[0].split("?", 1)[0]
+            if not target or link.startswith(("mailto:", "data:")):
+                continue
+            resolved = (page_path.parent / target).resolve()
+            if target.endswith("/"):
+                resolved = resolved / "index.html"
+            assert resolved.is_file(), (page_path.relative_to(built_site), link)
