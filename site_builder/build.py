@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import tempfile
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,9 +18,11 @@ from site_builder.blocks import Script, parse
 from site_builder.config import Config
 from site_builder.entries import Entry, discover
 from site_builder.errors import ParseError
-from site_builder.execute import BlockResult, RunOptions, RunResult, run_demo
+from site_builder.execute import BlockResult, RunCancelled, RunOptions, RunResult, run_demo
 from site_builder.output import check_writable, write_site
+from site_builder.progress import Progress, summarize
 from site_builder.render import EntryBuild, SiteInfo, render_site
+from site_builder.search import index_site
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +44,9 @@ class BuildReport:
     warnings: list[str] = field(default_factory=list)
     site_dir: Path | None = None
     published: bool = False
+    from_cache: set[str] = field(default_factory=set)  # entries whose result came from the records
+    not_run: list[str] = field(default_factory=list)  # entries --fail-fast stopped before they ran
+    wall_time: float = 0.0  # seconds the whole build took
 
     @property
     def ok(self) -> bool:
@@ -68,9 +74,10 @@ def _parse_all(entries: list[Entry], report: BuildReport) -> dict[str, Script | 
     return parsed
 
 
-def build(config: Config, options: BuildOptions) -> BuildReport:
-    """Build the whole site from ``config.demos`` into ``config.output``."""
+def build(config: Config, options: BuildOptions, progress: Progress | None = None) -> BuildReport:
+    """Build the whole site from ``config.demos`` into ``config.output``; ``progress`` shows it."""
     started = time.perf_counter()
+    progress = progress or Progress()
     report = BuildReport()
     entries = discover(config.demos, config.root)
     check_writable(config.output)
@@ -78,16 +85,28 @@ def build(config: Config, options: BuildOptions) -> BuildReport:
     for warning in report.warnings:
         log.warning("%s", warning)
     with tempfile.TemporaryDirectory(prefix="site-builder-runs-") as runs:
-        results = _execute_all(entries, parsed, config, options, Path(runs), report)
+        try:
+            results = _execute_all(entries, parsed, config, options, Path(runs), report, progress)
+        finally:
+            progress.close()
         for entry in entries:
             script = parsed[entry.name]
             if isinstance(script, Script):
                 report.builds.append(EntryBuild(entry, script, results[entry.name]))
         files = render_site(report.builds, SiteInfo(title=config.title, site_url=config.site_url))
         report.published = report.ok
-        report.site_dir = write_site(config.output, files, publish=report.ok)
-    log.info("built %d entries in %.1f s", len(entries), time.perf_counter() - started)
+        report.site_dir = write_site(config.output, files, publish=report.ok,
+                                     finish=lambda staged: _index_search(staged, report))
+    report.wall_time = time.perf_counter() - started
     return report
+
+
+def _index_search(site_dir: Path, report: BuildReport) -> None:
+    """Add the full-text search index to the staged site; a missing Pagefind only warns."""
+    warning = index_site(site_dir)
+    if warning:
+        log.warning("%s", warning)
+        report.warnings.append(warning)
 
 
 def _execute_all(
@@ -97,31 +116,88 @@ def _execute_all(
     options: BuildOptions,
     runs: Path,
     report: BuildReport,
+    progress: Progress,
 ) -> dict[str, RunResult]:
-    """Run every parsable demo, ``options.jobs`` at a time, collecting failures in order."""
+    """Run every parsable demo, ``options.jobs`` at a time, the longest expected first.
+
+    Results are taken as they complete, so ``--fail-fast`` stops at once: running demos
+    are killed, the others never start, and all of them are reported as not run.
+    """
     runnable = [e for e in entries if isinstance(parsed[e.name], Script)]
     results: dict[str, RunResult] = {}
-    stop = False
+    cancel = threading.Event()
+    progress.start(len(runnable))
 
-    def run_one(entry: Entry) -> RunResult:
+    def run_one(entry: Entry) -> RunResult | None:
+        """The entry's result, or None when the build was cancelled before it finished."""
+        if cancel.is_set():
+            return None
         script = parsed[entry.name]
         assert isinstance(script, Script)
         files_dir = runs / entry.name
-        if stop:
-            return _not_run(entry, script, f"{entry.name}: not run (--fail-fast stopped the build)", files_dir)
         run_options = RunOptions(timeout=config.timeout_for(entry.name), project_root=config.root)
-        result = run_demo(entry, script, files_dir, run_options)
-        status = "ok" if result.ok else "FAILED"
-        log.info("%s: %s in %.1f s (%d blocks)", entry.name, status, result.duration, len(result.blocks))
+        progress.entry_started(entry.name)
+        try:
+            result = run_demo(entry, script, files_dir, run_options,
+                              on_event=progress.block_event, cancel=cancel)
+        except RunCancelled:
+            return None  # a killed run is no result: it must never be recorded
         return result
 
+    def take(future: Future[RunResult | None], entry: Entry) -> None:
+        """Keep one finished (or cancelled) entry's result; the first failure may stop the rest."""
+        result = None if future.cancelled() else future.result()
+        if result is None:
+            script = parsed[entry.name]
+            assert isinstance(script, Script)
+            failure = f"{entry.name}: not run (--fail-fast stopped the build)"
+            result = _not_run(entry, script, failure, runs / entry.name)
+            report.not_run.append(entry.name)
+        elif result.failure and options.fail_fast:
+            stop_all()
+        results[entry.name] = result
+        progress.entry_finished(summarize(result, entry.name in report.from_cache), result.failure)
+
+    def stop_all() -> None:
+        cancel.set()
+        for future in futures:
+            future.cancel()
+
+    order = _longest_first(runnable, _expected_seconds(runnable))
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        futures = {entry.name: pool.submit(run_one, entry) for entry in runnable}
-        for entry in runnable:
-            result = futures[entry.name].result()
-            results[entry.name] = result
-            if result.failure:
-                report.failures.append(result.failure)
-                if options.fail_fast:
-                    stop = True
+        futures = {pool.submit(run_one, e): e for e in order}
+        try:
+            for future in as_completed(futures):
+                take(future, futures[future])
+        except BaseException:  # Ctrl-C or a runner failure: kill the other demos, then raise
+            stop_all()
+            raise
+    # Failures in discovery order, whatever order the demos finished in.
+    not_run = set(report.not_run)
+    for entry in runnable:
+        failure = results[entry.name].failure
+        if failure and entry.name not in not_run:
+            report.failures.append(failure)
+    report.not_run.sort()
     return results
+
+
+def _expected_seconds(entries: list[Entry]) -> dict[str, float]:
+    """How long each entry is expected to run, from its recorded duration when there is one."""
+    return {}
+
+
+def _longest_first(entries: list[Entry], expected: dict[str, float]) -> list[Entry]:
+    """Entries ordered by expected run time, longest first (a shorter makespan with -j N).
+
+    Entries without a recorded time are estimated from their size, at the seconds per
+    byte of those that have one (or ranked by size alone when none has).
+    """
+    known = [e for e in entries if e.name in expected]
+    known_bytes = sum(len(e.source_bytes) for e in known)
+    rate = sum(expected[e.name] for e in known) / known_bytes if known_bytes else 1.0
+
+    def estimate(entry: Entry) -> float:
+        return expected.get(entry.name, len(entry.source_bytes) * rate)
+
+    return sorted(entries, key=lambda e: (-estimate(e), e.name))

@@ -60,14 +60,57 @@ def make_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--fail-fast", action="store_true", help="stop at the first failing demo")
     build.add_argument("-q", "--quiet", action="store_true", help="print only warnings and errors")
+    new = commands.add_parser("new", help="create demos/NAME.py from the house-style template")
+    new.add_argument("name", help="the entry's name: its file name and URL segment, e.g. k-means")
+    new.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
+    serve = commands.add_parser("serve", help="build, serve on localhost, rebuild and reload on changes")
+    serve.add_argument("--port", type=_port, default=8000, help="port to listen on (default: 8000; 0: any free port)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    serve.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
+    serve.add_argument("--out", type=Path, help="output folder (default: build)")
+    serve.add_argument("--timeout", type=_positive_float, help="seconds each demo may run (default: 600)")
+    serve.add_argument(
+        "-j", "--jobs", type=_positive_int, default=os.cpu_count() or 1, help="demos run in parallel (default: CPUs)"
+    )
     return parser
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"not a port number (0-65535): {text!r}")
+    return value
+
+
+def _run_new(args: argparse.Namespace) -> int:
+    from site_builder.scaffold import new_entry
+
+    config = with_overrides(load_config(Path.cwd()), demos=args.demos)
+    path = new_entry(config, args.name)
+    print(f"created {os.path.relpath(path)}; preview it with: python -m site_builder serve")
+    return EXIT_OK
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from site_builder.serve import ServeOptions, serve
+
+    overrides = {"demos": args.demos, "output": args.out, "timeout": args.timeout}
+    options = ServeOptions(host=args.host, port=args.port, jobs=args.jobs, overrides=overrides)
+    return serve(Path.cwd(), options)
 
 
 def _run_build(args: argparse.Namespace) -> int:
     from site_builder.build import BuildOptions, build
+    from site_builder.progress import make_progress, summarize
 
     config = with_overrides(load_config(Path.cwd()), demos=args.demos, output=args.out, timeout=args.timeout)
-    report = build(config, BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast))
+    progress = make_progress(sys.stderr, quiet=args.quiet)
+    report = build(config, BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast), progress)
+    rows = [summarize(b.result, b.entry.name in report.from_cache) for b in report.builds]
+    progress.summary(rows, report.wall_time)
     if report.ok:
         log.info("site written to %s", os.path.relpath(config.output))
         return EXIT_OK
@@ -93,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "build":
             return _run_build(args)
+        if args.command == "new":
+            return _run_new(args)
+        if args.command == "serve":
+            return _run_serve(args)
     except SiteBuilderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_status

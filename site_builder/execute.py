@@ -109,8 +109,23 @@ class RunResult:
         return self.failure is None
 
 
-# on_event(entry_name, block_name, event) with event "start" or "end"; used for progress.
-EventCallback = Callable[[str, str, str], None]
+@dataclass(frozen=True)
+class BlockEvent:
+    """A block of a running demo started or ended (for progress displays)."""
+
+    entry: str
+    block: str
+    kind: Literal["start", "end"]
+    status: BlockStatus | None = None  # "end" only
+    duration: float | None = None  # "end" only: seconds the block ran
+
+
+# Called from the event-reader thread of each running demo: implementations must lock.
+EventCallback = Callable[[BlockEvent], None]
+
+
+class RunCancelled(Exception):
+    """The run was stopped from outside (``cancel`` was set): there is no result to keep."""
 
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -132,11 +147,13 @@ def run_demo(
     files_dir: Path,
     options: RunOptions,
     on_event: EventCallback | None = None,
+    cancel: threading.Event | None = None,
 ) -> RunResult:
     """Run ``script`` in a fresh child process with ``files_dir`` as working directory.
 
     Never raises for a broken demo (its failure is in the result); raises RuntimeError
-    only when the runner itself fails.  ``on_event`` is called from a reader thread.
+    only when the runner itself fails, RunCancelled when ``cancel`` was set before the
+    run finished (the child is killed).  ``on_event`` is called from a reader thread.
     """
     cells = script.code_cells
     files_dir = Path(files_dir).resolve()
@@ -185,7 +202,7 @@ def run_demo(
         )
         reader.start()
         try:
-            timed_out = _wait(proc, state.done, t0 + options.timeout)
+            timed_out = _wait(proc, state.done, t0 + options.timeout, cancel)
         finally:
             # Always: plt.show(), input() or a never-ending grandchild must not outlive us.
             killed_at = time.perf_counter()
@@ -198,6 +215,8 @@ def run_demo(
             else:
                 os.close(read_fd)
         runner_stderr = err_path.read_text(encoding="utf-8", errors="replace")
+    if cancel is not None and cancel.is_set() and state.final is None:
+        raise RunCancelled(f"{entry.name}: stopped before it finished")
     if state.internal_error or state.reader_error:
         raise RuntimeError(
             f"{entry.name}: the runner failed: {state.internal_error or state.reader_error}"
@@ -222,13 +241,14 @@ def run_demo(
     )
 
 
-def _wait(proc: subprocess.Popen[bytes], done: threading.Event, deadline: float) -> bool:
-    """Wait for the runner to report ``done`` or die; True when the deadline passed first."""
+def _wait(proc: subprocess.Popen[bytes], done: threading.Event, deadline: float,
+          cancel: threading.Event | None = None) -> bool:
+    """Wait for the runner to report ``done``, die or be cancelled; True when the deadline passed first."""
     while True:
         remaining = deadline - time.perf_counter()
         if done.wait(max(0.0, min(0.05, remaining))):
             return False
-        if proc.poll() is not None:
+        if proc.poll() is not None or (cancel is not None and cancel.is_set()):
             return False
         if remaining <= 0:
             return True
@@ -422,11 +442,12 @@ class _RunState:
                 self._output(event["i"]).add(event["stream"], event["text"])
             elif kind == "start":
                 self.current, self.current_t0 = event["i"], time.perf_counter()
-                self._notify(event["i"], "start")
+                self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "start"))
             elif kind == "end":
                 self.ends[event["i"]] = event
                 self.current = None
-                self._notify(event["i"], "end")
+                self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "end",
+                                        event["status"], float(event["duration"])))
             elif kind == "done":
                 self.final = event
                 self.done.set()
@@ -443,10 +464,10 @@ class _RunState:
             self.outputs[i] = _Output(self.limit, self.files_dir / rel, self.scrub)
         return self.outputs[i]
 
-    def _notify(self, i: int, what: str) -> None:
+    def _notify(self, event: BlockEvent) -> None:
         if self.on_event is not None:
             try:
-                self.on_event(self.entry, self.cells[i].name, what)
+                self.on_event(event)
             except Exception:
                 log.exception("%s: progress callback failed", self.entry)
 
@@ -479,7 +500,7 @@ class _RunState:
                 start = self.current_t0 if self.current == i else killed_at
                 results.append(BlockResult(cell.name, status, killed_at - start if start else 0.0,
                                            error=error, **out))  # type: ignore[arg-type]
-                self._notify(i, "end")
+                self._notify(BlockEvent(self.entry, cell.name, "end", status, results[-1].duration))
             else:
                 results.append(BlockResult(cell.name, "not-run", 0.0, **out))
         return tuple(results)
