@@ -84,6 +84,7 @@ class Sink:
         self.pending_size = 0
         self.window = 0
         self.writes = 0
+        self.busy = False  # the previous 10 ms window was a print loop too
         self.forked = False
         self.stopped = False
         self.thread = threading.Thread(target=self._pump, name="site_builder-capture", daemon=True)
@@ -93,24 +94,35 @@ class Sink:
         if self.forked:  # a fork of the demo: plain fd writes, the runner is not there
             os.write(self.raw_fds[stream], text.encode("utf-8", "replace"))
             return
-        now = time.perf_counter()
+        window = int(time.perf_counter() * 100)
         with self.lock:
-            window = int(now * 100)
             if window != self.window:
+                # A print loop stays batched across windows, or every new window would
+                # pay BURST unbatched writes again (a third of the time of a long loop).
+                self.busy = self.writes > BURST and window - self.window == 1
                 self.window, self.writes = window, 0
             self.writes += 1
             # Up to BURST writes per 10 ms window each poll the pipes and go straight to
             # the parent (exact order; a crash right after loses nothing).  Beyond that
             # it is a print loop: batch, for throughput, and let the pump thread flush.
-            busy = self.writes > BURST
-            if not busy or self.writes % 32 == 0:
-                self._drain()
+            if self.busy or self.writes > BURST:
+                if not self.writes & 255:
+                    self._drain()
+                pending = self.pending
+                if pending and pending[-1][0] == stream:
+                    pending[-1][1].append(text)
+                else:
+                    pending.append([stream, [text]])
+                self.pending_size += len(text)
+                if self.pending_size > 65536:
+                    self._flush()
+                return
+            self._drain()
             self._add(stream, text)
-            if not busy or self.pending_size > 65536:
-                self._flush()
+            self._flush()
 
     def flush(self) -> None:
-        if self.forked or self.writes > BURST:
+        if self.forked or self.busy or self.writes > BURST:
             return
         with self.lock:
             self._drain()
@@ -120,6 +132,7 @@ class Sink:
         with self.lock:
             self.block = index
             self.writes = 0
+            self.busy = False
 
     def finish(self) -> None:
         """End the current block: everything written so far is sent before returning."""
@@ -506,11 +519,16 @@ def imported_packages(namespaces: list[dict[str, Any]]) -> set[str]:
 
 
 def reads(audit: ReadAudit, paths: Paths) -> list[str]:
-    """Project-relative paths of files read and project modules imported (script included)."""
+    """Project-relative paths of files read and project modules imported.
+
+    The script itself is listed only when the demo opened it (``open(__file__)``,
+    ``inspect.getsource``): then its exact text, comments included, shapes the output.
+    """
     found = set(audit.opened)
+    main = sys.modules.get("__main__")
     for module in list(sys.modules.values()):
         f = getattr(module, "__file__", None)
-        if isinstance(f, str):
+        if isinstance(f, str) and module is not main:
             found.add(os.path.abspath(f))
     rels = {paths.project_rel(p) for p in found if os.path.isfile(p)}
     return sorted(r for r in rels if r)
