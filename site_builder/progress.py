@@ -7,6 +7,7 @@ plain, flushed line.  Demos report their blocks from reader threads, so everythi
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import TextIO
 
 from site_builder.execute import BlockEvent, RunResult
 from site_builder.render import format_duration
+from site_builder.timings import entry_status
 
 REDRAW_INTERVAL = 0.1  # seconds: at most ~10 redraws a second
 
@@ -28,15 +30,6 @@ class EntrySummary:
     blocks_run: int
     blocks_total: int
     cached: bool
-
-
-def entry_status(result: RunResult) -> str:
-    """"ok", "failed", or "not run" (never started: fail-fast stop, syntax error)."""
-    if result.ok:
-        return "ok"
-    if all(b.status == "not-run" for b in result.blocks) and result.duration == 0.0:
-        return "not run"
-    return "failed"
 
 
 def summarize(result: RunResult, cached: bool) -> EntrySummary:
@@ -220,6 +213,6 @@ def make_progress(stream: TextIO, quiet: bool) -> Progress:
     if quiet:
         return Progress(stream)
     isatty = getattr(stream, "isatty", None)
-    if isatty is not None and isatty():
+    if isatty is not None and isatty() and os.environ.get("TERM") != "dumb":
         return LiveProgress(stream)
     return PlainProgress(stream)

@@ -6,8 +6,9 @@ Python-Markdown renders the prose.  Nothing is written to disk here.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -33,10 +34,11 @@ from site_builder.execute import (
     OutputChunk,
     RunResult,
 )
+from site_builder.notebook import make_notebook
+from site_builder.timings import block_timings, entry_timings, environment_view, format_ran_at
+from site_builder.theme import pygments_css
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
-LIGHT_STYLE = "default"
-DARK_STYLE = "github-dark"
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 # The reproducibility sentence is only claimed for scripts that visibly seed an RNG.
 # Pygments lexing costs ~0.1 ms per line and dominates rendering, so highlighted cells are
@@ -44,6 +46,10 @@ MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 # The formatter options never vary, so (text, first line) fully determines the HTML.
 _HIGHLIGHTED: dict[tuple[str, int], str] = {}
 _HIGHLIGHTED_MAX = 20_000
+# CSV previews: the first rows of a file a demo wrote, read from at most this many bytes.
+CSV_PREVIEW_ROWS = 5
+CSV_PREVIEW_BYTES = 64 * 1024
+CSV_PREVIEW_COLUMNS = 12
 # Publishes one file of the run folder and returns its URL relative to the entry page.
 _Publish = Callable[[str], "str | None"]
 _SEEDED = re.compile(
@@ -81,6 +87,16 @@ class SiteInfo:
 
 
 @dataclass(frozen=True)
+class CsvPreview:
+    """The first rows of a CSV file, for a small table under the download link."""
+
+    header: tuple[str, ...]  # empty when the first row holds numbers (no header)
+    rows: tuple[tuple[str, ...], ...]
+    more_rows: bool  # the file has rows after these
+    more_columns: bool  # columns were left out on the right
+
+
+@dataclass(frozen=True)
 class ArtifactView:
     """One produced file as a cell lists it."""
 
@@ -91,6 +107,24 @@ class ArtifactView:
     alt: str
     width: int | None
     height: int | None
+    preview: CsvPreview | None = None
+
+
+@dataclass(frozen=True)
+class EntryLink:
+    """A neighbouring entry in dictionary order, for the previous/next links."""
+
+    name: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class LetterGroup:
+    """Entries of the index that start with one letter."""
+
+    letter: str  # "A".."Z", or "#" for names starting with a digit
+    anchor: str  # "letter-a", "letter-other"
+    entries: tuple[dict[str, object], ...]
 
 
 @dataclass(frozen=True)
@@ -151,6 +185,56 @@ def _safe_rel_path(path: str) -> str | None:
     return p.as_posix()
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def csv_preview(path: Path, delimiter: str = ",") -> CsvPreview | None:
+    """The first rows of a CSV file (bounded read); None when it is empty or unreadable."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(CSV_PREVIEW_BYTES + 1)
+    except OSError:
+        return None
+    complete = len(head) <= CSV_PREVIEW_BYTES
+    lines = head[:CSV_PREVIEW_BYTES].decode("utf-8", errors="replace").splitlines()
+    if not complete:
+        lines = lines[:-1]  # the last line may be cut in the middle
+    try:
+        rows = [row for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter) if row]
+    except csv.Error:
+        return None
+    if not rows:
+        return None
+    # A first row of words above a row with numbers is a header (np.savetxt(header=...) writes one).
+    has_header = len(rows) > 1 and not any(map(_is_number, rows[0])) and any(map(_is_number, rows[1]))
+    header = tuple(rows[0]) if has_header else ()
+    body = rows[1:] if has_header else rows
+    width = max(len(r) for r in [rows[0], *body[:CSV_PREVIEW_ROWS]])
+    return CsvPreview(
+        header=header[:CSV_PREVIEW_COLUMNS],
+        rows=tuple(tuple(r[:CSV_PREVIEW_COLUMNS]) for r in body[:CSV_PREVIEW_ROWS]),
+        more_rows=len(body) > CSV_PREVIEW_ROWS or not complete,
+        more_columns=width > CSV_PREVIEW_COLUMNS,
+    )
+
+
+def letter_groups(entries: list[dict[str, object]]) -> list[LetterGroup]:
+    """Index entries (sorted by name) grouped by initial letter; digits go under "#"."""
+    groups: dict[str, list[dict[str, object]]] = {}
+    for e in entries:
+        initial = str(e["name"])[:1].upper()
+        groups.setdefault(initial if initial.isalpha() else "#", []).append(e)
+    return [
+        LetterGroup(letter, "letter-other" if letter == "#" else f"letter-{letter.lower()}", tuple(items))
+        for letter, items in sorted(groups.items(), key=lambda kv: (kv[0] != "#", kv[0]))
+    ]
+
+
 # ---------------------------------------------------------------- Markdown without raw HTML
 
 
@@ -204,6 +288,7 @@ class _Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
         )
+        self.env.filters["duration"] = format_duration
         # stripnl=False: a leading blank line must keep the script's real line numbers.
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
         self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
@@ -230,10 +315,12 @@ class _Renderer:
 
     # -------------------------------------------------------------- entries
 
-    def entry_files(self, build: EntryBuild) -> list[SiteFile]:
+    def entry_files(
+        self, build: EntryBuild, prev: EntryLink | None = None, next: EntryLink | None = None
+    ) -> list[SiteFile]:
         entry, script, result = build.entry, build.script, build.result
         name = entry.name
-        page_paths = {"index.html", f"{name}.py"}
+        page_paths = {"index.html", f"{name}.py", f"{name}.ipynb"}
         published: dict[str, SiteFile] = {}
 
         def publish(rel: str) -> str | None:
@@ -244,7 +331,8 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish) for cell in script.cells]
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir)
+                 for cell in script.cells]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
             for b in result.blocks
@@ -261,18 +349,24 @@ class _Renderer:
             seeded=bool(_SEEDED.search(entry.source)),
             cells=cells,
             failure=result.failure,
-            ran_at=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(result.started_at)),
+            ran_at=format_ran_at(result.started_at),
             run_duration=format_duration(result.duration),
             python=result.environment.get("python", ""),
+            environment=environment_view(result.environment),
             canonical=self._url(f"{name}/index.html"),
+            prev=prev,
+            next=next,
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
             SiteFile(path=f"{name}/{name}.py", data=entry.source_bytes),
+            SiteFile(path=f"{name}/{name}.ipynb", data=make_notebook(name, script, result)),
             *published.values(),
         ]
 
-    def cell_view(self, cell: Cell, block: BlockResult | None, publish: _Publish) -> CellView:
+    def cell_view(
+        self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None
+    ) -> CellView:
         if cell.kind == "markdown":
             return CellView(kind="markdown", name="", description="", html=self.markdown(cell.text),
                             status="ok", duration="", output=(), omitted_lines=0, omitted_bytes="",
@@ -291,11 +385,16 @@ class _Renderer:
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
-            artifacts=tuple(self.artifact_view(a, publish) for a in block.artifacts),
+            artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts),
         )
 
     @staticmethod
-    def artifact_view(art: Artifact, publish: _Publish) -> ArtifactView:
+    def artifact_view(art: Artifact, publish: _Publish, files_dir: Path | None = None) -> ArtifactView:
+        suffix = PurePosixPath(art.path).suffix.lower()
+        preview = None
+        if art.kind == "file" and suffix in (".csv", ".tsv") and files_dir is not None:
+            if _safe_rel_path(art.path) is not None:
+                preview = csv_preview(files_dir / art.path, "\t" if suffix == ".tsv" else ",")
         return ArtifactView(
             name=PurePosixPath(art.path).name,
             href=publish(art.path),
@@ -304,6 +403,7 @@ class _Renderer:
             alt=art.alt or PurePosixPath(art.path).name,
             width=art.width,
             height=art.height,
+            preview=preview,
         )
 
     # -------------------------------------------------------------- site-wide files
@@ -314,19 +414,16 @@ class _Renderer:
         return self.info.site_url.rstrip("/") + "/" + rel
 
     def stylesheet(self) -> bytes:
-        def defs(style: str) -> str:
-            # Background and token colours only: layout of .linenos lives in site.css.
-            f = HtmlFormatter(style=style, cssclass="highlight")
-            return "\n".join(
-                [*f.get_background_style_defs(".highlight"), *f.get_token_style_defs(".highlight")]
-            )
-
-        dark = "\n".join("  " + line for line in defs(DARK_STYLE).splitlines())
+        # Background and token colours only: layout of .linenos lives in site.css.
         css = (TEMPLATES_DIR / "static" / "site.css").read_text(encoding="utf-8")
-        return (
-            f"{css.rstrip()}\n\n/* Pygments: {LIGHT_STYLE} (light), {DARK_STYLE} (dark) */\n"
-            f"{defs(LIGHT_STYLE)}\n\n@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
-        ).encode("utf-8")
+        return f"{css.rstrip()}\n\n{pygments_css()}".encode("utf-8")
+
+    def timings_page(self, builds: list[EntryBuild]) -> bytes:
+        """``timings/index.html``: every demo and every block, slowest first."""
+        results = [b.result for b in builds]
+        return self.page("timings.html", root="../", canonical=self._url("timings/index.html"),
+                         entries=entry_timings(results), blocks=block_timings(results),
+                         total=sum(r.duration for r in results))
 
     def site_files(self, builds: list[EntryBuild]) -> list[SiteFile]:
         entries = [
@@ -335,11 +432,14 @@ class _Renderer:
         ]
         files = [
             SiteFile("index.html", self.page("index.html", root="", entries=entries,
+                                             groups=letter_groups(entries),
                                              canonical=self._url("index.html"))),
             SiteFile("404.html", self.page("404.html", root=self._url("") or "", canonical=None)),
             SiteFile("static/site.css", self.stylesheet()),
             SiteFile("static/site.js", source=TEMPLATES_DIR / "static" / "site.js"),
+            SiteFile("static/theme.js", source=TEMPLATES_DIR / "static" / "theme.js"),
             SiteFile(".nojekyll", b""),
+            SiteFile("timings/index.html", self.timings_page(builds)),
         ]
         if self.info.site_url:
             urls = [self._url("index.html"), *(self._url(f"{e['name']}/index.html") for e in entries)]
@@ -352,7 +452,10 @@ def render_site(builds: list[EntryBuild], info: SiteInfo) -> list[SiteFile]:
     renderer = _Renderer(info)
     ordered = sorted(builds, key=lambda b: b.entry.name)
     files: list[SiteFile] = []
-    for build in ordered:
-        files.extend(renderer.entry_files(build))
+    links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
+    for i, build in enumerate(ordered):
+        prev = links[i - 1] if i > 0 else None
+        next = links[i + 1] if i + 1 < len(links) else None
+        files.extend(renderer.entry_files(build, prev, next))
     files.extend(renderer.site_files(ordered))
     return files
