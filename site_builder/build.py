@@ -7,7 +7,6 @@ only at the end, atomically (see output.py).
 from __future__ import annotations
 
 import logging
-import tempfile
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -17,10 +16,11 @@ from pathlib import Path
 from site_builder.blocks import Script, parse
 from site_builder.config import Config
 from site_builder.entries import Entry, discover
-from site_builder.errors import ParseError
+from site_builder.errors import ParseError, UsageError
 from site_builder.execute import BlockResult, RunCancelled, RunOptions, RunResult, run_demo
 from site_builder.output import check_writable, write_site
 from site_builder.progress import Progress, summarize
+from site_builder.records import RecordStore, store_dir
 from site_builder.render import EntryBuild, SiteInfo, render_site
 from site_builder.search import index_site
 
@@ -33,6 +33,9 @@ class BuildOptions:
 
     jobs: int = 1
     fail_fast: bool = False
+    force: bool = False  # re-run every demo, whatever its record says
+    force_names: frozenset[str] = frozenset()  # re-run these entries
+    frozen: bool = False  # run nothing: every result comes from its record
 
 
 @dataclass
@@ -84,19 +87,25 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     parsed = _parse_all(entries, report)
     for warning in report.warnings:
         log.warning("%s", warning)
-    with tempfile.TemporaryDirectory(prefix="site-builder-runs-") as runs:
+    _check_force_names(options, entries)
+    store = RecordStore(config)
+    if options.frozen:
+        results = store.frozen_results(entries, parsed)
+        report.from_cache.update(results)
+        report.failures.extend(r.failure for r in results.values() if r.failure)
+    else:
         try:
-            results = _execute_all(entries, parsed, config, options, Path(runs), report, progress)
+            results = _execute_all(entries, parsed, config, options, store, report, progress)
         finally:
             progress.close()
-        for entry in entries:
-            script = parsed[entry.name]
-            if isinstance(script, Script):
-                report.builds.append(EntryBuild(entry, script, results[entry.name]))
-        files = render_site(report.builds, SiteInfo(title=config.title, site_url=config.site_url))
-        report.published = report.ok
-        report.site_dir = write_site(config.output, files, publish=report.ok,
-                                     finish=lambda staged: _index_search(staged, report))
+    for entry in entries:
+        script = parsed[entry.name]
+        if isinstance(script, Script):
+            report.builds.append(EntryBuild(entry, script, results[entry.name]))
+    files = render_site(report.builds, SiteInfo(title=config.title, site_url=config.site_url))
+    report.published = report.ok
+    report.site_dir = write_site(config.output, files, publish=report.ok,
+                                 finish=lambda staged: _index_search(staged, report))
     report.wall_time = time.perf_counter() - started
     return report
 
@@ -114,7 +123,7 @@ def _execute_all(
     parsed: dict[str, Script | ParseError],
     config: Config,
     options: BuildOptions,
-    runs: Path,
+    store: RecordStore,
     report: BuildReport,
     progress: Progress,
 ) -> dict[str, RunResult]:
@@ -134,15 +143,22 @@ def _execute_all(
             return None
         script = parsed[entry.name]
         assert isinstance(script, Script)
-        files_dir = runs / entry.name
         run_options = RunOptions(timeout=config.timeout_for(entry.name), project_root=config.root)
+        if not (options.force or entry.name in options.force_names):
+            cached = store.lookup(entry, script, run_options)
+            if cached.result is not None:
+                report.from_cache.add(entry.name)
+                return cached.result
+            log.debug("%s: running (%s)", entry.name, cached.reason)
+        files_dir = store.staging(entry.name)
         progress.entry_started(entry.name)
         try:
             result = run_demo(entry, script, files_dir, run_options,
                               on_event=progress.block_event, cancel=cancel)
         except RunCancelled:
+            store.discard(files_dir)
             return None  # a killed run is no result: it must never be recorded
-        return result
+        return store.commit(entry, script, result, run_options)
 
     def take(future: Future[RunResult | None], entry: Entry) -> None:
         """Keep one finished (or cancelled) entry's result; the first failure may stop the rest."""
@@ -151,7 +167,7 @@ def _execute_all(
             script = parsed[entry.name]
             assert isinstance(script, Script)
             failure = f"{entry.name}: not run (--fail-fast stopped the build)"
-            result = _not_run(entry, script, failure, runs / entry.name)
+            result = _not_run(entry, script, failure, store_dir(config, entry.name))
             report.not_run.append(entry.name)
         elif result.failure and options.fail_fast:
             stop_all()
@@ -180,6 +196,16 @@ def _execute_all(
             report.failures.append(failure)
     report.not_run.sort()
     return results
+
+
+def _check_force_names(options: BuildOptions, entries: list[Entry]) -> None:
+    """Refuse (exit status 2) ``--force NAME`` for a name that is no entry."""
+    known = {e.name for e in entries}
+    unknown = sorted(options.force_names - known)
+    if unknown:
+        raise UsageError(
+            f"--force: no entry named {', '.join(unknown)} (entries: {', '.join(sorted(known)) or 'none'})"
+        )
 
 
 def _expected_seconds(entries: list[Entry]) -> dict[str, float]:

@@ -60,6 +60,15 @@ def make_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--fail-fast", action="store_true", help="stop at the first failing demo")
     build.add_argument("-q", "--quiet", action="store_true", help="print only warnings and errors")
+    records = build.add_mutually_exclusive_group()
+    records.add_argument(
+        "--force", nargs="*", metavar="NAME",
+        help="re-run the named demos (all of them when no name is given), whatever their run records say",
+    )
+    records.add_argument(
+        "--frozen", action="store_true",
+        help="run nothing: build every page from its committed run record (_freeze/)",
+    )
     new = commands.add_parser("new", help="create demos/NAME.py from the house-style template")
     new.add_argument("name", help="the entry's name: its file name and URL segment, e.g. k-means")
     new.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
@@ -108,7 +117,10 @@ def _run_build(args: argparse.Namespace) -> int:
 
     config = with_overrides(load_config(Path.cwd()), demos=args.demos, output=args.out, timeout=args.timeout)
     progress = make_progress(sys.stderr, quiet=args.quiet)
-    report = build(config, BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast), progress)
+    force_names = frozenset(args.force or ())
+    options = BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast, force=args.force == [],
+                           force_names=force_names, frozen=args.frozen)
+    report = build(config, options, progress)
     rows = [summarize(b.result, b.entry.name in report.from_cache) for b in report.builds]
     progress.summary(rows, report.wall_time)
     if report.ok:

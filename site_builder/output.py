@@ -13,6 +13,7 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from site_builder.errors import SiteBuilderError, UsageError
@@ -92,15 +93,24 @@ def recover(output: Path) -> None:
         return
 
 
-def write_site(output: Path, files: list[SiteFile], *, publish: bool = True) -> Path:
+def write_site(
+    output: Path,
+    files: list[SiteFile],
+    *,
+    publish: bool = True,
+    finish: Callable[[Path], None] | None = None,
+) -> Path:
     """Write ``files`` as the new site; swap it in when ``publish``, else keep it as ``NAME.failed``.
 
+    ``finish`` post-processes the staged folder (the search index) before it is swapped in.
     Returns the folder where the files ended up.
     """
     recover(output)
     staging = _staging_dir(output)
     try:
         _write_tree(staging, files)
+        if finish is not None:
+            finish(staging)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -110,16 +120,21 @@ def write_site(output: Path, files: list[SiteFile], *, publish: bool = True) -> 
         staging.rename(target)
         return target
     shutil.rmtree(failed_dir(output), ignore_errors=True)
-    if not output.exists():
-        staging.rename(output)
-    elif output.is_dir() and _exchange(staging, output):
-        shutil.rmtree(staging)  # holds the previous site now
-    else:
-        old = output.with_name(f".{output.name}.old-{os.getpid()}")
-        output.rename(old)
-        staging.rename(output)  # a kill before this line is undone by recover()
-        shutil.rmtree(old, ignore_errors=True)
+    replace_dir(staging, output)
     return output
+
+
+def replace_dir(staging: Path, target: Path) -> None:
+    """Put folder ``staging`` in place of ``target`` with renames: readers see the old or the new one."""
+    if not target.exists():
+        staging.rename(target)
+    elif target.is_dir() and _exchange(staging, target):
+        shutil.rmtree(staging)  # holds the previous folder now
+    else:
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        target.rename(old)
+        staging.rename(target)  # a kill before this line is undone by recover(target)
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def check_writable(output: Path) -> None:

@@ -1,0 +1,438 @@
+"""Run records: the execution cache, in a folder authors can commit (``_freeze/`` by default).
+
+One store is both the cache of issue 4 and the committable record of issue 7: a record
+whose inputs still match the demo is its cached result.  Layout, per entry::
+
+    _freeze/NAME/                       the run's files folder (``RunResult.files_dir``)
+    _freeze/NAME/<files the demo wrote>  at their paths relative to the demo's cwd
+    _freeze/NAME/_site_builder/          figures, complete outputs, and record.json
+
+``record.json`` sits under ``_site_builder/`` so that a demo writing its own
+``record.json`` can never collide with it.  The JSON is diff-friendly: sorted keys,
+one array element per line, output and tracebacks split into lines, no timestamp
+other than the run's own start time (a cache hit rewrites nothing).
+
+API (also for ``check`` and ``--shard``):
+
+- ``store_dir(config, name)`` -> the record folder of an entry;
+- ``load_record(folder) -> RunResult`` / ``save_record(folder, result, inputs)``;
+- ``to_record(result, inputs) -> dict`` / ``from_record(data, folder) -> (RunResult, RunInputs)``;
+- ``RecordStore(config)``: ``lookup(entry, script, options)`` -> ``Lookup`` (hit or why not),
+  ``staging(name)`` -> a fresh folder to run into, ``commit(entry, script, result, options)``
+  -> the result, now in its record folder (swapped in atomically with renames).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import logging
+import platform
+import shutil
+import tempfile
+import tokenize
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from site_builder.blocks import Cell, Script
+from site_builder.config import Config
+from site_builder.entries import Entry
+from site_builder.errors import SiteBuilderError
+from site_builder.execute import (
+    BUILDER_DIR,
+    Artifact,
+    BlockError,
+    BlockResult,
+    OutputChunk,
+    RunOptions,
+    RunResult,
+)
+from site_builder.output import UnsafePathError, recover, replace_dir, safe_join
+
+log = logging.getLogger(__name__)
+
+RECORD_FORMAT = 1  # bump when the JSON layout changes; other formats are cache misses
+# Bump when execute.py/runner.py change what a run produces (capture, figures, errors):
+# every record made by the older behaviour is then re-run.
+EXECUTION_VERSION = 1
+RECORD_FILE = f"{BUILDER_DIR}/record.json"
+# environment keys that are not package distributions
+_NOT_PACKAGES = frozenset({"python", "platform", "blas"})
+
+
+class RecordError(Exception):
+    """A record that cannot be read or whose files are missing or changed."""
+
+
+class FrozenError(SiteBuilderError):
+    """``build --frozen`` found entries without a usable record (exit status 1)."""
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """Everything a run's result depends on: the cache key, kept in the record."""
+
+    execution: int  # EXECUTION_VERSION of the builder that ran it
+    code: str  # sha256 of the blocks' code without comments/blank lines/module docstring, + structure
+    source: str  # sha256 of the whole script text
+    exact: bool  # the result depends on the exact text (tracebacks, __doc__): compare ``source`` too
+    python: str
+    packages: dict[str, str]  # distribution -> version, of the packages the demo imported
+    options: dict[str, float]  # the RunOptions that change a run (timeout, output limit)
+    reads: dict[str, str]  # project-relative path -> sha256 of each file the demo read
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The answer of :meth:`RecordStore.lookup`: the cached result, or why there is none."""
+
+    result: RunResult | None
+    reason: str = ""  # on a miss: "no record", "code changed", "data/x.csv changed", ...
+
+
+# ---------------------------------------------------------------- fingerprints
+
+
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _code_tokens(cell: Cell) -> tuple[list[list[str]], bool]:
+    """The cell's tokens without comments, blank lines and (setup) module docstring; uses __doc__?"""
+    tokens = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(cell.text + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return [["text", cell.text]], "__doc__" in cell.text
+    ignored = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
+    significant = [t for t in tokens if t.type not in ignored]
+    if cell.marker_line is None:  # the setup cell: drop a leading module docstring
+        n = 0
+        while n < len(significant) and significant[n].type == tokenize.STRING:
+            n += 1
+        if n and (n == len(significant) or significant[n].type == tokenize.NEWLINE):
+            significant = significant[n + 1:]
+    uses_doc = any("__doc__" in t.string for t in significant if t.type in (tokenize.NAME, tokenize.STRING))
+    # INDENT holds the literal whitespace: only the structure matters
+    layout = {tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE}
+    return [[tokenize.tok_name[t.type]] if t.type in layout else [t.string] for t in significant], uses_doc
+
+
+def code_fingerprint(script: Script) -> tuple[str, bool]:
+    """(sha256 of the code and block structure, whether the code reads ``__doc__``)."""
+    blocks = []
+    uses_doc = False
+    for cell in script.code_cells:
+        tokens, doc = _code_tokens(cell)
+        uses_doc = uses_doc or doc
+        blocks.append({"name": cell.name, "tags": list(cell.tags), "tokens": tokens})
+    data = json.dumps(blocks, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest(), uses_doc
+
+
+def _depends_on_exact_text(result: RunResult, rel_path: str) -> bool:
+    """True when line numbers or source lines of the script appear in what the run showed."""
+    mention = f"{rel_path}:"
+    for block in result.blocks:
+        if block.error is not None and (block.error.traceback or block.error.line):
+            return True
+        # warnings print "demos/x.py:12: UserWarning" and the source line
+        if any(mention in chunk.text or f'"{rel_path}"' in chunk.text for chunk in block.output):
+            return True
+    return result.failure is not None
+
+
+def _packages(environment: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in environment.items() if k not in _NOT_PACKAGES}
+
+
+def _run_options(options: RunOptions) -> dict[str, float]:
+    return {"timeout": float(options.timeout), "output_limit": float(options.output_limit)}
+
+
+# ---------------------------------------------------------------- record <-> RunResult
+
+
+def _lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _file_sha(folder: Path, rel: str) -> str | None:
+    try:
+        return sha256_file(safe_join(folder, rel))
+    except (OSError, UnsafePathError):
+        return None  # written, then deleted or replaced by the demo: nothing to verify
+
+
+def to_record(result: RunResult, inputs: RunInputs) -> dict[str, Any]:
+    """The JSON-ready record of ``result`` (files are hashed in ``result.files_dir``)."""
+    folder = result.files_dir
+    blocks = []
+    for b in result.blocks:
+        blocks.append({
+            "name": b.name,
+            "status": b.status,
+            "duration": b.duration,
+            "output": [{"stream": c.stream, "lines": _lines(c.text)} for c in b.output],
+            "omitted_lines": b.omitted_lines,
+            "omitted_bytes": b.omitted_bytes,
+            "omitted_at": b.omitted_at,
+            "full_output": b.full_output,
+            "full_output_sha256": _file_sha(folder, b.full_output) if b.full_output else None,
+            "error": None if b.error is None else {
+                "type": b.error.type,
+                "message": b.error.message,
+                "line": b.error.line,
+                "traceback": _lines(b.error.traceback),
+            },
+            "artifacts": [{**dataclasses.asdict(a), "sha256": _file_sha(folder, a.path)} for a in b.artifacts],
+        })
+    return {
+        "format": RECORD_FORMAT,
+        "entry": result.entry,
+        "failure": result.failure,
+        "duration": result.duration,
+        "started_at": result.started_at,
+        "environment": dict(result.environment),
+        "reads": list(result.reads),
+        "inputs": dataclasses.asdict(inputs),
+        "blocks": blocks,
+    }
+
+
+def from_record(data: dict[str, Any], folder: Path) -> tuple[RunResult, RunInputs]:
+    """Rebuild the RunResult (files in ``folder``) and its inputs; raise RecordError when malformed."""
+    if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
+        raise RecordError(f"not a record of format {RECORD_FORMAT}")
+    try:
+        blocks = tuple(_block(b) for b in data["blocks"])
+        result = RunResult(
+            entry=str(data["entry"]),
+            blocks=blocks,
+            failure=data["failure"],
+            duration=float(data["duration"]),
+            started_at=float(data["started_at"]),
+            files_dir=folder,
+            environment={str(k): str(v) for k, v in data["environment"].items()},
+            reads=tuple(str(r) for r in data["reads"]),
+        )
+        inputs = RunInputs(**data["inputs"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise RecordError(f"malformed record ({type(exc).__name__}: {exc})") from None
+    return result, inputs
+
+
+def _block(raw: dict[str, Any]) -> BlockResult:
+    error = raw["error"]
+    return BlockResult(
+        name=raw["name"],
+        status=raw["status"],
+        duration=float(raw["duration"]),
+        output=tuple(OutputChunk(c["stream"], "".join(c["lines"])) for c in raw["output"]),
+        omitted_lines=int(raw["omitted_lines"]),
+        omitted_bytes=int(raw["omitted_bytes"]),
+        full_output=raw["full_output"],
+        omitted_at=raw["omitted_at"],
+        error=None if error is None else BlockError(
+            error["type"], error["message"], error["line"], "".join(error["traceback"])
+        ),
+        artifacts=tuple(
+            Artifact(**{k: v for k, v in a.items() if k != "sha256"}) for a in raw["artifacts"]
+        ),
+    )
+
+
+def _check_files(data: dict[str, Any], folder: Path) -> None:
+    """Raise RecordError when a file the record lists is missing or not what was recorded."""
+    expected: dict[str, str] = {}
+    for block in data["blocks"]:
+        if block.get("full_output_sha256"):
+            expected[block["full_output"]] = block["full_output_sha256"]
+        for art in block["artifacts"]:
+            if art.get("sha256"):
+                expected[art["path"]] = art["sha256"]
+    for rel, sha in expected.items():
+        if _file_sha(folder, rel) != sha:
+            raise RecordError(f"{rel} is missing or changed")
+
+
+def save_record(folder: Path, result: RunResult, inputs: RunInputs) -> None:
+    """Write ``folder/_site_builder/record.json`` for ``result`` (whose files are in ``folder``)."""
+    data = to_record(dataclasses.replace(result, files_dir=folder), inputs)
+    try:
+        text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+        raw = (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in some output: escape everything
+        raw = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("ascii")
+    path = folder / RECORD_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(raw)
+
+
+def read_record(folder: Path) -> tuple[RunResult, RunInputs]:
+    """Load the record in ``folder`` and verify its files; raise RecordError when unusable."""
+    try:
+        data = json.loads((folder / RECORD_FILE).read_bytes())
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"unreadable ({type(exc).__name__}: {exc})") from None
+    result, inputs = from_record(data, folder)
+    try:
+        _check_files(data, folder)
+    except (KeyError, TypeError) as exc:
+        raise RecordError(f"malformed record ({type(exc).__name__}: {exc})") from None
+    return result, inputs
+
+
+def load_record(folder: Path) -> RunResult:
+    """The RunResult recorded in ``folder``; raise RecordError (or FileNotFoundError)."""
+    return read_record(folder)[0]
+
+
+def store_dir(config: Config, name: str) -> Path:
+    """The record folder of entry ``name``."""
+    return config.records / name
+
+
+# ---------------------------------------------------------------- the store
+
+
+@dataclass
+class RecordStore:
+    """The records of one build: looks results up and commits new ones."""
+
+    config: Config
+    _installed: dict[str, str | None] = field(default_factory=dict)  # per-build version cache
+
+    def installed_version(self, dist: str) -> str | None:
+        """The installed version of distribution ``dist`` (None when absent), cached per build."""
+        if dist not in self._installed:
+            try:
+                self._installed[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                self._installed[dist] = None
+        return self._installed[dist]
+
+    def lookup(self, entry: Entry, script: Script, options: RunOptions, *, frozen: bool = False) -> Lookup:
+        """The recorded result of ``entry`` when every input still matches, else why not.
+
+        ``frozen`` checks only what the sources decide (code, files read), not this
+        machine's Python, packages or options.  An unreadable record is a miss (warned).
+        """
+        folder = store_dir(self.config, entry.name)
+        try:
+            recover(folder)  # a build killed between the two renames of replace_dir
+            result, inputs = read_record(folder)
+        except FileNotFoundError:
+            return Lookup(None, "no record")
+        except RecordError as exc:
+            where = f"{self.config.records.name}/{entry.name}"
+            log.warning("%s: ignoring the run record in %s: %s", entry.name, where, exc)
+            return Lookup(None, f"unusable record ({exc})")
+        reason = self._mismatch(entry, script, options, inputs, frozen)
+        return Lookup(None, reason) if reason else Lookup(result)
+
+    def _mismatch(self, entry: Entry, script: Script, options: RunOptions, inputs: RunInputs,
+                  frozen: bool) -> str:
+        code, _ = code_fingerprint(script)
+        if inputs.code != code:
+            return "its code changed"
+        if inputs.exact and inputs.source != _sha_text(entry.source):
+            return "its text changed and its output shows line numbers or source lines"
+        for rel, sha in sorted(inputs.reads.items()):
+            try:
+                now = sha256_file(safe_join(self.config.root, rel))
+            except (OSError, UnsafePathError):
+                if not sha:
+                    continue  # it was gone after the run already
+                return f"{rel}, which it read, is gone"
+            if now != sha:
+                return f"{rel}, which it read, changed"
+        if frozen:
+            return ""
+        if inputs.execution != EXECUTION_VERSION:
+            return "the builder's execution behaviour changed"
+        if inputs.python != platform.python_version():
+            return f"Python changed ({inputs.python} -> {platform.python_version()})"
+        for dist, version in sorted(inputs.packages.items()):
+            now_version = self.installed_version(dist)
+            if now_version != version:
+                return f"{dist} changed ({version} -> {now_version or 'not installed'})"
+        if inputs.options != _run_options(options):
+            return "run options changed (timeout or output limit)"
+        return ""
+
+    def staging(self, name: str) -> Path:
+        """A fresh, empty folder beside the records to run entry ``name`` into."""
+        self.config.records.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=self.config.records))
+
+    def commit(self, entry: Entry, script: Script, result: RunResult, options: RunOptions) -> RunResult:
+        """Save ``result`` (run in a staging folder) as the entry's record; return it from there."""
+        staging = result.files_dir
+        save_record(staging, result, self.inputs(entry, script, result, options))
+        target = store_dir(self.config, entry.name)
+        staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
+        replace_dir(staging, target)
+        for leftover in self.config.records.glob(f".{entry.name}.tmp-*"):
+            shutil.rmtree(leftover, ignore_errors=True)  # from builds killed mid-run
+        return dataclasses.replace(result, files_dir=target)
+
+    def discard(self, staging: Path) -> None:
+        """Remove the staging folder of a run that was cancelled (it is no result)."""
+        shutil.rmtree(staging, ignore_errors=True)
+
+    def frozen_results(self, entries: list[Entry], parsed: dict[str, Script | Exception]) -> dict[str, RunResult]:
+        """Every parsable entry's recorded result; raise FrozenError naming those without one."""
+        results: dict[str, RunResult] = {}
+        refused: list[str] = []
+        for entry in entries:
+            script = parsed[entry.name]
+            if not isinstance(script, Script):
+                continue
+            options = RunOptions(timeout=self.config.timeout_for(entry.name), project_root=self.config.root)
+            found = self.lookup(entry, script, options, frozen=True)
+            if found.result is None:
+                refused.append(f"{entry.name} ({found.reason})")
+            else:
+                results[entry.name] = found.result
+        if refused:
+            raise FrozenError(
+                f"--frozen: no matching run record for {len(refused)} entr{'y' if len(refused) == 1 else 'ies'}: "
+                f"{'; '.join(refused)}; run `site-builder build` to record them"
+            )
+        return results
+
+    def inputs(self, entry: Entry, script: Script, result: RunResult, options: RunOptions) -> RunInputs:
+        """The cache key of a run that just finished."""
+        code, uses_doc = code_fingerprint(script)
+        reads = {}
+        for rel in result.reads:
+            try:
+                reads[rel] = sha256_file(safe_join(self.config.root, rel))
+            except (OSError, UnsafePathError):
+                reads[rel] = ""  # read, then deleted: any file there later is a change
+        return RunInputs(
+            execution=EXECUTION_VERSION,
+            code=code,
+            source=_sha_text(entry.source),
+            exact=uses_doc or _depends_on_exact_text(result, entry.rel_path),
+            python=result.environment.get("python", platform.python_version()),
+            packages=_packages(result.environment),
+            options=_run_options(options),
+            reads=reads,
+        )
+
+
+def _sha_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
