@@ -1,0 +1,156 @@
+"""`serve` end to end: a live preview over HTTP that follows edits, survives a broken demo, stops at once."""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, write_demo
+
+DEMO = '''
+"""hello.py — say hello.
+
+Blocks
+------
+[B-greet]  print the greeting
+"""
+
+# %% B-greet
+print("[B-greet] {text}")
+'''
+
+
+def fetch(url: str) -> tuple[int, str]:
+    """(status, body) of a GET; error statuses are returned, not raised."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8")
+
+
+def wait_for(what: str, check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def read_line(stream: object, timeout: float) -> str:
+    selector = selectors.DefaultSelector()
+    selector.register(stream, selectors.EVENT_READ)  # type: ignore[arg-type]
+    assert selector.select(timeout), "serve printed nothing"
+    return stream.readline()  # type: ignore[attr-defined, no-any-return]
+
+
+@pytest.fixture
+def server(project: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``serve --port 0`` in ``project`` (no demos folder yet); yields the process and its URL."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "site_builder", "serve", "--port", "0", "-j", "1"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = read_line(proc.stdout, timeout=10)
+        match = re.fullmatch(r"serving (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)\n", line)
+        assert match, line
+        yield proc, match.group(1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+def test_serve_follows_edits_and_survives_a_broken_demo(
+    project: Path, server: tuple[subprocess.Popen[str], str]
+) -> None:
+    proc, url = server
+    page = f"{url}hello/"
+
+    # No demos folder yet: the browser is told so, and the server waits for it.
+    wait_for("the missing-folder page", lambda: "demos folder not found" in fetch(url)[1])
+
+    write_demo(project, "hello", DEMO.format(text="version one"))
+    wait_for("the first page", lambda: "[B-greet] version one" in fetch(page)[1])
+    status, body = fetch(page)
+    assert status == 200
+    tag = re.search(r'<script src="/__livereload.js" data-version="([^"]+)" defer></script></head>', body)
+    assert tag, "the page must load the live-reload script"
+    assert fetch(f"{url}__livereload.js")[0] == 200
+    assert "livereload" not in (project / "build" / "hello" / "index.html").read_text(encoding="utf-8")
+
+    write_demo(project, "hello", DEMO.format(text="version two"))
+    wait_for("the edited page", lambda: "[B-greet] version two" in fetch(page)[1])
+    assert f'data-version="{tag.group(1)}"' not in fetch(page)[1], "a rebuild must change the version"
+
+    write_demo(project, "hello", DEMO.format(text='broken"); raise ValueError("broken on purpose'))
+    wait_for("the error page", lambda: "broken on purpose" in fetch(page)[1])
+    assert "ValueError" in fetch(page)[1]
+    assert proc.poll() is None, "the server must keep running after a failed build"
+
+    write_demo(project, "hello", DEMO.format(text="version three"))
+    wait_for("the fixed page", lambda: "[B-greet] version three" in fetch(page)[1])
+    assert not (project / "build.failed").exists()
+
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    _, stderr = proc.communicate(timeout=5)
+    assert time.monotonic() - started < 3, "Ctrl-C must stop serve at once"
+    assert proc.returncode in (0, 130)
+    assert "Traceback" not in stderr
+    assert stderr.rstrip().splitlines()[-1] == "stopped serving"
+
+
+def test_ctrl_c_during_a_build_stops_at_once_and_kills_the_demo(
+    project: Path, server: tuple[subprocess.Popen[str], str]
+) -> None:
+    proc, url = server
+    marker = project / "running.pid"
+    write_demo(
+        project,
+        "slow",
+        f'''
+        """slow.py — never finishes on its own."""
+        import os, time
+        from pathlib import Path
+        Path({str(marker)!r}).write_text(str(os.getpid()))
+        time.sleep(60)
+        ''',
+    )
+    wait_for("the demo to start", marker.exists)
+    wait_for("the pid", lambda: marker.read_text().isdigit())
+    pid = int(marker.read_text())
+
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    _, stderr = proc.communicate(timeout=5)
+    assert time.monotonic() - started < 3, "Ctrl-C must stop serve at once"
+    assert proc.returncode in (0, 130)
+    assert "Traceback" not in stderr
+
+    def demo_gone() -> bool:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return True
+        return "\nState:\tZ" in status  # killed; only its exit status is left to collect
+
+    wait_for("the demo to be killed", demo_gone, timeout=3)
