@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,13 +32,14 @@ from site_builder.execute import (
     Artifact,
     BlockError,
     BlockResult,
-    OutputChunk,
     RunResult,
 )
 from site_builder.notebook import make_notebook
+from site_builder.outcomes import OutputView, block_note, output_views, unpublishable
 from site_builder.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.theme import pygments_css
 
+log = logging.getLogger(__name__)
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 # The reproducibility sentence is only claimed for scripts that visibly seed an RNG.
@@ -137,12 +139,14 @@ class CellView:
     html: Markup  # highlighted code, or rendered prose
     status: str  # BlockStatus; "not-run" when the run has no result for the block
     duration: str  # "" when not run
-    output: tuple[OutputChunk, ...]
+    output: tuple[OutputView, ...]  # all of it, or the head when it was cut
     omitted_lines: int
     omitted_bytes: str  # formatted size, "" when nothing was left out
     full_output: str | None  # relative URL of the complete output
     error: BlockError | None
     artifacts: tuple[ArtifactView, ...]
+    output_tail: tuple[OutputView, ...] = ()  # after the cut, when the output was cut
+    note: str = ""  # why it did not run, that it ended the script, or should have raised
 
 
 # ---------------------------------------------------------------- small formatters
@@ -325,13 +329,16 @@ class _Renderer:
 
         def publish(rel: str) -> str | None:
             safe = _safe_rel_path(rel)
-            if safe is None or safe in page_paths:
-                return None  # would escape the entry folder or overwrite the page itself
+            why = unpublishable(result.files_dir, rel, safe, page_paths)
+            if why:
+                log.warning("%s: the file %s the demo wrote is not published: %s", name, rel, why)
+                return None
+            assert safe is not None
             published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe)
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir)
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result)
                  for cell in script.cells]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
@@ -365,7 +372,8 @@ class _Renderer:
         ]
 
     def cell_view(
-        self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None
+        self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
+        result: RunResult | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             return CellView(kind="markdown", name="", description="", html=self.markdown(cell.text),
@@ -373,6 +381,8 @@ class _Renderer:
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
+        head, tail = output_views(block)
+        expects_error = "raises-exception" in cell.tags
         return CellView(
             kind="code",
             name=cell.name,
@@ -380,7 +390,9 @@ class _Renderer:
             html=self.code(cell),
             status=block.status,
             duration="" if block.status == "not-run" else format_duration(block.duration),
-            output=block.output,
+            output=head,
+            output_tail=tail,
+            note=block_note(block, result, expects_error) if result else "",
             omitted_lines=block.omitted_lines,
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
             full_output=publish(block.full_output) if block.full_output else None,

@@ -193,7 +193,7 @@ def test_everything_user_controlled_is_escaped(tmp_path: Path) -> None:
         assert "<b>bold</b>" not in page
     page = text(files["demo/index.html"])
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert page.count("<script") == 1  # the page's own site.js only
+    assert page.count("<script") == 2  # the page's own theme.js and site.js only
 
 
 def test_markdown_links_cannot_run_script_or_load_remote_images(tmp_path: Path) -> None:
@@ -224,11 +224,11 @@ def test_error_and_not_run_cells(tmp_path: Path) -> None:
     assert '<pre class="traceback">' in bad and "&lt;division&gt;" in bad
     assert bad.index('<pre class="output">before') < bad.index('<pre class="traceback">')
     later = page[page.index('<section id="B-later"'):page.index('<section id="B-slow"')]
-    assert "Not run: an earlier block failed" in later
+    assert "Not run: the script stopped at block B-bad." in later
     slow = page[page.index('<section id="B-slow"'):page.index('<section id="B-missing"')]
     assert "the demo ran longer than 600 s" in slow and 'data-status="timeout"' in slow
     missing = page[page.index('<section id="B-missing"'):]
-    assert "Not run: an earlier block failed" in missing  # no result at all: not run
+    assert "Not run: the script stopped at block B-bad." in missing  # no result at all: not run
     assert "did not run to the end" in page and "B-bad line 2" in page
 
 
@@ -237,10 +237,15 @@ def test_truncated_output(tmp_path: Path) -> None:
     blocks = (BlockResult("setup", "ok", 3.0,
                           output=(OutputChunk("stdout", "0\n1\n"), OutputChunk("stdout", "999999\n")),
                           omitted_lines=999_997, omitted_bytes=6_888_890,
-                          full_output=f"{BUILDER_DIR}/setup-output.txt"),)
+                          full_output=f"{BUILDER_DIR}/setup-output.txt", omitted_at=1),)
+    full = tmp_path / "run-demo" / BUILDER_DIR / "setup-output.txt"
+    full.parent.mkdir(parents=True, exist_ok=True)
+    full.write_text("0\n1\n...\n999999\n")
     files = site([make_build(tmp_path, cells=cells, blocks=blocks)])
     page = text(files["demo/index.html"])
     assert "… 999997 lines (6.9 MB) left out …" in page
+    # head, then the line saying what was left out, then the tail
+    assert page.index("1\n</pre>") < page.index("left out") < page.index("999999\n</pre>")
     assert f'href="{BUILDER_DIR}/setup-output.txt"' in page
     assert files[f"demo/{BUILDER_DIR}/setup-output.txt"].source == (
         tmp_path / "run-demo" / BUILDER_DIR / "setup-output.txt")
@@ -344,4 +349,4 @@ def test_unsafe_artifact_paths_are_not_published(tmp_path: Path, bad: str) -> No
     blocks = (BlockResult("setup", "ok", 0.1, artifacts=(Artifact(bad, "file", 1),)),)
     files = site([make_build(tmp_path, cells=(code("setup", "pass", 1),), blocks=blocks)])
     assert not [p for p in files if p.startswith("demo/") and p not in
-                ("demo/index.html", "demo/demo.py")]
+                ("demo/index.html", "demo/demo.py", "demo/demo.ipynb")]

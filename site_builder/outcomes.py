@@ -1,0 +1,71 @@
+"""How a block's outcome reads on its page: output as styled spans, notes on why it did not run.
+
+Used by the render stage; kept apart so render.py stays about pages and files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from site_builder.ansi import Span, to_spans
+from site_builder.execute import BlockResult, OutputChunk, RunResult
+
+FAILED_STATUSES = ("error", "timeout", "crashed", "exited")
+
+
+@dataclass(frozen=True)
+class OutputView:
+    """One stream's run of output, as spans ready for the template."""
+
+    stream: str  # "stdout" or "stderr"
+    spans: tuple[Span, ...]
+
+
+def output_views(block: BlockResult) -> tuple[tuple[OutputView, ...], tuple[OutputView, ...]]:
+    """The block's output as (head, tail): the tail is empty unless the output was cut."""
+    cut = block.omitted_at if block.full_output and block.omitted_at is not None else len(block.output)
+    return _views(block.output[:cut]), _views(block.output[cut:])
+
+
+def _views(chunks: tuple[OutputChunk, ...]) -> tuple[OutputView, ...]:
+    views = (OutputView(c.stream, to_spans(c.text)) for c in chunks)
+    return tuple(v for v in views if v.spans)
+
+
+def block_note(block: BlockResult, result: RunResult, expects_error: bool) -> str:
+    """A sentence for a block that did not run, ended the script, or should have raised; else ""."""
+    if block.status == "not-run":
+        return not_run_reason(result)
+    if block.status == "ok" and block.error is not None and block.error.type == "SystemExit":
+        return f"Ended the script here ({block.error.message}); the blocks after it were not run."
+    if block.status == "ok" and expects_error:
+        return 'Expected to raise an exception (tags=["raises-exception"]), but it did not.'
+    return ""
+
+
+def not_run_reason(result: RunResult) -> str:
+    """Why the blocks of ``result`` that have no outcome were not run."""
+    for block in result.blocks:
+        if block.status in FAILED_STATUSES:
+            return f"Not run: the script stopped at block {block.name}."
+        if block.status == "ok" and block.error is not None and block.error.type == "SystemExit":
+            return f"Not run: block {block.name} ended the script ({block.error.message})."
+    if result.failure:
+        return "Not run: this demo could not be started (see the message at the top of the page)."
+    return "Not run."
+
+
+def unpublishable(files_dir: Path, rel: str, safe: str | None, page_paths: set[str]) -> str | None:
+    """Why the file ``rel`` a demo wrote can't be published beside its page, or None when it can."""
+    if safe is None:
+        return "its path leaves the entry's folder"
+    if safe in page_paths:
+        return f"its name clashes with the page's own {safe}"
+    source = files_dir / safe
+    # A symlink could publish any file of the building machine.
+    if source.is_symlink() or any(p.is_symlink() for p in source.parents if files_dir in p.parents):
+        return "it is a symbolic link"
+    if not source.is_file():
+        return "it is not a regular file"
+    return None
