@@ -1,0 +1,115 @@
+"""Parallel builds: the same site whatever -j is, --fail-fast stops at once, the timings page."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+from conftest import run_cli, write_demo
+
+from site_builder.blocks import Cell, Script
+from site_builder.entries import Entry
+from site_builder.execute import BlockResult, RunResult
+from site_builder.render import EntryBuild, SiteInfo, render_site
+
+DEMO = '''
+    """{name}: prints numbers and writes a file."""
+    import random
+
+    random.seed({seed})
+    values = [random.random() for _ in range(5)]
+
+    # %% B-print
+    print("{name}", sum(values))
+
+    # %% B-write
+    with open("{name}.csv", "w") as f:
+        f.write("v\\n" + "\\n".join(f"{{v:.6f}}" for v in values) + "\\n")
+    print(len(values), "rows")
+'''
+# What legitimately differs between two runs: the times and when they ran.
+TIMES = re.compile(rb"\d+(?:\.\d+)? (?:ms|s)\b|\d+ min \d+ s|\d{4}-\d\d-\d\d \d\d:\d\d UTC")
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    # pagefind/ is an index derived from the pages (it hashes their text, times included)
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*"))
+            if p.is_file() and not p.relative_to(site).as_posix().startswith("pagefind/")}
+
+
+def timing_rows(page: bytes) -> list[bytes]:
+    """The timings page's rows, times masked, in a fixed order (their order follows the times)."""
+    return sorted(TIMES.sub(b"T", row) for row in re.findall(rb"<tr[ >].*?</tr>", page))
+
+
+def test_site_is_identical_whatever_the_number_of_jobs(tmp_path: Path) -> None:
+    sites = {}
+    for jobs in ("1", "2"):
+        project = tmp_path / f"j{jobs}"
+        for i, name in enumerate(["ant", "bee", "cat", "dog"]):
+            write_demo(project, name, DEMO.format(name=name, seed=i))
+        result = run_cli("build", "-j", jobs, cwd=project)
+        assert result.returncode == 0, result.stderr
+        sites[jobs] = site_files(project / "build")
+    one, two = sites["1"], sites["2"]
+    assert one.keys() == two.keys()
+    assert {"ant/ant.csv", "dog/index.html", "timings/index.html"} <= one.keys()
+    for path in one:
+        if path == "timings/index.html":
+            assert timing_rows(one[path]) == timing_rows(two[path])
+        else:
+            assert TIMES.sub(b"T", one[path]) == TIMES.sub(b"T", two[path]), path
+
+
+def test_fail_fast_stops_running_and_waiting_demos_at_once(project: Path) -> None:
+    # The failing demo is the largest, so it is scheduled first (longest expected first).
+    write_demo(project, "broken", '"""broken: fails at once."""\n' + "# padding\n" * 200
+               + "# %% B-fail\nraise RuntimeError('nope')\n")
+    for name in ("slow1", "slow2", "slow3"):
+        write_demo(project, name, f'"""{name}."""\nimport time\n# %% B-sleep\ntime.sleep(60)\n')
+    t0 = time.perf_counter()
+    result = run_cli("build", "-j", "2", "--fail-fast", cwd=project)
+    elapsed = time.perf_counter() - t0
+    assert result.returncode == 1
+    assert elapsed < 30, f"--fail-fast took {elapsed:.1f} s"
+    assert "error: broken: block B-fail raised RuntimeError" in result.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in result.stderr.splitlines()
+            if re.match(r"slow\d ", line)}  # the summary table's rows
+    assert set(rows) == {"slow1", "slow2", "slow3"}, result.stderr
+    assert all(r[:2] == ["not", "run"] for r in rows.values()), result.stderr
+    assert "B-sleep ok" not in result.stderr
+    assert "site written" not in result.stderr
+
+
+def make_build(name: str, blocks: tuple[tuple[str, float], ...], duration: float) -> EntryBuild:
+    cells = tuple(Cell("code", b, f"pass  # {b}", 1 + 2 * i, 2 * i or None)
+                  for i, (b, _) in enumerate(blocks))
+    source = "\n".join(c.text for c in cells) + "\n"
+    result = RunResult(name, tuple(BlockResult(b, "ok", t) for b, t in blocks), None, duration,
+                       1_700_000_000.0, Path("/nonexistent"),
+                       {"python": "3.11.7", "numpy": "1.26.4", "matplotlib": "3.8.2",
+                        "platform": "Linux-6.1-x86_64", "blas": "openblas 0.3.27"})
+    entry = Entry(name, Path(f"/x/{name}.py"), f"demos/{name}.py", source, source.encode())
+    return EntryBuild(entry, Script(f"{name}: demo.", "", "", cells, ()), result)
+
+
+def test_timings_page_lists_every_block_slowest_first() -> None:
+    builds = [
+        make_build("alpha", (("setup", 0.01), ("B-fit", 12.5), ("B-plot", 0.4)), 13.0),
+        make_build("beta", (("setup", 0.002), ("B-load", 75.0)), 75.1),
+    ]
+    files = {f.path: f for f in render_site(builds, SiteInfo())}
+    page = files["timings/index.html"].data.decode()
+    assert [m for m in re.findall(r'href="\.\./(\w+)/index\.html"', page)][:2] == ["beta", "alpha"]
+    blocks = re.findall(r'href="\.\./(\w+)/index\.html#([\w-]+)"', page)
+    assert blocks == [("beta", "B-load"), ("alpha", "B-fit"), ("alpha", "B-plot"),
+                      ("alpha", "setup"), ("beta", "setup")]
+    assert "1 min 15 s" in page and "12.5 s" in page and "400 ms" in page
+    assert "NumPy 1.26.4 and Matplotlib 3.8.2" in page
+    index = files["index.html"].data.decode()
+    assert 'href="timings/index.html"' in index
+    entry = files["alpha/index.html"].data.decode()
+    assert "2023-11-14 22:13 UTC, taking 13.0 s in all, with Python 3.11.7, NumPy 1.26.4 and " \
+           "Matplotlib 3.8.2, on Linux-6.1-x86_64 (BLAS: openblas 0.3.27)" in entry
+    assert "/nonexistent" not in page
