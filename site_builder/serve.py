@@ -26,6 +26,7 @@ from site_builder.entries import relative_to_root
 from site_builder.errors import SiteBuilderError, UsageError
 from site_builder.output import failed_dir
 from site_builder.preview_http import PreviewServer, SiteState
+from site_builder.progress import make_progress
 from site_builder.render import TEMPLATES_DIR
 
 log = logging.getLogger(__name__)
@@ -154,7 +155,7 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
         state.publish(None, message, config.title)
         return
     try:
-        report = build(config, BuildOptions(jobs=options.jobs))
+        report = build(config, BuildOptions(jobs=options.jobs), make_progress(sys.stderr, quiet=False))
     except SiteBuilderError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         state.publish(None, str(exc), config.title)
@@ -167,7 +168,12 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
     for failure in report.failures:
         print(f"error: {failure}", file=sys.stderr)
     where = os.path.relpath(report.site_dir) if report.site_dir else "?"
-    verdict = "site rebuilt" if report.ok else f"build failed ({len(report.failures)} problem(s)); showing {where}"
+    ran = len(report.builds) - len(report.from_cache)
+    verdict = (
+        f"built in {report.wall_time:.1f} s ({ran} run, {len(report.from_cache)} from the cache)"
+        if report.ok
+        else f"build failed ({len(report.failures)} problem(s)); showing {where}"
+    )
     print(f"{verdict}; waiting for changes", file=sys.stderr, flush=True)
     state.publish(report.site_dir, None, config.title)
 

@@ -88,6 +88,7 @@ def test_serve_follows_edits_and_survives_a_broken_demo(
     # No demos folder yet: the browser is told so, and the server waits for it.
     wait_for("the missing-folder page", lambda: "demos folder not found" in fetch(url)[1])
 
+    write_demo(project, "other", DEMO.replace("hello", "other").format(text="untouched"))
     write_demo(project, "hello", DEMO.format(text="version one"))
     wait_for("the first page", lambda: "[B-greet] version one" in fetch(page)[1])
     status, body = fetch(page)
@@ -117,6 +118,9 @@ def test_serve_follows_edits_and_survives_a_broken_demo(
     assert proc.returncode in (0, 130)
     assert "Traceback" not in stderr
     assert stderr.rstrip().splitlines()[-1] == "stopped serving"
+    # Only the edited demo re-ran; the other one came from the execution cache every time.
+    assert stderr.count("other: ok in") == 1, stderr
+    assert "other: ok (from the cache" in stderr
 
 
 def test_ctrl_c_during_a_build_stops_at_once_and_kills_the_demo(
