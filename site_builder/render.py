@@ -450,6 +450,7 @@ class _Renderer:
             SiteFile("static/site.css", self.stylesheet()),
             SiteFile("static/site.js", source=TEMPLATES_DIR / "static" / "site.js"),
             SiteFile("static/theme.js", source=TEMPLATES_DIR / "static" / "theme.js"),
+            SiteFile("static/favicon.svg", source=TEMPLATES_DIR / "static" / "favicon.svg"),
             SiteFile(".nojekyll", b""),
             SiteFile("timings/index.html", self.timings_page(builds)),
         ]

@@ -1,0 +1,82 @@
+"""A demo as a Jupyter notebook: one code cell per block, its name and description above it.
+
+Built with nbformat (never hand-written JSON) and deterministic: cell ids come from the
+cell order and the outputs from the run record, so the same run gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import nbformat
+from nbformat import v4
+
+from site_builder.blocks import Cell, Script
+from site_builder.execute import BlockResult, RunResult
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def _without_docstring(cell: Cell, docstring: str) -> str:
+    """The setup cell's code minus the module docstring (it becomes the first Markdown cell)."""
+    if not docstring or cell.first_line != 1:
+        return cell.text
+    try:
+        body = ast.parse(cell.text).body
+    except SyntaxError:
+        return cell.text
+    first = body[0] if body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and first.end_lineno is not None):
+        return cell.text
+    return "\n".join(cell.text.splitlines()[first.end_lineno:]).strip("\n")
+
+
+def _markdown(text: str) -> dict[str, object]:
+    return {"cell_type": "markdown", "metadata": {}, "source": text}
+
+
+def _code(text: str, outputs: list[dict[str, str]]) -> dict[str, object]:
+    return {"cell_type": "code", "metadata": {}, "execution_count": None, "source": text,
+            "outputs": outputs}
+
+
+def _outputs(block: BlockResult | None) -> list[dict[str, str]]:
+    """Stream outputs of one block as it last ran, with the truncation note where the cut is."""
+    if block is None:
+        return []
+    chunks = [(c.stream, c.text) for c in block.output]
+    if block.omitted_lines or block.omitted_bytes:
+        at = block.omitted_at if block.omitted_at is not None else len(chunks)
+        chunks.insert(at, ("stdout", f"… {block.omitted_lines} lines left out …\n"))
+    return [{"output_type": "stream", "name": stream, "text": text} for stream, text in chunks if text]
+
+
+def _block_heading(cell: Cell) -> str:
+    text = f"### `{cell.name}`"
+    return f"{text}\n\n{cell.description}" if cell.description else text
+
+
+def make_notebook(name: str, script: Script, result: RunResult | None) -> bytes:
+    """The demo as ``.ipynb`` bytes (nbformat 4, validated); outputs from ``result`` when given."""
+    by_name = {b.name: b for b in result.blocks} if result else {}
+    intro = f"# {name}\n\n{script.docstring.strip()}" if script.docstring.strip() else f"# {name}"
+    # Plain dicts, validated once below: nbformat's new_*_cell validate each cell (slow) and
+    # pick random cell ids (the same demo must give the same bytes).
+    cells = [_markdown(intro)]
+    for cell in script.cells:
+        if cell.kind == "markdown":
+            cells.append(_markdown(cell.text))
+            continue
+        code = _without_docstring(cell, script.docstring) if cell.name == "setup" else cell.text
+        if cell.name != "setup" or cell.description:
+            cells.append(_markdown(_block_heading(cell)))
+        cells.append(_code(code, _outputs(by_name.get(cell.name))))
+    for index, nb_cell in enumerate(cells):
+        nb_cell["id"] = f"cell-{index}"
+    # new_notebook validates the whole notebook (nbformat.validate), raising if invalid.
+    notebook = v4.new_notebook(cells=[nbformat.from_dict(c) for c in cells], metadata={
+        "kernelspec": KERNELSPEC,
+        "language_info": {"name": "python"},
+    })
+    return (v4.writes_json(notebook) + "\n").encode("utf-8")
