@@ -16,6 +16,7 @@ import re
 import sys
 import textwrap
 import tokenize
+import traceback
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -171,10 +172,16 @@ def _markdown(lines: list[str], where: str) -> str:
     raise ParseError(f"{where}: a markdown cell must hold only '#' comment lines or one string")
 
 
-def _syntax_error(prefix: str, rel_path: str, error: SyntaxError | ValueError) -> ParseError:
+def _syntax_error(entry: str, block: str, rel_path: str, error: SyntaxError | ValueError) -> ParseError:
+    # Worded like a block that raised at run time: one format for every failure.
+    prefix = f"{entry}: block {block}"
     if isinstance(error, SyntaxError):
-        return ParseError(f"{prefix} has a syntax error at {rel_path}:{error.lineno}: {error.msg}")
-    return ParseError(f"{prefix} cannot be compiled ({rel_path}): {error}")
+        detail = "".join(traceback.format_exception_only(type(error), error))
+        return ParseError(
+            f"{prefix} raised {type(error).__name__} at {rel_path}:{error.lineno}: {error.msg}",
+            block=block, line=error.lineno, error_type=type(error).__name__, detail=detail,
+        )
+    return ParseError(f"{prefix} cannot be compiled ({rel_path}): {error}", block=block)
 
 
 def _compile(cell: Cell, rel_path: str, entry: str) -> None:
@@ -186,7 +193,7 @@ def _compile(cell: Cell, rel_path: str, entry: str) -> None:
             warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
             compile(padded, rel_path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
-        raise _syntax_error(f"{entry}: block {cell.name}", rel_path, error) from None
+        raise _syntax_error(entry, cell.name, rel_path, error) from None
 
 
 def _requirements(tree: ast.Module, local_dir: Path | None) -> tuple[str, ...]:
@@ -244,11 +251,8 @@ def _describe(cells: list[Cell], doc: str, rel_path: str, entry: str) -> tuple[l
     return out, messages
 
 
-def parse(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:
-    """Split ``source`` into cells and read its docstring; raise ParseError on bad input.
-
-    ``local_dir`` is the script's folder: modules found there are not requirements.
-    """
+def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exception | None]:
+    """The normalised text and its cells (not yet compiled), plus any tokenize error."""
     # One "\n" per original line ending, so line numbers survive CRLF/CR normalisation.
     text = source.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
@@ -279,6 +283,15 @@ def parse(source: str, rel_path: str, entry: str, *, local_dir: Path | None = No
         seen[name] = marker.line
         cells.append(Cell("code", name, "\n".join(body), marker.line + 1, marker.line, tags=marker.tags))
 
+    return text, cells, token_error
+
+
+def parse(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:
+    """Split ``source`` into cells and read its docstring; raise ParseError on bad input.
+
+    ``local_dir`` is the script's folder: modules found there are not requirements.
+    """
+    text, cells, token_error = _split(source, rel_path, entry)
     for cell in cells:
         if cell.kind == "code":
             _compile(cell, rel_path, entry)
@@ -292,7 +305,7 @@ def parse(source: str, rel_path: str, entry: str, *, local_dir: Path | None = No
         line = getattr(error, "lineno", None) or 0
         owner = [c for c in cells if c.kind == "code" and (c.marker_line or 0) <= line]
         name = owner[-1].name if owner else "setup"
-        raise _syntax_error(f"{entry}: block {name}", rel_path, error) from None
+        raise _syntax_error(entry, name, rel_path, error) from None
     if token_error is not None:  # not expected once everything compiled; be safe anyway
         raise ParseError(f"{entry}: {rel_path} cannot be tokenized: {token_error}")
 
@@ -307,3 +320,16 @@ def parse(source: str, rel_path: str, entry: str, *, local_dir: Path | None = No
         requirements=_requirements(tree, local_dir),
         warnings=tuple(messages),
     )
+
+
+def outline(source: str, rel_path: str, entry: str) -> Script:
+    """What can be shown of a demo that failed to parse: its cells, as far as its markers can be read.
+
+    Used for the failed build's page of that demo; nothing is compiled or checked.
+    """
+    try:
+        _text, cells, _error = _split(source, rel_path, entry)
+    except ParseError:  # unreadable markers: the whole script as one block
+        text = source.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+        cells = [Cell("code", "setup", text.rstrip("\n"), 1, None)]
+    return Script(summary="", purpose="", docstring="", cells=tuple(cells), requirements=())

@@ -10,14 +10,14 @@ import logging
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from site_builder.blocks import Script, parse
+from site_builder.blocks import Script, outline, parse
 from site_builder.config import Config
 from site_builder.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
-from site_builder.execute import BlockResult, RunCancelled, RunOptions, RunResult, run_demo
+from site_builder.execute import BlockError, BlockResult, RunCancelled, RunOptions, RunResult, run_demo
 from site_builder.output import check_writable, write_site
 from site_builder.progress import Progress, summarize
 from site_builder.records import RecordStore, store_dir
@@ -63,6 +63,18 @@ def _not_run(entry: Entry, script: Script | None, failure: str, files_dir: Path)
     return RunResult(entry.name, blocks, failure, 0.0, time.time(), files_dir)
 
 
+def _unparsable(entry: Entry, error: ParseError) -> EntryBuild:
+    """The page of a demo that failed to parse: its cells as far as known, none run, the error shown."""
+    script = outline(entry.source, entry.rel_path, entry.name)
+    result = _not_run(entry, script, str(error), Path())
+    if error.block and error.error_type:
+        message = str(error).rpartition(f":{error.line}: ")[2] if error.line else ""
+        shown = BlockError(error.error_type, message, error.line, error.detail)
+        blocks = tuple(replace(b, error=shown) if b.name == error.block else b for b in result.blocks)
+        result = replace(result, blocks=blocks)
+    return EntryBuild(entry, script, result)
+
+
 def _parse_all(entries: list[Entry], report: BuildReport) -> dict[str, Script | ParseError]:
     parsed: dict[str, Script | ParseError] = {}
     for entry in entries:
@@ -93,6 +105,12 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
         results = store.frozen_results(entries, parsed)
         report.from_cache.update(results)
         report.failures.extend(r.failure for r in results.values() if r.failure)
+    elif options.fail_fast and report.failures:  # a syntax error is the first failure: run nothing
+        results = {
+            e.name: _not_run(e, s, f"{e.name}: not run (--fail-fast stopped the build)", store_dir(config, e.name))
+            for e in entries if isinstance(s := parsed[e.name], Script)
+        }
+        report.not_run.extend(sorted(results))
     else:
         try:
             results = _execute_all(entries, parsed, config, options, store, report, progress)
@@ -102,6 +120,8 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
         script = parsed[entry.name]
         if isinstance(script, Script):
             report.builds.append(EntryBuild(entry, script, results[entry.name]))
+        else:  # the failed build's page shows the error where it is
+            report.builds.append(_unparsable(entry, script))
     files = render_site(report.builds, SiteInfo(title=config.title, site_url=config.site_url))
     report.published = report.ok
     report.site_dir = write_site(config.output, files, publish=report.ok,

@@ -21,3 +21,11 @@ class EntryError(SiteBuilderError):
 
 class ParseError(SiteBuilderError):
     """A demo whose blocks cannot be parsed; names the entry, block and line."""
+
+    def __init__(self, message: str, *, block: str | None = None, line: int | None = None,
+                 error_type: str = "", detail: str = "") -> None:
+        super().__init__(message)
+        self.block = block  # the block the problem is in, when known
+        self.line = line  # 1-based line in the script, when known
+        self.error_type = error_type  # e.g. "SyntaxError", "IndentationError"; "" when none
+        self.detail = detail  # Python's own report (e.g. the caret under a syntax error)

@@ -405,6 +405,7 @@ class _RunState:
         self.current: int | None = None
         self.current_t0 = 0.0
         self.final: dict[str, Any] | None = None
+        self.os_exit: dict[str, Any] | None = None
         self.internal_error: str | None = None
         self.reader_error: str | None = None
         self.done = threading.Event()
@@ -451,6 +452,8 @@ class _RunState:
             elif kind == "done":
                 self.final = event
                 self.done.set()
+            elif kind == "os-exit":  # the demo called os._exit: where, for the crash message
+                self.os_exit = event
             elif kind == "internal-error":
                 self.internal_error = event.get("traceback", "")
                 self.done.set()
@@ -495,7 +498,7 @@ class _RunState:
                     error = BlockError("Timeout", f"timed out after {detail:.1f} s", None, "")
                     status = "timeout"
                 else:
-                    error = _crash_error(detail, rel_path, runner_stderr)
+                    error = _crash_error(detail, rel_path, runner_stderr, self.os_exit)
                     status = "crashed"
                 start = self.current_t0 if self.current == i else killed_at
                 results.append(BlockResult(cell.name, status, killed_at - start if start else 0.0,
@@ -512,8 +515,13 @@ class _RunState:
                           self.scrub(raw["traceback"]))
 
 
-def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str) -> BlockError:
+def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str,
+                 os_exit: dict[str, Any] | None = None) -> BlockError:
     """Describe a runner that died mid-block, with the faulthandler dump's script line."""
+    if os_exit is not None:  # the demo called os._exit(status): no dump, but the runner saw where
+        line = os_exit.get("line")
+        traceback = f'  File "{rel_path}", line {line}\n' if line else ""
+        return BlockError("Crash", f"os._exit({os_exit.get('status')!r})", line, traceback)
     if returncode is not None and returncode < 0:
         try:
             why = f"signal {signal.Signals(-returncode).name}"
@@ -548,7 +556,8 @@ def _failure(entry: Entry, cells: tuple[Any, ...], blocks: tuple[BlockResult, ..
         if block.status == "exited" and err:
             return f"{name}: block {block.name} exited ({err.message}) at {where}"
         if block.status == "timeout":
-            return f"{name}: block {block.name} timed out after {elapsed:.1f} s (limit {limit:g} s)"
+            return (f"{name}: block {block.name} timed out after running {block.duration:.1f} s "
+                    f"(the demo's limit of {limit:g} s was reached after {elapsed:.1f} s)")
         if block.status == "crashed" and err:
             why = err.message.removeprefix("the process died with ")
             return f"{name}: block {block.name} crashed ({why}) at {where}"

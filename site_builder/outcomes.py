@@ -35,6 +35,9 @@ def _views(chunks: tuple[OutputChunk, ...]) -> tuple[OutputView, ...]:
 
 def block_note(block: BlockResult, result: RunResult, expects_error: bool) -> str:
     """A sentence for a block that did not run, ended the script, or should have raised; else ""."""
+    if block.status == "not-run" and block.error is not None:  # found before anything ran
+        line = f" at line {block.error.line}" if block.error.line else ""
+        return f"Not run: this block has a {block.error.type}{line}: {block.error.message}"
     if block.status == "not-run":
         return not_run_reason(result)
     if block.status == "ok" and block.error is not None and block.error.type == "SystemExit":

@@ -18,6 +18,7 @@ import os
 import platform
 import re
 import select
+import signal
 import sys
 import threading
 import time
@@ -30,6 +31,7 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp")
 FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
     FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+_REAL_EXIT = os._exit  # the demo's os._exit is wrapped (see _report_os_exit)
 MAX_EVENT_TEXT = 1 << 20  # split huge writes so no single JSON line is enormous
 BURST = 50  # writes per 10 ms beyond which output is batched
 
@@ -54,7 +56,7 @@ class Events:
             while view:
                 view = view[os.write(self.fd, view):]
         except OSError:
-            os._exit(75)  # the parent is gone: nobody wants our results
+            _REAL_EXIT(75)  # the parent is gone: nobody wants our results
 
 
 class Sink:
@@ -370,9 +372,12 @@ def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Pat
         exec(code, ns)
     except SystemExit as exc:
         status = exc.code
-        if status is None or status is False or status == 0:
-            return "ok", None, True, flags
         err = describe_error(exc, rel_path, paths)
+        if status is None or status is False or status == 0:
+            # A clean end of the script: not a failure, but the page says where it ended.
+            err["message"] = f"sys.exit({status!r})" if status is not None else "sys.exit()"
+            err["traceback"] = ""
+            return "ok", err, True, flags
         if isinstance(status, int):
             err["message"] = f"exit status {status}"
         else:
@@ -404,7 +409,7 @@ def snapshot(root: str) -> dict[str, tuple[int, int]]:
             try:
                 if e.is_dir(follow_symlinks=False):
                     stack.append(e.path)
-                elif e.is_file():
+                elif e.is_file(follow_symlinks=False):  # a symlink could publish any file
                     st = e.stat()
                     rel = os.path.relpath(e.path, root).replace(os.sep, "/")
                     found[rel] = (st.st_size, st.st_mtime_ns)
@@ -547,8 +552,40 @@ def main(argv: list[str]) -> None:
         tb = traceback.format_exc()
         os.write(saved_err, tb.encode("utf-8", "replace"))
         events.send([{"event": "internal-error", "traceback": tb}])
-        os._exit(70)
-    os._exit(0)  # skip interpreter shutdown: demo threads or atexit hooks must not hang us
+        _REAL_EXIT(70)
+    _REAL_EXIT(0)  # skip interpreter shutdown: demo threads or atexit hooks must not hang us
+
+
+def watch_parent() -> None:
+    """Kill the demo's whole process group when the builder dies (a SIGKILL leaves nobody else to)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.2)
+            if os.getppid() != parent:
+                os.killpg(0, signal.SIGKILL)  # the runner leads its own session and group
+
+    threading.Thread(target=watch, name="site_builder-orphan-watch", daemon=True).start()
+
+
+def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
+    """Wrap ``os._exit`` so a demo that calls it keeps its output and the page names the line."""
+
+    def _exit(status: int) -> None:
+        if os.getpid() == events.pid:  # forks of the demo (multiprocessing) exit as usual
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename != rel_path:
+                frame = frame.f_back
+            try:
+                sink.finish()
+                events.send([{"event": "os-exit", "status": status,
+                              "line": frame.f_lineno if frame is not None else None}])
+            except Exception:
+                pass
+        _REAL_EXIT(status)
+
+    os._exit = _exit  # type: ignore[assignment]
 
 
 def _run(job: dict[str, Any], events: Events) -> None:
@@ -564,6 +601,8 @@ def _run(job: dict[str, Any], events: Events) -> None:
     os.register_at_fork(after_in_child=sink.after_fork)
     sys.stdout = TextStream(sink, "stdout", 1)
     sys.stderr = TextStream(sink, "stderr", 2)
+    watch_parent()
+    report_os_exit(events, sink, rel_path)
 
     lines = job["source"].splitlines(keepends=True)
     linecache.cache[rel_path] = (len(job["source"]), None, lines, rel_path)

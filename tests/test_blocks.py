@@ -145,7 +145,7 @@ def test_syntax_error_names_block_and_line() -> None:
     with pytest.raises(ParseError) as info:
         run(src)
     message = str(info.value)
-    assert message.startswith("demo: block B-bad has a syntax error at demos/demo.py:6: ")
+    assert message.startswith("demo: block B-bad raised SyntaxError at demos/demo.py:6: ")
 
 
 def test_untokenizable_source_is_a_parse_error_with_line() -> None:
@@ -162,7 +162,7 @@ def test_bad_indentation_is_a_parse_error() -> None:
 def test_future_import_does_not_leak_from_parser() -> None:
     # blocks.py uses "from __future__ import annotations"; a demo must not inherit it,
     # and a late __future__ import is only an error for the whole script.
-    with pytest.raises(ParseError, match=r"block B-a has a syntax error at demos/demo\.py:3"):
+    with pytest.raises(ParseError, match=r"block B-a raised SyntaxError at demos/demo\.py:3"):
         run("x = 1\n# %% B-a\nfrom __future__ import annotations\n")
 
 
