@@ -7,7 +7,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+from site_builder.entries import check_entry_name
 from site_builder.errors import UsageError
 
 DEFAULT_TITLE = "Dictionary of Applied Machine Learning"
@@ -60,6 +62,26 @@ def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be {human}, not {value!r}")
     if human.startswith("a number") and value <= 0:
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be positive, not {value!r}")
+    if isinstance(value, str) and not value.strip():
+        raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must not be empty")
+    if key == "site_url" and not _is_site_url(value):
+        raise UsageError(
+            f"pyproject.toml: [tool.site_builder] site_url must be an http(s) URL ending in '/', "
+            f"e.g. 'https://example.org/dictionary/', not {value!r}"
+        )
+
+
+def _is_site_url(url: str) -> bool:
+    """An absolute http(s) URL of a folder: the site's pages are joined onto it."""
+    parts = urlsplit(url)
+    return (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and parts.path.endswith("/")
+        and not parts.query
+        and not parts.fragment
+        and not any(c.isspace() or c in "\"<>" for c in url)
+    )
 
 
 def _parse_entries(table: Any) -> dict[str, EntryOverrides]:
@@ -69,6 +91,9 @@ def _parse_entries(table: Any) -> dict[str, EntryOverrides]:
     for name, settings in table.items():
         if not isinstance(settings, dict):
             raise UsageError(f"pyproject.toml: [tool.site_builder.entries] {name} must be a table")
+        why = check_entry_name(name)
+        if why:
+            raise UsageError(f"pyproject.toml: [tool.site_builder.entries.{name}] names no possible entry: {why}")
         for key, value in settings.items():
             if key not in _ENTRY_KEYS:
                 known = ", ".join(sorted(_ENTRY_KEYS))
@@ -111,9 +136,24 @@ def with_overrides(config: Config, **overrides: Any) -> Config:
     """A copy of ``config`` with the given non-None settings replaced and paths made absolute."""
     changes = {key: value for key, value in overrides.items() if value is not None}
     config = dataclasses.replace(config, **changes)
-    return dataclasses.replace(
+    config = dataclasses.replace(
         config,
         demos=config.root / config.demos,
         output=config.root / config.output,
         records=config.root / config.records,
     )
+    _check_folders(config)
+    return config
+
+
+def _check_folders(config: Config) -> None:
+    """Refuse an output folder whose replacement would take the project, the demos or the records with it."""
+    output = config.output.resolve()
+    for what, folder in (("project", config.root), ("demos", config.demos), ("records", config.records)):
+        folder = folder.resolve()
+        if output == folder or output in folder.parents:
+            relation = "is" if output == folder else "contains"
+            raise UsageError(
+                f"the output folder (output / --out) {relation} the {what} folder: "
+                "every build replaces the output folder as a whole, so pick a folder of its own, e.g. 'build'"
+            )
