@@ -97,6 +97,7 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     entries = discover(config.demos, config.root)
     check_writable(config.output)
     parsed = _parse_all(entries, report)
+    report.warnings.extend(config.unused_overrides({e.name for e in entries}))
     for warning in report.warnings:
         log.warning("%s", warning)
     _check_force_names(options, entries)

@@ -40,6 +40,15 @@ class Config:
         override = self.entries.get(name)
         return override.timeout if override and override.timeout is not None else self.timeout
 
+    def unused_overrides(self, entry_names: set[str]) -> list[str]:
+        """Warnings for ``[tool.site_builder.entries.NAME]`` tables that name no existing entry."""
+        return [
+            f"pyproject.toml: [tool.site_builder.entries.{name}] names no entry in the demos folder "
+            "(a typo, or a removed entry?)"
+            for name in sorted(self.entries)
+            if name not in entry_names
+        ]
+
 
 # key -> (type(s) accepted, human name of the type)
 _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {

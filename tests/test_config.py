@@ -96,6 +96,7 @@ def test_title_and_timeouts_reach_the_build(project: Path) -> None:
     assert result.returncode == 1
     assert "slow" in result.stderr and "0.5" in result.stderr  # the entry's own timeout
     assert "quick" not in "".join(line for line in result.stderr.splitlines() if line.startswith("error:"))
+    assert "entries.slow] names no entry" not in result.stderr
     index = (project / "build.failed" / "index.html").read_text(encoding="utf-8")
     assert "<title>Glossary &lt;of&gt; ML</title>" in index
     assert "Glossary <of>" not in index
@@ -105,3 +106,11 @@ def test_command_line_timeout_overrides_the_file(project: Path) -> None:
     write_pyproject(project, "[tool.site_builder]\ntimeout = 0.1\n")
     write_demo(project, "pause", "import time\ntime.sleep(0.3)\n")
     assert run_cli("build", "--timeout", "30", cwd=project).returncode == 0
+
+
+def test_override_for_a_missing_entry_is_a_warning(project: Path) -> None:
+    write_pyproject(project, "[tool.site_builder.entries.atention]\ntimeout = 900\n")
+    write_demo(project, "attention", "print('hi')\n")
+    result = run_cli("build", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert "pyproject.toml: [tool.site_builder.entries.atention] names no entry in the demos folder" in result.stderr
