@@ -341,7 +341,9 @@ def test_hundred_pages_render_fast(tmp_path: Path) -> None:
     files = render_site(builds, SiteInfo())
     elapsed = time.perf_counter() - start
     assert len([f for f in files if re.fullmatch(r"e\d{3}/index\.html", f.path)]) == 100
-    assert elapsed < 1.0, f"{elapsed:.2f} s"
+    # Generous on purpose (shared 2-core machines are noisy): it catches re-lexing every cell
+    # on each render, several times slower; benchmarks/ measures the real figure.
+    assert elapsed < 3.0, f"{elapsed:.2f} s"
 
 
 @pytest.mark.parametrize("bad", ["", "/abs.txt", "a/../../b"])
