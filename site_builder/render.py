@@ -7,6 +7,7 @@ Python-Markdown renders the prose.  Nothing is written to disk here.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import logging
 import re
@@ -280,19 +281,31 @@ class _NoRawHtml(Extension):
 # ---------------------------------------------------------------- the renderer
 
 
+@functools.lru_cache(maxsize=1)
+def _jinja_environment() -> jinja2.Environment:
+    """The templates' environment, kept for the life of the process.
+
+    Compiling the templates costs far more than rendering them; Jinja still reloads a
+    template whose file changed (auto_reload), so ``serve`` sees template edits.
+    """
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
+        autoescape=jinja2.select_autoescape(["html", "xml"]),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        auto_reload=True,
+    )
+    env.filters["duration"] = format_duration
+    return env
+
+
 class _Renderer:
     """Holds the per-call tools (Jinja environment, formatter, Markdown) for one site build."""
 
     def __init__(self, info: SiteInfo) -> None:
         self.info = info
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
-            autoescape=jinja2.select_autoescape(["html", "xml"]),
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-        )
-        self.env.filters["duration"] = format_duration
+        self.env = _jinja_environment()
         # stripnl=False: a leading blank line must keep the script's real line numbers.
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
         self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
