@@ -167,8 +167,12 @@ def _lines(text: str) -> list[str]:
 
 
 def _file_sha(folder: Path, rel: str) -> str | None:
+    """sha256 of ``folder/rel``; None when missing or when it leads outside ``folder`` (symlinks)."""
     try:
-        return sha256_file(safe_join(folder, rel))
+        path = safe_join(folder, rel)
+        if not path.resolve().is_relative_to(folder.resolve()):
+            return None  # a committed record must not smuggle in files from elsewhere
+        return sha256_file(path)
     except (OSError, UnsafePathError):
         return None  # written, then deleted or replaced by the demo: nothing to verify
 
@@ -226,6 +230,10 @@ def from_record(data: dict[str, Any], folder: Path) -> tuple[RunResult, RunInput
             reads=tuple(str(r) for r in data["reads"]),
         )
         inputs = RunInputs(**data["inputs"])
+        for name, kind in (("code", str), ("source", str), ("python", str), ("packages", dict),
+                           ("options", dict), ("reads", dict)):
+            if not isinstance(getattr(inputs, name), kind):
+                raise TypeError(f"inputs.{name} is not a {kind.__name__}")
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise RecordError(f"malformed record ({type(exc).__name__}: {exc})") from None
     return result, inputs

@@ -258,3 +258,16 @@ def test_records_live_outside_the_site(project: Path, demo: Path) -> None:
     assert not list(store_dir(load_config(project), "demo").parent.glob(".*"))  # no leftovers
     shutil.rmtree(project / "_freeze")
     assert not _build(project).from_cache  # no record: run again
+
+
+def test_record_pointing_outside_its_folder_is_not_used(project: Path, caplog: pytest.LogCaptureFixture) -> None:
+    write_demo(project, "demo", "open('out.txt', 'w').write('hello')\n")
+    _build(project)
+    secret = project / "secret.txt"
+    secret.write_text("hello")  # same bytes, so only the symlink check can catch it
+    out = store_dir(load_config(project), "demo") / "out.txt"
+    out.unlink()
+    out.symlink_to(secret)
+    with caplog.at_level(logging.WARNING):
+        assert not _build(project).from_cache
+    assert not (project / "build" / "demo" / "out.txt").is_symlink()
