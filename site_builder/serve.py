@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -203,7 +204,9 @@ def serve(root: Path, options: ServeOptions) -> int:
                 print("change detected; rebuilding", file=sys.stderr, flush=True)
                 _build_once(root, options, state, watcher)
     except KeyboardInterrupt:
-        # The build (if one was running) has killed its demos before this point.
+        # The build (if one was running) has killed its demos before this point; a second
+        # Ctrl-C during the short clean-up below must not end in a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         print("stopped serving", file=sys.stderr, flush=True)
         return 0
     finally:

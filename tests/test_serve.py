@@ -6,6 +6,7 @@ import os
 import re
 import selectors
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -158,3 +159,20 @@ def test_ctrl_c_during_a_build_stops_at_once_and_kills_the_demo(
         return "\nState:\tZ" in status  # killed; only its exit status is left to collect
 
     wait_for("the demo to be killed", demo_gone, timeout=3)
+
+
+def test_a_busy_port_is_one_clear_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from site_builder.cli import main
+
+    monkeypatch.chdir(project)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
+    assert err.rstrip().endswith("(try another --port)")
+    assert len(err.strip().splitlines()) == 1
