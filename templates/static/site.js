@@ -7,11 +7,22 @@
 var SITE_ROOT = new URL("..", document.currentScript.src);
 
 document.addEventListener("DOMContentLoaded", function () {
+  focusableScrollers();
+  window.addEventListener("resize", focusableScrollers);
   addCopyButtons();
   setUpFilter();
   setUpThemeToggle();
   setUpSearch();
 });
+
+// ---- code and output that scroll sideways can be scrolled with the keyboard too
+
+function focusableScrollers() {
+  document.querySelectorAll(".cell pre, .csv-preview").forEach(function (box) {
+    if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
+    else box.removeAttribute("tabindex");
+  });
+}
 
 // ---- copy buttons: the code only, never the line numbers (<span class="linenos">)
 
