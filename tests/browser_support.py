@@ -1,0 +1,216 @@
+"""Helpers for the browser tests: find Chromium, serve a site under a sub-path, watch a page for trouble."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import importlib.util
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+# The site is served below a sub-path, as on a project page of a static host, so a link
+# that assumes the host root (href="/static/...") 404s instead of passing by luck.
+SUB_PATH = "/dictionary/sub/"
+
+
+def in_ci() -> bool:
+    """True when the CI environment variable says we run in CI (where browser tests must run)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def missing_browser_tools() -> str | None:
+    """Why the browser tests cannot run here (a one-line reason), or None when they can."""
+    missing = []
+    if importlib.util.find_spec("playwright") is None:
+        missing.append("the Python package 'playwright' (pip install -e '.[test]')")
+    if importlib.util.find_spec("axe_playwright_python") is None:
+        missing.append("the Python package 'axe-playwright-python' (pip install -e '.[test]')")
+    if not (Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)):
+        found = shutil.which("chromium")
+        missing.append(f"Debian's Chromium at {CHROMIUM} (apt-get install chromium)" + (f"; found {found} instead" if found else ""))
+    return "browser tests need " + " and ".join(missing) if missing else None
+
+
+class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves ``directory`` at ``SUB_PATH`` only; every URL outside it is a 404, like a project page."""
+
+    def do_GET(self) -> None:
+        if self._outside_site():
+            self.send_error(404, "outside the site's sub-path")
+            return
+        super().do_GET()
+
+    def do_HEAD(self) -> None:
+        if self._outside_site():
+            self.send_error(404, "outside the site's sub-path")
+            return
+        super().do_HEAD()
+
+    def _outside_site(self) -> bool:
+        return not urlsplit(self.path).path.startswith(SUB_PATH)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        # Like a static host, answer a missing page of the site with the site's own 404.html.
+        not_found_page = Path(self.directory) / "404.html"
+        if code != 404 or self._outside_site() or not not_found_page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = not_found_page.read_bytes()
+        self.send_response(404, message)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def translate_path(self, path: str) -> str:
+        # Strip the sub-path, then let the standard handler map the rest inside `directory`.
+        rest = urlsplit(path).path[len(SUB_PATH) - 1 :]
+        return super().translate_path(rest)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep the test output quiet; failures are reported by the page watcher
+
+
+@contextlib.contextmanager
+def serve_site(site: Path) -> Iterator[str]:
+    """Serve ``site`` over HTTP on a free port of 127.0.0.1 under ``SUB_PATH``; yields the site's base URL."""
+    handler = functools.partial(_SubPathHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{SUB_PATH}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@dataclass
+class PageWatch:
+    """Everything that went wrong on the pages one browser page visited: console errors,
+    uncaught exceptions, failed or 4xx/5xx requests, and requests leaving the site."""
+
+    base_url: str  # every request must start with it (http://host:port/sub/ or file:///.../build/)
+    problems: list[str] = field(default_factory=list)
+    visited: list[str] = field(default_factory=list)
+    expected_failures: set[str] = field(default_factory=set)  # URLs a test asks for knowing they 404
+
+    def attach(self, page: Any) -> None:
+        """Record the page's console errors, page errors, failed requests and foreign requests."""
+        page.on("console", self._on_console)
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught exception on {page.url}: {error}"))
+        page.on("requestfailed", self._on_request_failed)
+        page.on("request", self._on_request)
+        page.on("response", self._on_response)
+        page.on("framenavigated", lambda frame: frame.parent_frame is None and self.visited.append(frame.url))
+
+    def _on_console(self, message: Any) -> None:
+        if message.type == "error":
+            where = message.location or {}
+            if where.get("url") in self.expected_failures and "404" in message.text:
+                return  # Chromium logs the 404 of a page the test asked for on purpose
+            self.problems.append(f"console error on {where.get('url') or '?'}: {message.text}")
+
+    def _on_request(self, request: Any) -> None:
+        url = request.url
+        if url.startswith(("data:", "blob:", self.base_url)) or url == self.base_url.rstrip("/"):
+            return
+        self.problems.append(f"request outside the site ({request.resource_type}): {url}")
+
+    def _on_request_failed(self, request: Any) -> None:
+        if request.url not in self.expected_failures:
+            self.problems.append(f"request failed ({request.failure}): {request.url}")
+
+    def _on_response(self, response: Any) -> None:
+        if response.status >= 400 and response.url not in self.expected_failures:
+            self.problems.append(f"HTTP {response.status} for {response.url}")
+
+    def assert_clean(self) -> None:
+        """Fail with every recorded problem, one per line, naming the pages visited."""
+        assert not self.problems, "trouble in the browser:\n  " + "\n  ".join(self.problems) + "\npages visited:\n  " + "\n  ".join(self.visited)
+
+
+# Marks one element per distinct Pygments token class (and cell status) inside the code: the
+# one with the longest text, as axe leaves one- or two-character text undecided.
+_MARK_CODE_SAMPLES_JS = """() => {
+  const best = new Map();
+  for (const el of document.querySelectorAll('.highlight *')) {
+    if (el.childElementCount) continue;
+    const key = el.tagName + '.' + el.className + '|'
+      + ((el.closest('[data-status]') || document.body).dataset.status || '');
+    const length = el.textContent.trim().length;
+    if (!best.has(key) || length > best.get(key).length) best.set(key, {el, length});
+  }
+  for (const {el} of best.values()) el.setAttribute('data-axe-sample', '');
+}"""
+
+
+def axe_violations(page: Any) -> list[dict[str, Any]]:
+    """Run axe-core (from axe-playwright-python) on the whole page; its violations.
+
+    axe's color-contrast rule costs milliseconds per text node, and a page of highlighted code
+    has thousands that share a few dozen token classes: contrast is checked on everything but
+    the code, plus one node per token class in the code; every other rule sees the whole page.
+    """
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    page.evaluate(_MARK_CODE_SAMPLES_JS)
+    runs = [axe.run(page, context={"exclude": [[".highlight"]]}, options={"resultTypes": ["violations"]})]
+    if page.locator(".highlight").count():  # axe refuses a context that matches nothing
+        runs.append(axe.run(page, context={"include": [[".highlight"]]}, options={"resultTypes": ["violations"], "rules": {"color-contrast": {"enabled": False}}}))
+        runs.append(axe.run(page, context={"include": [["[data-axe-sample]"]]}, options={"resultTypes": ["violations"], "runOnly": ["color-contrast"]}))
+    merged: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        for violation in run.response.get("violations", []):
+            if violation["id"] in merged:
+                merged[violation["id"]]["nodes"] += violation["nodes"]
+            else:
+                merged[violation["id"]] = violation
+    return list(merged.values())
+
+
+def serious_violations(violations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The axe-core violations whose impact is serious or critical."""
+    return [v for v in violations if v.get("impact") in ("serious", "critical")]
+
+
+def describe_violations(violations: list[dict[str, Any]]) -> str:
+    """A readable list of axe violations: rule, impact, help text and the offending elements."""
+    lines = []
+    for v in violations:
+        lines.append(f"- {v['id']} ({v['impact']}): {v['help']} [{v.get('helpUrl', '')}]")
+        for node in v.get("nodes", [])[:8]:
+            target = ", ".join(str(t) for t in node.get("target", []))
+            summary = (node.get("failureSummary") or "").replace("\n", " ")
+            lines.append(f"    {target}: {node.get('html', '')[:160]}  -- {summary[:300]}")
+        if len(v.get("nodes", [])) > 8:
+            lines.append(f"    ... and {len(v['nodes']) - 8} more elements")
+    return "\n".join(lines)
+
+
+def block_source(script: Path, block: str) -> str:
+    """The source lines of ``# %% BLOCK`` in ``script`` (without the marker), blank lines around them dropped."""
+    lines = script.read_text(encoding="utf-8").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == f"# %% {block}") + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("# %%")), len(lines))
+    return "\n".join(lines[start:end]).strip("\n")
