@@ -352,3 +352,149 @@ def test_unsafe_artifact_paths_are_not_published(tmp_path: Path, bad: str) -> No
     files = site([make_build(tmp_path, cells=(code("setup", "pass", 1),), blocks=blocks)])
     assert not [p for p in files if p.startswith("demo/") and p not in
                 ("demo/index.html", "demo/demo.py", "demo/demo.ipynb")]
+
+
+# ---------------------------------------------------------------- reader features (issue 5)
+
+
+def test_notebook_download_is_valid_and_runs_top_to_bottom(tmp_path: Path) -> None:
+    import json
+
+    import nbformat
+
+    build = make_build(tmp_path, cells=(
+        code("setup", '"""demo: a tiny demo."""\nimport math\n', 1),
+        code("B-one", "x = math.sqrt(16)\nprint(x)", 4, "takes a square root"),
+        Cell("markdown", "", "Some **prose**.", 6, 5),
+        code("B-two", "assert x == 4.0", 8),
+    ), blocks=(BlockResult("setup", "ok", 0.0),
+               BlockResult("B-one", "ok", 0.0, output=(OutputChunk("stdout", "4.0\n"),)),
+               BlockResult("B-two", "ok", 0.0)))
+    files = site([build])
+    page = text(files["demo/index.html"])
+    assert 'href="demo.ipynb"' in page and "Download demo.ipynb" in page
+    data = files["demo/demo.ipynb"].data
+    assert data is not None and data == site([build])["demo/demo.ipynb"].data  # deterministic
+    nb = nbformat.reads(data.decode(), as_version=4)
+    nbformat.validate(nb)
+    kinds = [(c.cell_type, c.source) for c in nb.cells]
+    assert kinds[0][0] == "markdown" and kinds[0][1].startswith("# demo")
+    assert kinds[1:] == [
+        ("code", "import math"),  # the docstring went into the first Markdown cell
+        ("markdown", "### `B-one`\n\ntakes a square root"),
+        ("code", "x = math.sqrt(16)\nprint(x)"),
+        ("markdown", "Some **prose**."),
+        ("markdown", "### `B-two`"),
+        ("code", "assert x == 4.0"),
+    ]
+    assert nb.cells[3].outputs == [{"output_type": "stream", "name": "stdout", "text": "4.0\n"}]
+    namespace: dict[str, object] = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            exec(compile(cell.source, cell.id, "exec"), namespace)  # what Jupyter's kernel does
+    assert json.loads(data)["metadata"]["kernelspec"]["name"] == "python3"
+
+
+def test_csv_preview_table_is_bounded_and_escaped(tmp_path: Path) -> None:
+    build = make_build(tmp_path)
+    rows = ["step,<b>loss</b>"] + [f"{i},{1 / (i + 1):.4f}" for i in range(200_000)]
+    (build.result.files_dir / "demo_loss.csv").write_text("\n".join(rows) + "\n")
+    page = text(site([build])["demo/index.html"])
+    table = page[page.index('<div class="csv-preview">'):page.index("</table>")]
+    assert '<th scope="col">step</th><th scope="col">&lt;b&gt;loss&lt;/b&gt;</th>' in table
+    assert table.count("<tr>") == 1 + 5 and "<td>4</td><td>0.2000</td>" in table
+    assert "first 5 rows" in table
+
+
+def test_csv_preview_without_header_and_for_short_files(tmp_path: Path) -> None:
+    from site_builder.render import csv_preview
+
+    (tmp_path / "a.csv").write_text("1,2\n3,4\n")
+    preview = csv_preview(tmp_path / "a.csv")
+    assert preview is not None and preview.header == () and preview.rows == (("1", "2"), ("3", "4"))
+    assert not preview.more_rows
+    (tmp_path / "empty.csv").write_text("")
+    assert csv_preview(tmp_path / "empty.csv") is None
+    assert csv_preview(tmp_path / "missing.csv") is None
+
+
+def test_previous_next_links_in_dictionary_order(tmp_path: Path) -> None:
+    files = site([make_build(tmp_path, name=n) for n in ("zeta", "alpha", "mu")])
+    def nav(name: str) -> str:
+        page = text(files[f"{name}/index.html"])
+        return page[page.index('<nav class="entry-nav"'):page.index("</nav>", page.index('<nav class="entry-nav"'))]
+    assert 'rel="prev"' not in nav("alpha") and 'rel="next" href="../mu/index.html"' in nav("alpha")
+    assert 'rel="prev" href="../alpha/index.html"' in nav("mu") and 'rel="next" href="../zeta/index.html"' in nav("mu")
+    assert 'rel="prev" href="../mu/index.html"' in nav("zeta") and 'rel="next"' not in nav("zeta")
+    assert all('href="../index.html"' in nav(n) for n in ("alpha", "mu", "zeta"))
+
+
+def test_index_groups_entries_by_letter_with_a_filter(tmp_path: Path) -> None:
+    builds = [make_build(tmp_path, name=n, summary=f"about {n}") for n in ("bayes", "attention", "adam", "2d-conv")]
+    index = text(site(builds)["index.html"])
+    assert '<input id="filter" class="filter" type="search" aria-label="Filter entries"' in index
+    assert '<p id="filter-status" class="filter-status" aria-live="polite">' in index
+    order = [index.index(f'id="letter-{x}"') for x in ("other", "a", "b")]
+    assert order == sorted(order)
+    a_group = index[index.index('id="letter-a"'):index.index('id="letter-b"')]
+    assert a_group.index('data-name="adam"') < a_group.index('data-name="attention"')
+    assert '<li class="entry-item" data-name="adam"><a href="adam/index.html">adam</a>' in a_group
+    assert "about adam" in a_group
+
+
+def test_every_page_has_search_theme_toggle_and_landmarks(tmp_path: Path) -> None:
+    files = site([make_build(tmp_path)])
+    for path in ("index.html", "demo/index.html", "404.html"):
+        page = text(files[path])
+        assert '<form role="search" id="search"' in page
+        assert '<input id="search-input" type="search"' in page and 'aria-label="Search the dictionary"' in page
+        assert '<ol id="search-results"' in page and '<p id="search-status"' in page
+        assert '<button id="theme-toggle"' in page and "aria-label=" in page
+        assert '<a class="skip-link" href="#main">' in page and '<main id="main"' in page
+        assert "<header" in page and "<footer" in page
+        assert "'wasm-unsafe-eval'" in page and "connect-src 'self'" in page and "default-src 'self'" in page
+        # theme.js runs before the stylesheet is applied: no flash of the wrong theme
+        assert page.index("static/theme.js") < page.index("static/site.css")
+    entry = text(files["demo/index.html"])
+    assert '<article class="entry" data-pagefind-body>' in entry
+    assert 'data-pagefind-meta="title:demo"' in entry
+    assert entry.count('data-pagefind-ignore="all"') >= 3  # header, nav, footer
+    assert files["static/theme.js"].source is not None and files["static/theme.js"].source.is_file()
+
+
+def test_404_links_to_the_site_root(tmp_path: Path) -> None:
+    plain = text(site([make_build(tmp_path)])["404.html"])
+    assert 'href="index.html"' in plain
+    hosted = text(site([make_build(tmp_path)], SiteInfo(site_url="https://example.org/dict/"))["404.html"])
+    assert 'href="https://example.org/dict/index.html"' in hosted
+
+
+def test_code_colours_follow_the_toggle_and_pass_contrast(tmp_path: Path) -> None:
+    from pygments.styles import get_style_by_name
+
+    from site_builder.theme import DARK_STYLE, LIGHT_STYLE, MIN_CONTRAST, contrast
+
+    css = text(site([make_build(tmp_path)])["static/site.css"])
+    assert ':root[data-theme="dark"]' in css and ':root:not([data-theme="light"])' in css
+    for style, selector in ((LIGHT_STYLE, '[data-theme="light"] .highlight'),
+                            (DARK_STYLE, '[data-theme="dark"] .highlight')):
+        background = get_style_by_name(style).background_color
+        rules = [line for line in css.splitlines() if line.startswith(f":root{selector} .")]
+        colours = re.findall(r"(?<![\w-])color: (#[0-9a-fA-F]{3,6})", "\n".join(rules))
+        assert len(colours) > 10, style
+        assert min(contrast(c, background) for c in colours) >= MIN_CONTRAST, style
+
+
+def test_search_index_is_written_or_its_absence_explained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from site_builder import search
+
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    (site_dir / "index.html").write_text(
+        '<!DOCTYPE html><html lang="en"><body><article data-pagefind-body>'
+        "<h1>demo</h1><p>softmax</p></article></body></html>")
+    assert search.index_site(site_dir) is None
+    assert (site_dir / "pagefind" / "pagefind.js").is_file()
+    monkeypatch.setattr(search, "_pagefind_binary", lambda: None)
+    warning = search.index_site(tmp_path)
+    assert warning is not None and "Pagefind" in warning and str(tmp_path) not in warning

@@ -1,0 +1,42 @@
+"""Search index and downloads in a real build: Pagefind runs on the staged site before the swap."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import REPO, run_cli, write_demo
+
+DEMO = '''
+"""tiny: one block.
+
+Purpose
+-------
+Check that the site builds.
+"""
+# %% B-only
+print("quaternion")
+'''
+
+
+def test_real_site_has_search_index_and_notebooks(built_site: Path) -> None:
+    assert (built_site / "pagefind" / "pagefind.js").is_file()
+    entry = json.loads((built_site / "pagefind" / "pagefind-entry.json").read_text())
+    assert entry["languages"]["en"]["page_count"] == len(list((REPO / "demos").glob("*.py")))
+    notebook = json.loads((built_site / "attention" / "attention.ipynb").read_text())
+    code_cells = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert len(code_cells) == 9  # setup and the eight B- blocks
+
+
+def test_build_without_pagefind_warns_and_still_publishes(tmp_path: Path) -> None:
+    write_demo(tmp_path, "tiny", DEMO)
+    fake = tmp_path / "fake"  # a pagefind_bin without its binary, as on an unsupported platform
+    (fake / "pagefind_bin").mkdir(parents=True)
+    (fake / "pagefind_bin" / "__init__.py").write_text(
+        "def get_executable():\n    raise FileNotFoundError('no binary')\n")
+    result = run_cli("build", cwd=tmp_path, env={"PYTHONPATH": f"{fake}:{REPO}"})
+    assert result.returncode == 0, result.stderr
+    assert "search index not built" in result.stderr and "Pagefind" in result.stderr
+    site = tmp_path / "build"
+    assert (site / "tiny" / "index.html").is_file() and not (site / "pagefind").exists()
+    assert 'id="search-input"' in (site / "tiny" / "index.html").read_text()
