@@ -142,7 +142,6 @@ function setUpSearch() {
     var query = input.value.trim();
     var ticket = ++latest;
     if (!query) { list.replaceChildren(); say(""); return; }
-    if (location.protocol === "file:") { say(FROM_DISK); return; }
     load().then(function (module) {
       return module.debouncedSearch(query, {}, 150);
     }).then(function (search) {
@@ -164,16 +163,17 @@ function setUpSearch() {
     else if (total > hits.length) say("Showing " + hits.length + " of " + total + " results.");
     else say(total === 1 ? "1 result." : total + " results.");
   }
-  input.addEventListener("input", run);
-  input.addEventListener("focus", function () {
-    if (location.protocol === "file:") say(FROM_DISK); // say it before the reader types
-  });
   form.addEventListener("submit", function (event) {
-    event.preventDefault();
-    var first = list.querySelector("a");
-    if (first) first.click();
-    else run();
+    event.preventDefault(); // the results show under the box; Enter just searches now
+    if (!form.classList.contains("offline")) run();
   });
+  if (location.protocol === "file:") {
+    // Say it before the reader types, in the page's flow rather than in a drop-down.
+    form.classList.add("offline");
+    say(FROM_DISK);
+    return;
+  }
+  input.addEventListener("input", run);
   input.addEventListener("keydown", function (event) {
     if (event.key === "Escape") { input.value = ""; run(); }
   });
