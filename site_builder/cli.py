@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import NoReturn, Sequence
 
@@ -31,6 +34,8 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):  # "inf" would let a demo hang the build; "nan" never times out
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds: {text!r}")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
     return value
@@ -129,12 +134,25 @@ def _run_build(args: argparse.Namespace) -> int:
     for failure in report.failures:
         print(f"error: {failure}", file=sys.stderr)
     kept = os.path.relpath(failed_dir(config.output))
+    output = os.path.relpath(config.output)
+    previous = f"{output} was left as it was" if config.output.is_dir() else f"no site was written to {output}"
+    pages = [f"{kept}/{b.entry.name}/index.html" for b in report.builds
+             if b.result.failure and b.entry.name not in report.not_run]
+    shown = ", ".join(pages[:5]) + (f" and {len(pages) - 5} more" if len(pages) > 5 else "")
     print(
-        f"build failed ({len(report.failures)} problem(s)); {os.path.relpath(config.output)} was left as it was; "
-        f"the failed build's pages are in {kept}",
+        f"build failed ({len(report.failures)} problem(s)); {previous}; "
+        f"the failed build's pages are in {kept}" + (f": {shown}" if shown else ""),
         file=sys.stderr,
     )
     return EXIT_FAILED
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: the running demos are killed and nothing is written."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -145,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(message)s",
         stream=sys.stderr,
     )
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if on_main_thread else None
     try:
         if args.command == "build":
             return _run_build(args)
@@ -155,7 +175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SiteBuilderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_status
-    except KeyboardInterrupt:
-        print("interrupted; the output folder was left as it was", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        what = "terminated" if isinstance(exc, Terminated) else "interrupted"
+        print(f"{what}; the output folder was left as it was", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     raise AssertionError(f"unhandled command {args.command}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,8 @@ def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -
     # bool is an int subclass, but `timeout = true` is a mistake, not one second
     if isinstance(value, bool) or not isinstance(value, types):
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be {human}, not {value!r}")
+    if human.startswith("a number") and not math.isfinite(value):
+        raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be a finite number, not {value!r}")
     if human.startswith("a number") and value <= 0:
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be positive, not {value!r}")
     if isinstance(value, str) and not value.strip():

@@ -73,9 +73,24 @@ def _staging_dir(output: Path) -> Path:
     parent = output.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp-", dir=parent))
+        # The pid in the name lets a later build remove the folder if this one is killed.
+        return Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp-{os.getpid()}-", dir=parent))
     except OSError as exc:
         raise UsageError(f"cannot write the output folder {output.name}: {exc.strerror}") from None
+
+
+def _remove_stale_staging(output: Path) -> None:
+    """Remove the staging folders of builds that were killed (their process is gone)."""
+    for stale in output.parent.glob(f".{output.name}.tmp-*"):
+        pid = stale.name.removeprefix(f".{output.name}.tmp-").partition("-")[0]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(stale, ignore_errors=True)
+        except OSError:
+            pass  # alive, or not ours to judge
 
 
 def failed_dir(output: Path) -> Path:
@@ -106,6 +121,7 @@ def write_site(
     Returns the folder where the files ended up.
     """
     recover(output)
+    _remove_stale_staging(output)
     staging = _staging_dir(output)
     try:
         _write_tree(staging, files)
@@ -143,6 +159,8 @@ def check_writable(output: Path) -> None:
     probe = parent
     while not probe.exists():
         probe = probe.parent
+    if not probe.is_dir():
+        raise UsageError(f"cannot create the output folder {output.name}: {probe.name} is a file, not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise UsageError(f"output folder is not writable: {output.name} (in a folder we cannot write to)")
     if output.exists() and not output.is_dir():
