@@ -34,7 +34,7 @@ ENTRIES = sorted(p.stem for p in (REPO / "demos").glob("*.py"))
 ATTENTION_CELLS = ["setup", "B-corpus", "B-tokens", "B-model", "B-forward", "B-train", "B-display", "B-csv", "B-preview"]
 ATTENTION_SOURCE = REPO / "demos" / "attention.py"
 ARTIFACTS = REPO / "test-artifacts"
-TIMEOUT_MS = 5_000
+TIMEOUT_MS = 15_000  # generous: the 2 shared cores may be busy; a passing test never waits this long
 
 # The page background a reader sees: body's, else html's, else the canvas white.
 BACKGROUND_LUMINANCE_JS = """() => {
