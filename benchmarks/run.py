@@ -1,0 +1,180 @@
+"""Benchmarks of issue 4 (not part of the test suite): the builder's own cost, measured.
+
+    python benchmarks/run.py            # 5 runs of each measurement, medians
+    python benchmarks/run.py --quick    # 2 runs, smaller CPU-bound entries
+    python benchmarks/run.py --only a,b # some of the measurements
+
+Every build is ``python -m site_builder build -q`` run as a subprocess in a fresh
+temporary project; the baselines (plain ``python demos/<entry>.py``) are measured in the
+same run, interleaved with the builds, so both see the same machine load.
+
+(a) cold build of the attention entry / plain run of it         target <= 1.03
+(b) no-change rebuild of the attention entry                    target <= 0.3 s
+(c) 100 generated two-block entries: cold build, no-change rebuild  targets <= 3 s, <= 0.5 s
+(d) 4 equal CPU-bound entries: build with -j 2 / with -j 1      target <= 0.6
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+TINY_ENTRY = '''\
+"""tiny{i:03d}: a generated two-block entry."""
+N = {i}
+
+# %% B-sum
+print(sum(range(N + 10)))
+'''
+
+CPU_ENTRY = '''\
+"""cpu{i}: a CPU-bound entry (pure Python, one core)."""
+ROUNDS = {rounds}
+
+# %% B-work
+total = 0
+for k in range(ROUNDS):
+    total = (total * 31 + k * k) % 1_000_003
+print(total)
+'''
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One line of the report."""
+
+    label: str
+    value: float
+    unit: str  # "x" for a ratio, "s" for seconds
+    target: float
+
+    def line(self) -> str:
+        verdict = "ok" if self.value <= self.target else "MISSED"
+        shown = f"{self.value:.3f}" if self.unit == "x" else f"{self.value:.3f} s"
+        goal = f"<= {self.target:g}" + ("" if self.unit == "x" else " s")
+        return f"{self.label:<58} {shown:>10}   target {goal:<9} {verdict}"
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    """Wall-clock seconds of one command; fails loudly when it fails."""
+    t0 = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=ENV, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - t0
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark command failed ({done.returncode}): {' '.join(command)}\n"
+                         f"{done.stderr[-2000:]}")
+    return elapsed
+
+
+def build(project: Path, *args: str) -> float:
+    return timed([sys.executable, "-m", "site_builder", "build", "-q", *args], project)
+
+
+def project_with(workdir: Path, name: str, files: dict[str, str]) -> Path:
+    """A fresh project folder holding ``demos/<file>`` for each of ``files``."""
+    project = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=workdir))
+    (project / "demos").mkdir()
+    for filename, text in files.items():
+        (project / "demos" / filename).write_text(text, encoding="utf-8")
+    return project
+
+
+def medians(runs: int, *measures: Callable[[], float]) -> list[float]:
+    """Run the measures interleaved ``runs`` times; the median of each."""
+    samples: list[list[float]] = [[] for _ in measures]
+    for _ in range(runs):
+        for i, measure in enumerate(measures):
+            samples[i].append(measure())
+    return [statistics.median(s) for s in samples]
+
+
+def bench_attention(workdir: Path, runs: int) -> list[Measure]:
+    """(a) and (b): the attention entry, cold and unchanged, against a plain run."""
+    source = (REPO / "demos" / "attention.py").read_text(encoding="utf-8")
+
+    def plain() -> float:
+        folder = project_with(workdir, "plain", {"attention.py": source})
+        return timed([sys.executable, "demos/attention.py"], folder)
+
+    def cold() -> float:
+        return build(project_with(workdir, "cold", {"attention.py": source}))
+
+    warm_project = project_with(workdir, "warm", {"attention.py": source})
+    build(warm_project)
+    plain_s, cold_s, warm_s = medians(runs, plain, cold, lambda: build(warm_project))
+    print(f"  attention: plain {plain_s:.2f} s, cold build {cold_s:.2f} s, "
+          f"no-change rebuild {warm_s:.3f} s", file=sys.stderr)
+    return [
+        Measure("(a) cold build of attention / plain python attention.py", cold_s / plain_s, "x", 1.03),
+        Measure("(b) no-change rebuild of attention", warm_s, "s", 0.3),
+    ]
+
+
+def bench_many(workdir: Path, runs: int) -> list[Measure]:
+    """(c): 100 tiny two-block entries, cold and unchanged."""
+    files = {f"tiny{i:03d}.py": TINY_ENTRY.format(i=i) for i in range(100)}
+    warm_project = project_with(workdir, "many-warm", files)
+    build(warm_project)
+    cold_s, warm_s = medians(runs, lambda: build(project_with(workdir, "many-cold", files)),
+                             lambda: build(warm_project))
+    return [
+        Measure("(c) 100 two-block entries: cold build", cold_s, "s", 3.0),
+        Measure("(c) 100 two-block entries: no-change rebuild", warm_s, "s", 0.5),
+    ]
+
+
+def bench_parallel(workdir: Path, runs: int, rounds: int) -> list[Measure]:
+    """(d): 4 equal CPU-bound entries, -j 2 against -j 1 (cold each time)."""
+    files = {f"cpu{i}.py": CPU_ENTRY.format(i=i, rounds=rounds) for i in range(4)}
+    one, two = medians(runs, lambda: build(project_with(workdir, "j1", files), "-j", "1"),
+                       lambda: build(project_with(workdir, "j2", files), "-j", "2"))
+    print(f"  4 CPU-bound entries: -j 1 {one:.2f} s, -j 2 {two:.2f} s", file=sys.stderr)
+    return [Measure("(d) 4 equal CPU-bound entries: -j 2 / -j 1", two / one, "x", 0.6)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, help="runs per measurement (default 5; --quick: 2)")
+    parser.add_argument("--quick", action="store_true", help="fewer runs, smaller CPU-bound entries")
+    parser.add_argument("--only", default="a,b,c,d", help="comma-separated subset of a,b,c,d")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary projects")
+    args = parser.parse_args()
+    runs = args.runs or (2 if args.quick else 5)
+    only = set(args.only.split(","))
+    workdir = Path(tempfile.mkdtemp(prefix="site_builder-bench-"))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"site_builder benchmarks: median of {runs} runs; {os.cpu_count()} CPUs, "
+          f"load average {load:.2f} at the start", file=sys.stderr)
+    results: list[Measure] = []
+    try:
+        if only & {"a", "b"}:
+            results += [m for m in bench_attention(workdir, runs) if m.label[1] in only]
+        if "c" in only:
+            results += bench_many(workdir, runs)
+        if "d" in only:
+            results += bench_parallel(workdir, runs, 2_000_000 if args.quick else 6_000_000)
+    finally:
+        if args.keep:
+            print(f"projects kept in {workdir}", file=sys.stderr)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    for measure in results:
+        print(measure.line())
+    return 0 if all(m.value <= m.target for m in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
