@@ -53,6 +53,11 @@ def _visible(part: str) -> bool:
     return bool(_ESCAPE.sub("", part).strip())
 
 
+def remove_escapes(text: str) -> str:
+    """``text`` without terminal escape sequences (colours, cursor moves, titles); all else kept."""
+    return _ESCAPE.sub("", text) if "\x1b" in text else text
+
+
 def strip(text: str) -> str:
     """``text`` without escape sequences and unprintable control characters (``\\r`` collapsed)."""
     return _CONTROL.sub("", _ESCAPE.sub("", collapse_carriage_returns(text)))

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Literal
 
+from site_builder.ansi import remove_escapes
 from site_builder.blocks import Script
 from site_builder.entries import Entry
 
@@ -354,7 +355,8 @@ class _Output:
         assert self.file is not None
         if self.file_size >= FULL_OUTPUT_CAP:
             return
-        text = self.scrub(data.decode("utf-8", "ignore")).encode("utf-8")
+        # The complete output is a text file: colour codes would show as garbage in a browser.
+        text = self.scrub(remove_escapes(data.decode("utf-8", "ignore"))).encode("utf-8")
         room = FULL_OUTPUT_CAP - self.file_size
         if len(text) > room:
             text = text[:room] + b"\n[site_builder: output cut at 100 MB]\n"
