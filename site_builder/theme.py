@@ -72,12 +72,16 @@ def pygments_css() -> str:
     """Code colours: chosen theme via ``[data-theme]``, else the system's ``prefers-color-scheme``."""
     light = _style_defs(LIGHT_STYLE, [':root[data-theme="light"] .highlight'])
     light_default = _style_defs(LIGHT_STYLE, [":root:not([data-theme]) .highlight"])
+    light_print = _style_defs(LIGHT_STYLE, [":root .highlight"])
     dark = _style_defs(DARK_STYLE, [':root[data-theme="dark"] .highlight'])
     dark_default = _style_defs(DARK_STYLE, [":root:not([data-theme]) .highlight"])
     return (
         f"/* Pygments: {LIGHT_STYLE} (light), {DARK_STYLE} (dark), colours raised to "
         f"{MIN_CONTRAST}:1 where needed */\n"
-        f"{light}\n{dark}\n"
+        f"{light}\n"
         f"@media not all and (prefers-color-scheme: dark) {{\n{_indent(light_default)}\n}}\n"
-        f"@media (prefers-color-scheme: dark) {{\n{_indent(dark_default)}\n}}\n"
+        # Paper is white: dark colours are for screens only, print always uses the light ones.
+        f"@media print {{\n{_indent(light_print)}\n}}\n"
+        f"@media screen {{\n{_indent(dark)}\n}}\n"
+        f"@media screen and (prefers-color-scheme: dark) {{\n{_indent(dark_default)}\n}}\n"
     )

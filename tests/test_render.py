@@ -314,7 +314,7 @@ def test_site_url_adds_sitemap_and_canonical(tmp_path: Path) -> None:
 
 def test_css_has_light_and_dark_pygments(tmp_path: Path) -> None:
     css = text(site([make_build(tmp_path)])["static/site.css"])
-    assert "@media (prefers-color-scheme: dark)" in css
+    assert "@media screen and (prefers-color-scheme: dark)" in css
     assert css.count(".highlight .k ") >= 2  # keyword colour for both schemes
     assert "max-width" in css
 
@@ -479,7 +479,7 @@ def test_code_colours_follow_the_toggle_and_pass_contrast(tmp_path: Path) -> Non
     for style, selector in ((LIGHT_STYLE, '[data-theme="light"] .highlight'),
                             (DARK_STYLE, '[data-theme="dark"] .highlight')):
         background = get_style_by_name(style).background_color
-        rules = [line for line in css.splitlines() if line.startswith(f":root{selector} .")]
+        rules = [line for line in css.splitlines() if line.strip().startswith(f":root{selector} .")]
         colours = re.findall(r"(?<![\w-])color: (#[0-9a-fA-F]{3,6})", "\n".join(rules))
         assert len(colours) > 10, style
         assert min(contrast(c, background) for c in colours) >= MIN_CONTRAST, style
