@@ -179,6 +179,10 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
     state.publish(report.site_dir, None, config.title)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def serve(root: Path, options: ServeOptions) -> int:
     """Run the preview until Ctrl-C; return the exit status."""
     root = root.resolve()
@@ -191,6 +195,9 @@ def serve(root: Path, options: ServeOptions) -> int:
         raise UsageError(
             f"cannot listen on {options.host}:{options.port}: {exc.strerror or exc} (try another --port)"
         ) from None
+    if threading.current_thread() is threading.main_thread():
+        # `kill PID` stops the preview as cleanly as Ctrl-C (running demos killed, one line)
+        signal.signal(signal.SIGTERM, _interrupt)
     changed = threading.Event()
     watcher = Watcher(root, config.demos, changed)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True).start()
