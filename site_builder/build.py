@@ -6,6 +6,7 @@ only at the end, atomically (see output.py).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -17,12 +18,13 @@ from site_builder.blocks import Script, outline, parse
 from site_builder.config import Config
 from site_builder.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
-from site_builder.execute import BlockError, BlockResult, RunCancelled, RunOptions, RunResult, run_demo
+from site_builder.execute import BUILDER_DIR, BlockError, BlockResult, RunCancelled, RunOptions, RunResult, run_demo
 from site_builder.output import check_writable, write_site
 from site_builder.progress import Progress, summarize
 from site_builder.records import RecordStore, store_dir
 from site_builder.render import EntryBuild, SiteInfo, render_site
 from site_builder.search import index_site
+from site_builder.shard import shard_entries
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +38,7 @@ class BuildOptions:
     force: bool = False  # re-run every demo, whatever its record says
     force_names: frozenset[str] = frozenset()  # re-run these entries
     frozen: bool = False  # run nothing: every result comes from its record
+    shard: tuple[int, int] | None = None  # (K, N): run only shard K of N, record it, write no site
 
 
 @dataclass
@@ -95,12 +98,16 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     progress = progress or Progress()
     report = BuildReport()
     entries = discover(config.demos, config.root)
-    check_writable(config.output)
+    _check_force_names(options, entries)
+    names = {e.name for e in entries}
+    if options.shard:  # the other shards' entries run elsewhere
+        entries = shard_entries(config, entries, options.shard)
+    else:
+        check_writable(config.output)
     parsed = _parse_all(entries, report)
-    report.warnings.extend(config.unused_overrides({e.name for e in entries}))
+    report.warnings.extend(config.unused_overrides(names))
     for warning in report.warnings:
         log.warning("%s", warning)
-    _check_force_names(options, entries)
     store = RecordStore(config)
     if options.frozen:
         results = store.frozen_results(entries, parsed)
@@ -123,6 +130,9 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
             report.builds.append(EntryBuild(entry, script, results[entry.name]))
         else:  # the failed build's page shows the error where it is
             report.builds.append(_unparsable(entry, script))
+    if options.shard:  # a shard leaves records only; `build --frozen` assembles the site
+        report.wall_time = time.perf_counter() - started
+        return report
     files = render_site(report.builds, SiteInfo(title=config.title, site_url=config.site_url))
     report.published = report.ok
     report.site_dir = write_site(config.output, files, publish=report.ok,
@@ -200,7 +210,9 @@ def _execute_all(
         for future in futures:
             future.cancel()
 
-    order = _longest_first(runnable, _expected_seconds(runnable))
+    # Order only matters when demos wait for a worker; then recorded times are worth reading.
+    expected = _expected_seconds(config, runnable) if len(runnable) > options.jobs else {}
+    order = _longest_first(runnable, expected)
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = {pool.submit(run_one, e): e for e in order}
         try:
@@ -229,9 +241,17 @@ def _check_force_names(options: BuildOptions, entries: list[Entry]) -> None:
         )
 
 
-def _expected_seconds(entries: list[Entry]) -> dict[str, float]:
-    """How long each entry is expected to run, from its recorded duration when there is one."""
-    return {}
+def _expected_seconds(config: Config, entries: list[Entry]) -> dict[str, float]:
+    """How long each entry is expected to run: the duration of its last record, when it has one."""
+    expected: dict[str, float] = {}
+    for entry in entries:
+        # record.json's top-level "duration" (see records.py); any unreadable record is skipped
+        path = store_dir(config, entry.name) / BUILDER_DIR / "record.json"
+        try:
+            expected[entry.name] = float(json.loads(path.read_bytes())["duration"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return expected
 
 
 def _longest_first(entries: list[Entry], expected: dict[str, float]) -> list[Entry]:

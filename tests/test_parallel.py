@@ -113,3 +113,19 @@ def test_timings_page_lists_every_block_slowest_first() -> None:
     assert "2023-11-14 22:13 UTC, taking 13.0 s in all, with Python 3.11.7, NumPy 1.26.4 and " \
            "Matplotlib 3.8.2, on Linux-6.1-x86_64 (BLAS: openblas 0.3.27)" in entry
     assert "/nonexistent" not in page
+
+
+def test_longest_expected_entries_start_first() -> None:
+    from site_builder.build import _longest_first
+
+    def entry(name: str, size: int) -> Entry:
+        source = "x" * size
+        return Entry(name, Path(f"/x/{name}.py"), f"demos/{name}.py", source, source.encode())
+
+    entries = [entry("small", 100), entry("big", 5000), entry("recorded", 100), entry("mid", 1000)]
+    # no records: by size
+    assert [e.name for e in _longest_first(entries, {})] == ["big", "mid", "recorded", "small"]
+    # "recorded" took 60 s for 100 bytes: the others are estimated at that rate (big: 3000 s)
+    assert [e.name for e in _longest_first(entries, {"recorded": 60.0})][:2] == ["big", "mid"]
+    assert [e.name for e in _longest_first(entries, {"recorded": 60.0, "big": 1.0})] == [
+        "recorded", "mid", "small", "big"]  # recorded times win over size
