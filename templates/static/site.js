@@ -18,7 +18,7 @@ document.addEventListener("DOMContentLoaded", function () {
 // ---- code and output that scroll sideways can be scrolled with the keyboard too
 
 function focusableScrollers() {
-  document.querySelectorAll(".cell pre, .csv-preview").forEach(function (box) {
+  document.querySelectorAll("main pre, .csv-preview").forEach(function (box) {
     if (box.scrollWidth > box.clientWidth) box.setAttribute("tabindex", "0");
     else box.removeAttribute("tabindex");
   });
