@@ -25,6 +25,7 @@ from site_builder.build import BuildOptions, build
 from site_builder.config import Config, load_config, with_overrides
 from site_builder.entries import relative_to_root
 from site_builder.errors import SiteBuilderError, UsageError
+from site_builder.execute import path_scrubber
 from site_builder.output import failed_dir
 from site_builder.preview_http import PreviewServer, SiteState
 from site_builder.progress import make_progress
@@ -162,7 +163,9 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
         state.publish(None, str(exc), config.title)
         return
     except Exception as exc:  # the server must outlive any build problem; say what it was
-        message = f"the build failed unexpectedly: {type(exc).__name__}: {exc}"
+        # shown in the browser too: no absolute path of this machine
+        scrub = path_scrubber([(root, "."), (TEMPLATES_DIR, "templates"), (Path.home(), "~")])
+        message = scrub(f"the build failed unexpectedly: {type(exc).__name__}: {exc}")
         print(f"error: {message}", file=sys.stderr, flush=True)
         state.publish(None, message, config.title)
         return
