@@ -10,12 +10,16 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import NoReturn, Sequence
+from typing import TYPE_CHECKING, NoReturn, Sequence
 
 from site_builder import __version__
 from site_builder.config import load_config, with_overrides
-from site_builder.errors import SiteBuilderError
+from site_builder.entries import relative_to_root
+from site_builder.errors import SiteBuilderError, UsageError
 from site_builder.output import failed_dir
+
+if TYPE_CHECKING:
+    from site_builder.build import BuildReport
 
 log = logging.getLogger("site_builder")
 
@@ -74,6 +78,11 @@ def make_parser() -> argparse.ArgumentParser:
         "--frozen", action="store_true",
         help="run nothing: build every page from its committed run record (_freeze/)",
     )
+    build.add_argument(
+        "--shard", type=_shard, metavar="K/N",
+        help="run only the K-th of N cost-balanced shares of the demos and write their run records, "
+             "not the site (then `build --frozen` assembles it from all shards' records)",
+    )
     new = commands.add_parser("new", help="create demos/NAME.py from the house-style template")
     new.add_argument("name", help="the entry's name: its file name and URL segment, e.g. k-means")
     new.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
@@ -116,18 +125,28 @@ def _run_serve(args: argparse.Namespace) -> int:
     return serve(Path.cwd(), options)
 
 
+def _shard(text: str) -> tuple[int, int]:
+    from site_builder.shard import parse_shard
+
+    return parse_shard(text)
+
+
 def _run_build(args: argparse.Namespace) -> int:
     from site_builder.build import BuildOptions, build
     from site_builder.progress import make_progress, summarize
 
+    if args.shard and args.frozen:
+        raise UsageError("--shard runs demos and --frozen runs none: use one or the other")
     config = with_overrides(load_config(Path.cwd()), demos=args.demos, output=args.out, timeout=args.timeout)
     progress = make_progress(sys.stderr, quiet=args.quiet)
     force_names = frozenset(args.force or ())
     options = BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast, force=args.force == [],
-                           force_names=force_names, frozen=args.frozen)
+                           force_names=force_names, frozen=args.frozen, shard=args.shard)
     report = build(config, options, progress)
     rows = [summarize(b.result, b.entry.name in report.from_cache) for b in report.builds]
     progress.summary(rows, report.wall_time)
+    if args.shard:
+        return _shard_outcome(args.shard, report, relative_to_root(config.records, config.root))
     if report.ok:
         log.info("site written to %s", os.path.relpath(config.output))
         return EXIT_OK
@@ -144,6 +163,21 @@ def _run_build(args: argparse.Namespace) -> int:
         f"the failed build's pages are in {kept}" + (f": {shown}" if shown else ""),
         file=sys.stderr,
     )
+    return EXIT_FAILED
+
+
+def _shard_outcome(shard: tuple[int, int], report: BuildReport, records: str) -> int:
+    """Say what a shard did (it writes records, never the site); exit 1 when one of its demos failed."""
+    ran = len(report.builds) - len(report.from_cache)
+    line = (f"shard {shard[0]}/{shard[1]}: {len(report.builds)} entr{'y' if len(report.builds) == 1 else 'ies'} "
+            f"({ran} ran, {len(report.from_cache)} from the records), records in {records}/; "
+            "no site written: `build --frozen` assembles it from all shards' records")
+    for failure in report.failures:
+        print(f"error: {failure}", file=sys.stderr)
+    if report.ok:
+        log.info("%s", line)
+        return EXIT_OK
+    print(f"{line}; {len(report.failures)} problem(s)", file=sys.stderr)
     return EXIT_FAILED
 
 
