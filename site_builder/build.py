@@ -6,7 +6,6 @@ only at the end, atomically (see output.py).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -18,13 +17,13 @@ from site_builder.blocks import Script, outline, parse
 from site_builder.config import Config
 from site_builder.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
-from site_builder.execute import BUILDER_DIR, BlockError, BlockResult, RunCancelled, RunOptions, RunResult, run_demo
+from site_builder.execute import BlockError, BlockResult, RunCancelled, RunOptions, RunResult, run_demo
 from site_builder.output import check_writable, write_site
 from site_builder.progress import Progress, summarize
 from site_builder.records import RecordStore, store_dir
 from site_builder.render import EntryBuild, SiteInfo, render_site
 from site_builder.search import index_site
-from site_builder.shard import shard_entries
+from site_builder.shard import estimated_seconds, recorded_durations, shard_entries
 
 log = logging.getLogger(__name__)
 
@@ -243,15 +242,7 @@ def _check_force_names(options: BuildOptions, entries: list[Entry]) -> None:
 
 def _expected_seconds(config: Config, entries: list[Entry]) -> dict[str, float]:
     """How long each entry is expected to run: the duration of its last record, when it has one."""
-    expected: dict[str, float] = {}
-    for entry in entries:
-        # record.json's top-level "duration" (see records.py); any unreadable record is skipped
-        path = store_dir(config, entry.name) / BUILDER_DIR / "record.json"
-        try:
-            expected[entry.name] = float(json.loads(path.read_bytes())["duration"])
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-    return expected
+    return recorded_durations(config, entries)
 
 
 def _longest_first(entries: list[Entry], expected: dict[str, float]) -> list[Entry]:
@@ -260,11 +251,5 @@ def _longest_first(entries: list[Entry], expected: dict[str, float]) -> list[Ent
     Entries without a recorded time are estimated from their size, at the seconds per
     byte of those that have one (or ranked by size alone when none has).
     """
-    known = [e for e in entries if e.name in expected]
-    known_bytes = sum(len(e.source_bytes) for e in known)
-    rate = sum(expected[e.name] for e in known) / known_bytes if known_bytes else 1.0
-
-    def estimate(entry: Entry) -> float:
-        return expected.get(entry.name, len(entry.source_bytes) * rate)
-
-    return sorted(entries, key=lambda e: (-estimate(e), e.name))
+    estimate = estimated_seconds(entries, expected)  # the same costs as --shard balances
+    return sorted(entries, key=lambda e: (-estimate[e.name], e.name))
