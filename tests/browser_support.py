@@ -137,6 +137,10 @@ class PageWatch:
         self.problems.append(f"request outside the site ({request.resource_type}): {url}")
 
     def _on_request_failed(self, request: Any) -> None:
+        if request.failure == "net::ERR_ABORTED" and not request.is_navigation_request():
+            # Chromium cancels a page's pending loads (a lazy image, say) when the reader moves
+            # on; a missing file is a 404 over HTTP and net::ERR_FILE_NOT_FOUND from disk.
+            return
         if request.url not in self.expected_failures:
             self.problems.append(f"request failed ({request.failure}): {request.url}")
 
