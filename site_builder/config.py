@@ -21,6 +21,7 @@ class EntryOverrides:
     """Per-entry settings from ``[tool.site_builder.entries.NAME]``."""
 
     timeout: float | None = None
+    tolerance: float | None = None  # `check`: relative difference allowed between printed numbers
 
 
 @dataclass(frozen=True)
@@ -34,12 +35,18 @@ class Config:
     output: Path = Path("build")
     records: Path = Path("_freeze")  # run records: the execution cache, committable
     timeout: float = 600.0  # seconds per demo
+    tolerance: float = 0.0  # `check`: relative difference allowed between printed numbers (0: exact)
     entries: dict[str, EntryOverrides] = field(default_factory=dict)
 
     def timeout_for(self, name: str) -> float:
         """The timeout of entry ``name``: its override, else the default."""
         override = self.entries.get(name)
         return override.timeout if override and override.timeout is not None else self.timeout
+
+    def tolerance_for(self, name: str) -> float:
+        """The `check` tolerance of entry ``name``: its override, else the default."""
+        override = self.entries.get(name)
+        return override.tolerance if override and override.tolerance is not None else self.tolerance
 
     def unused_overrides(self, entry_names: set[str]) -> list[str]:
         """Warnings for ``[tool.site_builder.entries.NAME]`` tables that name no existing entry."""
@@ -59,9 +66,11 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "output": ((str,), "a string (a folder)"),
     "records": ((str,), "a string (a folder)"),
     "timeout": ((int, float), "a number of seconds"),
+    "tolerance": ((int, float), "a relative tolerance"),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),
+    "tolerance": ((int, float), "a relative tolerance"),
 }
 
 
@@ -74,6 +83,11 @@ def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be a finite number, not {value!r}")
     if human.startswith("a number") and value <= 0:
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be positive, not {value!r}")
+    if human == "a relative tolerance" and not (math.isfinite(value) and 0 <= value < 1):
+        raise UsageError(
+            f"pyproject.toml: [tool.site_builder] {key} must be a relative difference from 0 up to "
+            f"(not including) 1, e.g. 1e-6, not {value!r}"
+        )
     if isinstance(value, str) and not value.strip():
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must not be empty")
     if key == "site_url" and not _is_site_url(value):
@@ -113,7 +127,7 @@ def _parse_entries(table: Any) -> dict[str, EntryOverrides]:
                     f"pyproject.toml: unknown key entries.{name}.{key} in [tool.site_builder] (known: {known})"
                 )
             _check_value(f"entries.{name}.{key}", value, _ENTRY_KEYS[key])
-        overrides[name] = EntryOverrides(**settings)
+        overrides[name] = EntryOverrides(**{k: float(v) for k, v in settings.items()})
     return overrides
 
 
@@ -139,7 +153,7 @@ def load_config(root: Path) -> Config:
             known = ", ".join(sorted([*_SCALAR_KEYS, "entries"]))
             raise UsageError(f"pyproject.toml: unknown key '{key}' in [tool.site_builder] (known: {known})")
         _check_value(key, value, _SCALAR_KEYS[key])
-        values[key] = float(value) if key == "timeout" else value
+        values[key] = float(value) if key in ("timeout", "tolerance") else value
     config = Config(root=root, **values)
     return with_overrides(config)
 
