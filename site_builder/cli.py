@@ -83,6 +83,27 @@ def make_parser() -> argparse.ArgumentParser:
         help="run only the K-th of N cost-balanced shares of the demos and write their run records, "
              "not the site (then `build --frozen` assembles it from all shards' records)",
     )
+    check = commands.add_parser(
+        "check", help="re-run demos and compare each block's output with its run record (drift)",
+        description="Re-run the demos (all, or the named ones) in temporary folders, twice, and compare "
+                    "each block's output with the committed run record and the two runs with each other. "
+                    "Exit status: 0 all match, 1 drift or a run that differs from the other, 2 bad usage "
+                    "or no record to compare with.",
+    )
+    check.add_argument("names", nargs="*", metavar="NAME", help="entries to check (default: all)")
+    check.add_argument(
+        "--tolerance", type=_tolerance, metavar="REL",
+        help="let printed numbers differ by this relative amount, e.g. 1e-6 (default: per entry in "
+             "pyproject.toml, else 0: exact)",
+    )
+    check.add_argument("--runs", type=_positive_int, default=2,
+                       help="runs per demo; with 2 or more, runs that differ reveal a missing seed (default: 2)")
+    check.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
+    check.add_argument("--timeout", type=_positive_float, help="seconds each demo may run (default: 600)")
+    check.add_argument(
+        "-j", "--jobs", type=_positive_int, default=os.cpu_count() or 1, help="demos run in parallel (default: CPUs)"
+    )
+    check.add_argument("-q", "--quiet", action="store_true", help="print only the verdicts")
     new = commands.add_parser("new", help="create demos/NAME.py from the house-style template")
     new.add_argument("name", help="the entry's name: its file name and URL segment, e.g. k-means")
     new.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
@@ -123,6 +144,24 @@ def _run_serve(args: argparse.Namespace) -> int:
     overrides = {"demos": args.demos, "output": args.out, "timeout": args.timeout}
     options = ServeOptions(host=args.host, port=args.port, jobs=args.jobs, overrides=overrides)
     return serve(Path.cwd(), options)
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and 0 <= value < 1):
+        raise argparse.ArgumentTypeError(f"must be a relative difference from 0 up to (not including) 1: {text!r}")
+    return value
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from site_builder.check import CheckOptions, check
+
+    config = with_overrides(load_config(Path.cwd()), demos=args.demos, timeout=args.timeout)
+    options = CheckOptions(names=tuple(args.names), tolerance=args.tolerance, runs=args.runs, jobs=args.jobs)
+    return check(config, options, sys.stdout)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -202,6 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "build":
             return _run_build(args)
+        if args.command == "check":
+            return _run_check(args)
         if args.command == "new":
             return _run_new(args)
         if args.command == "serve":
