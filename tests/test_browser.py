@@ -225,7 +225,7 @@ def test_index_filter_narrows_the_list(open_page: OpenPage, site_url: str) -> No
     )
     assert grouped == [], "entries not under the heading of their initial letter"
 
-    page.locator("input#filter[type=search]").fill("atten")
+    page.locator("input#filter[type=search]").press_sequentially("atten")
     page.wait_for_function("() => document.querySelectorAll('li.entry-item:not([hidden])').length === 1")
     assert visible_entry_names(page) == ["attention"]
     assert page.locator("#filter-status").inner_text().strip(), "the filter says nothing about what it shows"
@@ -370,6 +370,8 @@ def test_site_works_from_disk(open_page: OpenPage, built_site: Path) -> None:
         page.goto(url)
         assert page.locator("h1").first.is_visible(), f"{url} shows no heading"
         assert page.evaluate("() => document.styleSheets.length") > 0, f"{url} has no stylesheet"
+        if page.locator("form#search").count():
+            assert re.search(r"HTTP|served", page.locator("p#search-status").inner_text(), re.IGNORECASE), f"{url}: search says nothing from disk"
         for href in page.locator("nav.entry-nav a[rel=prev], nav.entry-nav a[rel=next]").evaluate_all("links => links.map(a => a.href)"):
             assert href.startswith(base), f"{url} links outside the site: {href}"
             to_visit.append(href)
