@@ -121,6 +121,7 @@ def entry_name(url: str) -> str:
 
 
 def section_top(page: Any, name: str) -> float:
+    """How far below the viewport's top edge the element with id ``name`` starts, in CSS px."""
     return page.evaluate("name => document.getElementById(name).getBoundingClientRect().top", name)
 
 
