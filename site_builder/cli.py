@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Sequence
 
 from site_builder import __version__
-from site_builder.config import load_config, with_overrides
+from site_builder.config import Config, load_config, with_overrides
 from site_builder.entries import relative_to_root
 from site_builder.errors import SiteBuilderError, UsageError
 from site_builder.output import failed_dir
@@ -82,6 +82,10 @@ def make_parser() -> argparse.ArgumentParser:
         "--shard", type=_shard, metavar="K/N",
         help="run only the K-th of N cost-balanced shares of the demos and write their run records, "
              "not the site (then `build --frozen` assembles it from all shards' records)",
+    )
+    build.add_argument(
+        "--list", action="store_true",
+        help="with --shard: print the names of the shard's entries, one a line, and run nothing",
     )
     check = commands.add_parser(
         "check", help="re-run demos and compare each block's output with its run record (drift)",
@@ -176,7 +180,11 @@ def _run_build(args: argparse.Namespace) -> int:
 
     if args.shard and args.frozen:
         raise UsageError("--shard runs demos and --frozen runs none: use one or the other")
+    if args.list and not args.shard:
+        raise UsageError("--list lists the entries of a shard: use it with --shard K/N")
     config = with_overrides(load_config(Path.cwd()), demos=args.demos, output=args.out, timeout=args.timeout)
+    if args.list:
+        return _list_shard(config, args.shard)
     progress = make_progress(sys.stderr, quiet=args.quiet)
     force_names = frozenset(args.force or ())
     options = BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast, force=args.force == [],
@@ -203,6 +211,16 @@ def _run_build(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return EXIT_FAILED
+
+
+def _list_shard(config: Config, shard: tuple[int, int]) -> int:
+    """Print the entries of shard K/N, one a line (for CI: which record folders are this shard's)."""
+    from site_builder.entries import discover
+    from site_builder.shard import shard_entries
+
+    for entry in shard_entries(config, discover(config.demos, config.root), shard):
+        print(entry.name)
+    return EXIT_OK
 
 
 def _shard_outcome(shard: tuple[int, int], report: BuildReport, records: str) -> int:

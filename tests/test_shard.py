@@ -133,3 +133,9 @@ def test_shard_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         assert "argument --shard: " in capsys.readouterr().err
     assert main(["build", "--shard", "1/2", "--frozen"]) == 2
     assert "one or the other" in capsys.readouterr().err
+    # --list: the shard's entries, one a line, for CI to pick its record folders
+    listed = []
+    for k in (1, 2):
+        assert main(["build", "--shard", f"{k}/2", "--list"]) == 0
+        listed.append(capsys.readouterr().out.split())
+    assert sorted(listed[0] + listed[1]) == ["broken", "fine"] and all(listed)
