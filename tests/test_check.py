@@ -142,6 +142,9 @@ def test_usage_errors(tmp_path: Path) -> None:
     missing = run_cli("check", cwd=project)  # nothing runs: every record is checked first
     assert missing.returncode == 2
     assert "fresh: no run record in _freeze/fresh/" in missing.stderr and "build` first" in missing.stderr
+    (project / "pyproject.toml").write_text("[tool.site_builder.entries.steady]\ntolerance = 2\n")
+    with pytest.raises(UsageError, match="entries.steady.tolerance must be a relative difference"):
+        load_config(project)
     for bad in (["--tolerance", "-1"], ["--tolerance", "nan"], ["--runs", "0"]):
         with pytest.raises(SystemExit) as exited:
             main(["check", *bad])
