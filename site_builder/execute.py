@@ -13,8 +13,6 @@ import os
 import re
 import select
 import signal
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -25,6 +23,7 @@ from typing import Any, BinaryIO, Callable, Literal
 
 from site_builder.ansi import remove_escapes
 from site_builder.blocks import Script
+from site_builder.demo_process import DemoProcess, start_demo_process
 from site_builder.entries import Entry
 
 log = logging.getLogger(__name__)
@@ -129,7 +128,6 @@ class RunCancelled(Exception):
     """The run was stopped from outside (``cancel`` was set): there is no result to keep."""
 
 
-RUNNER = Path(__file__).with_name("runner.py")
 FULL_OUTPUT_CAP = 100 * 1024 * 1024  # bytes of a truncated block's complete output kept on disk
 # Numbers must not depend on how many demos the build runs side by side.
 CHILD_ENV = {
@@ -151,6 +149,8 @@ def run_demo(
     cancel: threading.Event | None = None,
 ) -> RunResult:
     """Run ``script`` in a fresh child process with ``files_dir`` as working directory.
+
+    The child is forked from the build's fork server, or spawned (see demo_process).
 
     Never raises for a broken demo (its failure is in the result); raises RuntimeError
     only when the runner itself fails, RunCancelled when ``cancel`` was set before the
@@ -182,17 +182,8 @@ def run_demo(
         read_fd, write_fd = os.pipe()
         try:
             with open(err_path, "wb") as err:
-                proc = subprocess.Popen(
-                    # -P: the runner's folder must not shadow the demo's imports
-                    [sys.executable, "-P", str(RUNNER), str(job_path), str(write_fd)],
-                    cwd=files_dir,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=err,
-                    env={**os.environ, **CHILD_ENV},
-                    pass_fds=(write_fd,),
-                    start_new_session=True,
-                )
+                proc = start_demo_process(job_path, files_dir, write_fd, err,
+                                          env={**os.environ, **CHILD_ENV})
         except BaseException:
             os.close(read_fd)
             raise
@@ -207,7 +198,7 @@ def run_demo(
         finally:
             # Always: plt.show(), input() or a never-ending grandchild must not outlive us.
             killed_at = time.perf_counter()
-            _kill_group(proc)
+            proc.kill_group()
             proc.wait()
             state.stopping = True
             reader.join(10)
@@ -227,7 +218,7 @@ def run_demo(
     elif timed_out:
         interruption = ("timeout", killed_at - state.current_t0 if state.current_t0 else 0.0)
     else:
-        interruption = ("crashed", proc.returncode)
+        interruption = ("crashed", proc.poll())
     blocks = state.block_results(interruption, killed_at, entry.rel_path, runner_stderr)
     final = state.final or {}
     return RunResult(
@@ -242,7 +233,7 @@ def run_demo(
     )
 
 
-def _wait(proc: subprocess.Popen[bytes], done: threading.Event, deadline: float,
+def _wait(proc: DemoProcess, done: threading.Event, deadline: float,
           cancel: threading.Event | None = None) -> bool:
     """Wait for the runner to report ``done``, die or be cancelled; True when the deadline passed first."""
     while True:
@@ -253,13 +244,6 @@ def _wait(proc: subprocess.Popen[bytes], done: threading.Event, deadline: float,
             return False
         if remaining <= 0:
             return True
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # the whole group has already exited
 
 
 def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:

@@ -9,6 +9,7 @@ EVENTS_FD: ``start``/``out``/``end`` per block, then ``done`` (or ``internal-err
 from __future__ import annotations
 
 import __future__
+import builtins
 import codecs
 import faulthandler
 import io
@@ -629,7 +630,7 @@ def _run(job: dict[str, Any], events: Events) -> None:
     linecache.cache[rel_path] = (len(job["source"]), None, lines, rel_path)
     module = types.ModuleType("__main__")
     module.__file__ = script
-    module.__builtins__ = __builtins__  # type: ignore[attr-defined]
+    module.__builtins__ = builtins  # type: ignore[attr-defined]  # a module, as in python x.py
     sys.modules["__main__"] = module
     sys.path.insert(0, os.path.dirname(script))
     sys.argv = [script]
