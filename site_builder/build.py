@@ -15,6 +15,7 @@ from pathlib import Path
 
 from site_builder.blocks import Script, outline, parse
 from site_builder.config import Config
+from site_builder.demo_process import close_fork_server
 from site_builder.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
 from site_builder.execute import BlockError, BlockResult, RunCancelled, RunOptions, RunResult, run_demo
@@ -122,6 +123,7 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
         try:
             results = _execute_all(entries, parsed, config, options, store, report, progress)
         finally:
+            close_fork_server()  # its children are all done; serve's next build starts afresh
             progress.close()
     for entry in entries:
         script = parsed[entry.name]
@@ -188,6 +190,9 @@ def _execute_all(
         except RunCancelled:
             store.discard(files_dir)
             return None  # a killed run is no result: it must never be recorded
+        if result.failure and options.fail_fast:
+            # Here, not only in take(): this worker's next demo (forked in ms) must not start.
+            cancel.set()
         return store.commit(entry, script, result, run_options)
 
     def take(future: Future[RunResult | None], entry: Entry) -> None:
