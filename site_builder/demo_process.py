@@ -43,6 +43,9 @@ class DemoProcess(Protocol):
     def kill_group(self) -> None:
         """SIGKILL its whole process group (the demo's subprocesses too)."""
 
+    def release(self) -> None:
+        """After ``kill_group``, when its exit status does not matter: let it be reaped."""
+
 
 class SpawnedProcess:
     """``python -P runner.py JOB EVENTS_FD`` started with Popen."""
@@ -68,6 +71,9 @@ class SpawnedProcess:
 
     def kill_group(self) -> None:
         _kill_group(self.pid)
+
+    def release(self) -> None:
+        self.proc.wait()  # quick: it has been killed
 
 
 class ForkedProcess:
@@ -97,6 +103,9 @@ class ForkedProcess:
     def kill_group(self) -> None:
         if not self.exited.is_set():  # after the exit the server killed the group itself
             _kill_group(self.pid)
+
+    def release(self) -> None:
+        pass  # the server reaps it: no need to wait for the message
 
 
 class ForkServer:

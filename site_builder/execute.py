@@ -199,7 +199,10 @@ def run_demo(
             # Always: plt.show(), input() or a never-ending grandchild must not outlive us.
             killed_at = time.perf_counter()
             proc.kill_group()
-            proc.wait()
+            if state.final is None:
+                proc.wait()  # how it ended explains the crash
+            else:
+                proc.release()
             state.stopping = True
             reader.join(10)
             if reader.is_alive():

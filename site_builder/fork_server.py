@@ -17,6 +17,7 @@ child's process group and exits.
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
 import os
@@ -180,6 +181,10 @@ def main(argv: list[str]) -> None:
     os.set_inheritable(sock.fileno(), False)
     runner = load_runner()
     warm()
+    runner.warm_realpaths()
+    # Keep the collector away from everything loaded so far: a collection in a child
+    # would touch (and so copy) every page the children share with the server.
+    gc.freeze()
     Server(sock, runner).serve()
     os._exit(0)
 

@@ -159,6 +159,9 @@ class Sink:
                                                     line_buffering=True))
 
     def _pump(self) -> None:
+        # This thread also watches for the builder's death (one thread fewer to start:
+        # thread start-up is a visible part of a small demo's run).
+        parent, ticks = os.getppid(), 0
         while not self.stopped:
             ready = self.pump_poller.poll(10)
             with self.lock:
@@ -166,6 +169,12 @@ class Sink:
                     self._drain()
                 if self.pending:
                     self._flush()
+            ticks += 1
+            if not ticks % 20:
+                _exit_if_orphaned(parent)
+        while True:  # the wrap-up (environment, reads) may still take a moment
+            time.sleep(0.2)
+            _exit_if_orphaned(parent)
 
     def _drain(self) -> None:
         for fd, _event in self.poller.poll(0):
@@ -286,16 +295,41 @@ class Paths:
         self.files_dir = os.path.realpath(files_dir)
         outside = {sys.prefix, sys.base_prefix, sys.exec_prefix}
         outside |= {p for p in sys.path if "site-packages" in p or "dist-packages" in p}
-        self.outside = [os.path.realpath(p) for p in outside if p]
+        self.outside = [cached_realpath(p) for p in outside if p]
 
     def project_rel(self, path: str) -> str | None:
-        real = os.path.realpath(path)
+        real = cached_realpath(path)
         if not _inside(real, self.root) or _inside(real, self.files_dir):
             return None
         if any(_inside(real, p) for p in self.outside):
             return None
         rel = os.path.relpath(real, self.root).replace(os.sep, "/")
         return None if "__pycache__" in rel.split("/") else rel
+
+
+_REALPATHS: dict[str, str] = {}
+
+
+def cached_realpath(path: str) -> str:
+    """``os.path.realpath``, remembered: every module file is resolved twice per run.
+
+    The fork server fills it for the modules it has loaded (see ``warm_realpaths``), so
+    its children resolve only what their demo imported.
+    """
+    real = _REALPATHS.get(path)
+    if real is None:
+        real = _REALPATHS[path] = os.path.realpath(path)
+    return real
+
+
+def warm_realpaths() -> None:
+    """Resolve the files of every module loaded so far, and the folders Paths looks at."""
+    for p in [sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path]:
+        cached_realpath(p)
+    for module in list(sys.modules.values()):
+        f = getattr(module, "__file__", None)
+        if isinstance(f, str):
+            cached_realpath(os.path.abspath(f))
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -545,17 +579,27 @@ def imported_packages(namespaces: list[dict[str, Any]]) -> set[str]:
             and t != "builtins"}
 
 
-def reads(audit: ReadAudit, paths: Paths) -> list[str]:
-    """Project-relative paths of files read and project modules imported.
+def modules_since(preloaded: dict[str, Any]) -> list[types.ModuleType]:
+    """Modules imported since ``preloaded`` (a copy of sys.modules) was taken, ``__main__`` aside.
+
+    What the interpreter loaded before the demo started (the standard library, site) is
+    never a project file, and looking each of them up again costs a small demo's run time.
+    """
+    main = sys.modules.get("__main__")
+    return [m for name, m in list(sys.modules.items())
+            if preloaded.get(name) is not m and m is not main]
+
+
+def reads(audit: ReadAudit, paths: Paths, modules: list[types.ModuleType]) -> list[str]:
+    """Project-relative paths of files read and of the project ``modules`` imported.
 
     The script itself is listed only when the demo opened it (``open(__file__)``,
     ``inspect.getsource``): then its exact text, comments included, shapes the output.
     """
     found = set(audit.opened)
-    main = sys.modules.get("__main__")
-    for module in list(sys.modules.values()):
+    for module in modules:
         f = getattr(module, "__file__", None)
-        if isinstance(f, str) and module is not main:
+        if isinstance(f, str):
             found.add(os.path.abspath(f))
     rels = {paths.project_rel(p) for p in found if os.path.isfile(p)}
     return sorted(r for r in rels if r)
@@ -578,17 +622,11 @@ def main(argv: list[str]) -> None:
     _REAL_EXIT(0)  # skip interpreter shutdown: demo threads or atexit hooks must not hang us
 
 
-def watch_parent() -> None:
-    """Kill the demo's whole process group when the builder dies (a SIGKILL leaves nobody else to)."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while True:
-            time.sleep(0.2)
-            if os.getppid() != parent:
-                os.killpg(0, signal.SIGKILL)  # the runner leads its own session and group
-
-    threading.Thread(target=watch, name="site_builder-orphan-watch", daemon=True).start()
+def _exit_if_orphaned(parent: int) -> None:
+    """Kill the demo's whole process group when the builder (or fork server) has died:
+    after a SIGKILL there is nobody else to do it."""
+    if os.getppid() != parent:
+        os.killpg(0, signal.SIGKILL)  # the runner leads its own session and group
 
 
 def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
@@ -623,7 +661,6 @@ def _run(job: dict[str, Any], events: Events) -> None:
     os.register_at_fork(after_in_child=sink.after_fork)
     sys.stdout = TextStream(sink, "stdout", 1)
     sys.stderr = TextStream(sink, "stderr", 2)
-    watch_parent()
     report_os_exit(events, sink, rel_path)
 
     lines = job["source"].splitlines(keepends=True)
@@ -636,6 +673,7 @@ def _run(job: dict[str, Any], events: Events) -> None:
     sys.argv = [script]
     ns = module.__dict__
     audit = ReadAudit()
+    preloaded = dict(sys.modules)
 
     flags = 0
     for index, cell in enumerate(job["blocks"]):
@@ -656,11 +694,12 @@ def _run(job: dict[str, Any], events: Events) -> None:
             break
     sink.stop()
     # The script's namespace and those of project modules it imported (demos/_shared.py).
-    namespaces = [ns] + [vars(m) for m in list(sys.modules.values())
+    imported = modules_since(preloaded)
+    namespaces = [ns] + [vars(m) for m in imported
                          if isinstance(getattr(m, "__file__", None), str)
-                         and m is not module and paths.project_rel(m.__file__)]
+                         and paths.project_rel(m.__file__)]
     events.send([{"event": "done", "environment": environment(namespaces),
-                  "reads": reads(audit, paths)}])
+                  "reads": reads(audit, paths, imported)}])
 
 
 if __name__ == "__main__":
