@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -48,15 +48,15 @@ class DemoProcess(Protocol):
 
 
 class SpawnedProcess:
-    """``python -P runner.py JOB EVENTS_FD`` started with Popen."""
+    """``python -P runner.py JOB_FD EVENTS_FD`` started with Popen."""
 
-    def __init__(self, job_path: Path, cwd: Path, events_fd: int, stderr: IO[bytes],
+    def __init__(self, job_fd: int, cwd: Path, events_fd: int, stderr_fd: int,
                  env: dict[str, str]) -> None:
         self.proc = subprocess.Popen(
             # -P: the runner's folder must not shadow the demo's imports
-            [sys.executable, "-P", str(RUNNER), str(job_path), str(events_fd)],
-            cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            env=env, pass_fds=(events_fd,), start_new_session=True,
+            [sys.executable, "-P", str(RUNNER), str(job_fd), str(events_fd)],
+            cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr_fd,
+            env=env, pass_fds=(job_fd, events_fd), start_new_session=True,
         )
         self.pid = self.proc.pid
 
@@ -133,12 +133,12 @@ class ForkServer:
         self.reader = threading.Thread(target=self._read, name="fork-server-reader", daemon=True)
         self.reader.start()
 
-    def start(self, job_path: Path, cwd: Path, events_fd: int, stderr_fd: int) -> ForkedProcess:
-        """Fork a runner for ``job_path``; OSError when the server is gone or refused."""
+    def start(self, job_fd: int, cwd: Path, events_fd: int, stderr_fd: int) -> ForkedProcess:
+        """Fork a runner for the job in ``job_fd``; OSError when the server is gone or refused."""
         job_id = next(self.ids)
-        message = json.dumps({"job": job_id, "job_path": str(job_path), "cwd": str(cwd)})
+        message = json.dumps({"job": job_id, "cwd": str(cwd)})
         with self.lock:
-            socket.send_fds(self.sock, [message.encode("utf-8")], [events_fd, stderr_fd])
+            socket.send_fds(self.sock, [message.encode("utf-8")], [job_fd, events_fd, stderr_fd])
         with self.replied:
             while job_id not in self.replies:
                 if not self.alive:
@@ -201,16 +201,16 @@ _server_lock = threading.Lock()
 _server_broken = False  # it could not start once: spawn for the rest of this process
 
 
-def start_demo_process(job_path: Path, cwd: Path, events_fd: int, stderr: IO[bytes],
+def start_demo_process(job_fd: int, cwd: Path, events_fd: int, stderr_fd: int,
                        env: dict[str, str]) -> DemoProcess:
-    """Start the runner for one job, with ``cwd``, fd ``events_fd`` and ``stderr``."""
+    """Start the runner: job JSON readable from ``job_fd``, events to ``events_fd``."""
     server = _fork_server(env)
     if server is not None:
         try:
-            return server.start(job_path, cwd, events_fd, stderr.fileno())
+            return server.start(job_fd, cwd, events_fd, stderr_fd)
         except OSError as exc:
             log.debug("fork server: %s; spawning instead", exc)
-    return SpawnedProcess(job_path, cwd, events_fd, stderr, env)
+    return SpawnedProcess(job_fd, cwd, events_fd, stderr_fd, env)
 
 
 def close_fork_server() -> None:

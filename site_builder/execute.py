@@ -175,15 +175,15 @@ def run_demo(
     state = _RunState(entry.name, cells, files_dir, options.output_limit, scrub, on_event)
     started_at = time.time()
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="site_builder-run-") as tmp:
-        job_path = Path(tmp, "job.json")
-        job_path.write_text(json.dumps(job), encoding="utf-8")
-        err_path = Path(tmp, "runner-stderr.txt")
+    # Unnamed temporary files: no folder to create and remove for every demo.
+    with tempfile.TemporaryFile() as job_file, tempfile.TemporaryFile() as err:
+        job_file.write(json.dumps(job).encode("utf-8"))
+        job_file.flush()
+        job_file.seek(0)  # the runner reads it through the same open file
         read_fd, write_fd = os.pipe()
         try:
-            with open(err_path, "wb") as err:
-                proc = start_demo_process(job_path, files_dir, write_fd, err,
-                                          env={**os.environ, **CHILD_ENV})
+            proc = start_demo_process(job_file.fileno(), files_dir, write_fd, err.fileno(),
+                                      env={**os.environ, **CHILD_ENV})
         except BaseException:
             os.close(read_fd)
             raise
@@ -209,7 +209,8 @@ def run_demo(
                 log.warning("%s: event reader still busy; leaving its pipe open", entry.name)
             else:
                 os.close(read_fd)
-        runner_stderr = err_path.read_text(encoding="utf-8", errors="replace")
+        err.seek(0)
+        runner_stderr = err.read().decode("utf-8", "replace")
     if cancel is not None and cancel.is_set() and state.final is None:
         raise RunCancelled(f"{entry.name}: stopped before it finished")
     if state.internal_error or state.reader_error:

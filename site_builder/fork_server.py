@@ -3,11 +3,11 @@
 Started once per build by ``site_builder.demo_process`` as ``python -P fork_server.py FD``
 with the environment a spawned runner gets.  Standard library only, never imports
 site_builder, single-threaded (it forks) and never runs demo code itself: each child
-does what ``python -P runner.py JOB EVENTS_FD`` would, minus the interpreter start-up.
+does what ``python -P runner.py JOB_FD EVENTS_FD`` would, minus the interpreter start-up.
 
 Messages on the SOCK_SEQPACKET socket FD, one JSON object each:
 
-    parent -> server  {"job": ID, "job_path": PATH, "cwd": DIR}  with fds [events, stderr]
+    parent -> server  {"job": ID, "cwd": DIR}  with fds [job JSON, events, stderr]
     server -> parent  {"started": ID, "pid": PID} or {"failed": ID, "error": TEXT}
                       {"exited": PID, "returncode": RC}  (negative: killed by that signal)
 
@@ -92,7 +92,7 @@ class Server:
             return False
         try:
             job = json.loads(msg)
-            pid = os.fork() if len(fds) == 2 else -1
+            pid = os.fork() if len(fds) == 3 else -1
         except Exception as exc:  # bad message or fork failed (EAGAIN, ENOMEM)
             for fd in fds:
                 os.close(fd)
@@ -102,7 +102,7 @@ class Server:
         for fd in fds:
             os.close(fd)
         if pid < 0:
-            return self.send({"failed": job.get("job"), "error": f"expected 2 fds, got {len(fds)}"})
+            return self.send({"failed": job.get("job"), "error": f"expected 3 fds, got {len(fds)}"})
         self.children.add(pid)
         return self.send({"started": job["job"], "pid": pid})
 
@@ -139,7 +139,7 @@ class Server:
             self.sock.close()
             os.close(self.wake_r)
             os.close(self.wake_w)
-            events_fd, err_fd = fds
+            job_fd, events_fd, err_fd = fds
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(null, 0)
             os.dup2(null, 1)
@@ -150,7 +150,7 @@ class Server:
         except BaseException:
             os._exit(71)
         try:
-            self.runner.main([RUNNER_PATH, job["job_path"], str(events_fd)])
+            self.runner.main([RUNNER_PATH, str(job_fd), str(events_fd)])
         finally:
             os._exit(70)  # main() ends with os._exit; this only catches the impossible
 

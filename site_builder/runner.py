@@ -1,6 +1,7 @@
 """Child side of the execute stage: run one demo's blocks and report each on a pipe.
 
-Started by ``site_builder.execute`` as ``python -P runner.py JOB.json EVENTS_FD``.
+Started by ``site_builder.execute`` as ``python -P runner.py JOB_FD EVENTS_FD`` (or forked
+from ``fork_server.py``, which calls ``main`` the same way); JOB_FD holds the job's JSON.
 Standard library only, and it must not import site_builder: the demo gets the
 ``sys.path`` that ``python demos/x.py`` would give it.  Events are JSON lines on
 EVENTS_FD: ``start``/``out``/``end`` per block, then ``done`` (or ``internal-error``).
@@ -606,7 +607,7 @@ def reads(audit: ReadAudit, paths: Paths, modules: list[types.ModuleType]) -> li
 
 
 def main(argv: list[str]) -> None:
-    with open(argv[1], encoding="utf-8") as f:
+    with open(int(argv[1]), encoding="utf-8") as f:  # closes it: the demo must not inherit it
         job = json.load(f)
     events = Events(int(argv[2]))
     os.set_inheritable(events.fd, False)  # grandchildren must not keep the pipe open
