@@ -7,6 +7,7 @@ only at the end, atomically (see output.py).
 from __future__ import annotations
 
 import logging
+import shutil
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -19,12 +20,13 @@ from site_builder.demo_process import close_fork_server
 from site_builder.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
 from site_builder.execute import BlockError, BlockResult, RunCancelled, RunOptions, RunResult, run_demo
-from site_builder.output import check_writable, write_site
+from site_builder.output import check_writable, failed_dir, write_site
 from site_builder.progress import Progress, summarize
 from site_builder.records import RecordStore, store_dir
-from site_builder.render import EntryBuild, SiteInfo, render_site
+from site_builder.rebuild import Rebuild, SiteState, captured_warnings, forget, unchanged_site
 from site_builder.search import index_site
 from site_builder.shard import estimated_seconds, recorded_durations, shard_entries
+from site_builder.sitefiles import EntryBuild, SiteInfo
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +55,7 @@ class BuildReport:
     from_cache: set[str] = field(default_factory=set)  # entries whose result came from the records
     not_run: list[str] = field(default_factory=list)  # entries --fail-fast stopped before they ran
     wall_time: float = 0.0  # seconds the whole build took
+    unchanged: bool = False  # nothing changed since the published site was built: nothing was written
 
     @property
     def ok(self) -> bool:
@@ -104,6 +107,10 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
         entries = shard_entries(config, entries, options.shard)
     else:
         check_writable(config.output)
+        if not (options.force or options.force_names):
+            state = unchanged_site(config, entries)
+            if state is not None:
+                return _unchanged(config, entries, state, report, started)
     parsed = _parse_all(entries, report)
     report.warnings.extend(config.unused_overrides(names))
     for warning in report.warnings:
@@ -134,12 +141,56 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     if options.shard:  # a shard leaves records only; `build --frozen` assembles the site
         report.wall_time = time.perf_counter() - started
         return report
-    files = render_site(report.builds, SiteInfo(title=config.title, site_url=config.site_url))
-    report.published = report.ok
-    report.site_dir = write_site(config.output, files, publish=report.ok,
-                                 finish=lambda staged: _index_search(staged, report))
+    _render_and_write(config, entries, report)
     report.wall_time = time.perf_counter() - started
     return report
+
+
+def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: BuildReport,
+               started: float) -> BuildReport:
+    """Nothing the site depends on changed: keep the published site, say its warnings again."""
+    for warning in state.warnings:
+        log.warning("%s", warning)
+    report.warnings.extend(state.warnings)
+    shutil.rmtree(failed_dir(config.output), ignore_errors=True)  # as any good build does
+    report.from_cache.update(e.name for e in entries)
+    report.unchanged = report.published = True
+    report.site_dir = config.output
+    report.wall_time = time.perf_counter() - started
+    return report
+
+
+def _render_and_write(config: Config, entries: list[Entry], report: BuildReport) -> None:
+    """Render what changed (unchanged pages are linked from the published site), write, remember."""
+    info = SiteInfo(title=config.title, site_url=config.site_url)
+    rebuild = Rebuild(config, info, report.builds)
+    plan = rebuild.plan()
+    files = list(plan.reused)
+    with captured_warnings() as rendered:
+        for warning in plan.warnings:
+            log.warning("%s", warning)
+        if plan.render_entries or plan.site_pages:
+            # Jinja2, Pygments, Markdown (and nbformat) are imported only when something is rendered.
+            from site_builder.render import render_site
+
+            files += render_site(report.builds, info, only=plan.render_entries,
+                                 site_pages=plan.site_pages, notebooks=plan.notebooks)
+    search_index = rebuild.search_index(files)  # None: some page's text changed
+    files += search_index or []
+    report.published = report.ok
+    described: list[SiteState] = []
+
+    def finish(staged: Path) -> None:
+        if search_index is None:
+            _index_search(staged, report)
+        if report.published:  # described while staged: the swap keeps every file's stat
+            described.append(rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered))
+
+    if report.published:
+        forget(config)  # until the new site is in place
+    report.site_dir = write_site(config.output, files, publish=report.ok, finish=finish)
+    if described:
+        rebuild.save(described[0])
 
 
 def _index_search(site_dir: Path, report: BuildReport) -> None:

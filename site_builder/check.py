@@ -25,7 +25,7 @@ from site_builder.entries import Entry, discover, relative_to_root
 from site_builder.errors import ParseError, SiteBuilderError, UsageError
 from site_builder.execute import RunOptions, RunResult, run_demo
 from site_builder.records import RecordError, RecordStore, read_record, store_dir
-from site_builder.render import format_duration
+from site_builder.formatting import format_duration
 
 log = logging.getLogger(__name__)
 

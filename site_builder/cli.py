@@ -194,6 +194,10 @@ def _run_build(args: argparse.Namespace) -> int:
     progress.summary(rows, report.wall_time)
     if args.shard:
         return _shard_outcome(args.shard, report, relative_to_root(config.records, config.root))
+    if report.unchanged:
+        log.info("site unchanged: %s is up to date (nothing changed since it was built; %.2f s)",
+                 os.path.relpath(config.output), report.wall_time)
+        return EXIT_OK
     if report.ok:
         log.info("site written to %s", os.path.relpath(config.output))
         return EXIT_OK

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import ast
 
-import nbformat
-from nbformat import v4
-
 from site_builder.blocks import Cell, Script
 from site_builder.execute import BlockResult, RunResult
 
@@ -74,6 +71,10 @@ def make_notebook(name: str, script: Script, result: RunResult | None) -> bytes:
         cells.append(_code(code, _outputs(by_name.get(cell.name))))
     for index, nb_cell in enumerate(cells):
         nb_cell["id"] = f"cell-{index}"
+    # Imported here: nbformat pulls in jsonschema (~0.3 s), paid only when a notebook is made.
+    import nbformat
+    from nbformat import v4
+
     # new_notebook validates the whole notebook (nbformat.validate), raising if invalid.
     notebook = v4.new_notebook(cells=[nbformat.from_dict(c) for c in cells], metadata={
         "kernelspec": KERNELSPEC,

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from site_builder.errors import SiteBuilderError, UsageError
-from site_builder.render import SiteFile
+from site_builder.sitefiles import SiteFile
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,6 @@ import shutil
 import tempfile
 import tokenize
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -325,6 +324,8 @@ class RecordStore:
     def installed_version(self, dist: str) -> str | None:
         """The installed version of distribution ``dist`` (None when absent), cached per build."""
         if dist not in self._installed:
+            from importlib import metadata  # ~20 ms to import: only when a record is checked
+
             try:
                 self._installed[dist] = metadata.version(dist)
             except metadata.PackageNotFoundError:

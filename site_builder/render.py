@@ -11,7 +11,7 @@ import functools
 import io
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, urlsplit
@@ -35,13 +35,14 @@ from site_builder.execute import (
     BlockResult,
     RunResult,
 )
+from site_builder.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.notebook import make_notebook
 from site_builder.outcomes import OutputView, block_note, output_views, unpublishable
+from site_builder.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.theme import pygments_css
 
 log = logging.getLogger(__name__)
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 # The reproducibility sentence is only claimed for scripts that visibly seed an RNG.
 # Pygments lexing costs ~0.1 ms per line and dominates rendering, so highlighted cells are
@@ -58,32 +59,6 @@ _Publish = Callable[[str], "str | None"]
 _SEEDED = re.compile(
     r"seed\s*\(\s*[^)\s]|default_rng\s*\(\s*[^)\s]|RandomState\s*\(\s*[^)\s]|random_state\s*=\s*\d"
 )
-
-
-@dataclass(frozen=True)
-class EntryBuild:
-    """One entry with everything known about it: source, parsed script, run result."""
-
-    entry: Entry
-    script: Script
-    result: RunResult
-
-
-@dataclass(frozen=True)
-class SiteFile:
-    """One file of the site: literal bytes, or an existing file to copy as is."""
-
-    path: str  # POSIX path inside the site folder, e.g. "attention/index.html"
-    data: bytes | None = None
-    source: Path | None = None
-
-
-@dataclass(frozen=True)
-class SiteInfo:
-    """Site-wide settings the templates need."""
-
-    title: str = "Dictionary of Applied Machine Learning"
-    site_url: str | None = None  # e.g. "https://example.org/dictionary/"; None: no sitemap
 
 
 # ---------------------------------------------------------------- template views
@@ -151,35 +126,6 @@ class CellView:
 
 
 # ---------------------------------------------------------------- small formatters
-
-
-def format_size(n: int) -> str:
-    """Human-readable decimal size: "512 bytes", "12.3 kB", "4.0 MB"."""
-    if n < 1000:
-        return f"{n} byte" if n == 1 else f"{n} bytes"
-    value = float(n)
-    for unit in ("kB", "MB", "GB", "TB"):
-        value /= 1000
-        if value < 999.95 or unit == "TB":
-            return f"{value:.1f} {unit}"
-    raise AssertionError("unreachable")
-
-
-def format_duration(seconds: float) -> str:
-    """Short duration: "12 ms", "3.4 s", "2 min 05 s"."""
-    if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(round(seconds), 60)
-    return f"{minutes} min {secs:02d} s"
-
-
-def join_words(words: tuple[str, ...] | list[str]) -> str:
-    """English list: "A", "A and B", "A, B and C"."""
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _safe_rel_path(path: str) -> str | None:
@@ -303,8 +249,9 @@ def _jinja_environment() -> jinja2.Environment:
 class _Renderer:
     """Holds the per-call tools (Jinja environment, formatter, Markdown) for one site build."""
 
-    def __init__(self, info: SiteInfo) -> None:
+    def __init__(self, info: SiteInfo, notebooks: Mapping[str, Path] | None = None) -> None:
         self.info = info
+        self.notebooks = notebooks or {}  # entry -> a notebook file to publish as it is
         self.env = _jinja_environment()
         # stripnl=False: a leading blank line must keep the script's real line numbers.
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
@@ -380,9 +327,15 @@ class _Renderer:
         return [
             SiteFile(path=f"{name}/index.html", data=html),
             SiteFile(path=f"{name}/{name}.py", data=entry.source_bytes),
-            SiteFile(path=f"{name}/{name}.ipynb", data=make_notebook(name, script, result)),
+            self.notebook_file(name, script, result),
             *published.values(),
         ]
+
+    def notebook_file(self, name: str, script: Script, result: RunResult) -> SiteFile:
+        path = f"{name}/{name}.ipynb"
+        if name in self.notebooks:
+            return SiteFile(path=path, source=self.notebooks[name])
+        return SiteFile(path=path, data=make_notebook(name, script, result))
 
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
@@ -473,15 +426,24 @@ class _Renderer:
         return files
 
 
-def render_site(builds: list[EntryBuild], info: SiteInfo) -> list[SiteFile]:
-    """Return every file of the site (pages, downloads, artifacts, static assets)."""
-    renderer = _Renderer(info)
+def render_site(
+    builds: list[EntryBuild], info: SiteInfo, *, only: Collection[str] | None = None,
+    site_pages: bool = True, notebooks: Mapping[str, Path] | None = None,
+) -> list[SiteFile]:
+    """Return every file of the site (pages, downloads, artifacts, static assets).
+
+    A rebuild (rebuild.py) renders ``only`` the named entries (links still see them all),
+    the site-wide files only when ``site_pages``, and publishes ``notebooks`` as they are.
+    """
+    renderer = _Renderer(info, notebooks)
     ordered = sorted(builds, key=lambda b: b.entry.name)
     files: list[SiteFile] = []
     links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
     for i, build in enumerate(ordered):
         prev = links[i - 1] if i > 0 else None
         next = links[i + 1] if i + 1 < len(links) else None
-        files.extend(renderer.entry_files(build, prev, next))
-    files.extend(renderer.site_files(ordered))
+        if only is None or build.entry.name in only:
+            files.extend(renderer.entry_files(build, prev, next))
+    if site_pages:
+        files.extend(renderer.site_files(ordered))
     return files

@@ -174,7 +174,8 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
     where = os.path.relpath(report.site_dir) if report.site_dir else "?"
     ran = len(report.builds) - len(report.from_cache)
     verdict = (
-        f"built in {report.wall_time:.1f} s ({ran} run, {len(report.from_cache)} from the cache)"
+        "site unchanged" if report.unchanged
+        else f"built in {report.wall_time:.1f} s ({ran} run, {len(report.from_cache)} from the cache)"
         if report.ok
         else f"build failed ({len(report.failures)} problem(s)); showing {where}"
     )

@@ -1,0 +1,470 @@
+"""Near-free rebuilds: what the published site was made from, and what of it a rebuild can reuse.
+
+After each published build a state file in the records' cache folder (``_freeze/.cache/``,
+git-ignored by its own ``.gitignore``, never published) keeps:
+
+- the site's fingerprint: a hash of everything the site's bytes depend on (the builder's
+  code and templates, Python and the rendering libraries' versions, the settings that reach
+  pages, ``SOURCE_DATE_EPOCH``, every entry's source and run record, the versions of the
+  packages each record lists);
+- the files it tracks: every file of the published folder, of the run records and every file
+  a demo read, by size, mtime and inode (and by content when written moments before the
+  save, where an mtime could not tell two writes apart), so a file deleted or edited by hand
+  is noticed;
+- per entry, the key of what its page and its notebook depend on, so that a rebuild links
+  the unchanged pages of the published site into the staged one instead of rendering them;
+- the warnings the build printed, said again when nothing changed.
+
+Nothing here imports Jinja2, Pygments, Markdown, nbformat or Pagefind: when nothing
+changed, the build stops before any of them is imported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from site_builder.config import Config
+from site_builder.entries import Entry, relative_to_root
+from site_builder import records
+from site_builder.records import RECORD_FILE, store_dir
+from site_builder.search import SEARCH_DIR
+from site_builder.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo
+
+log = logging.getLogger(__name__)
+
+STATE_FORMAT = 1  # bump when the state file's layout changes; another format is a full build
+CACHE_DIR = ".cache"  # inside the records folder
+# Libraries whose version can change a page's bytes (and the search index).
+RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbformat", "pagefind", "pagefind_bin")
+# A file modified this close before the state was saved could be modified again within the same
+# mtime tick without its mtime changing (git's "racily clean" files): it is also kept by content.
+RACY_NS = 100_000_000
+COARSE_RACY_NS = 2_000_000_000  # on file systems that keep mtimes to the second
+
+Signature = list[Any]  # [size, mtime_ns, inode] or [size, mtime_ns, inode, sha256]
+
+
+@dataclass
+class SiteState:
+    """What the last published build was made from (see the module docstring)."""
+
+    fingerprint: str = ""
+    files: dict[str, Signature] = field(default_factory=dict)  # "out:", "rec:" or "src:" + POSIX path
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> record, packages, page, notebook
+    site_key: str = ""
+    warnings: list[str] = field(default_factory=list)
+    packages_stamp: str = ""  # packages_stamp() when ``versions`` were found
+    versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
+
+
+@dataclass(frozen=True)
+class RenderPlan:
+    """Which files of the published site the staged one can link instead of rendering them."""
+
+    reused: list[SiteFile]  # linked from the published site
+    render_entries: set[str]  # entries rendered again
+    site_pages: bool  # render the site-wide files (index, timings, 404, static) again
+    notebooks: dict[str, Path]  # entry -> its published notebook, when only its page changed
+    warnings: list[str]  # the reused pages' warnings, said again
+
+
+# ---------------------------------------------------------------- where the state lives
+
+
+def cache_dir(config: Config) -> Path:
+    """The builder's own cache folder, inside the records folder and git-ignored."""
+    return config.records / CACHE_DIR
+
+
+def _state_path(config: Config) -> Path:
+    output = relative_to_root(config.output, config.root)
+    if output == config.output.name and config.output.resolve().parent != config.root.resolve():
+        output = str(config.output.resolve())  # outside the project: only hashed, never written out
+    return cache_dir(config) / f"site-{_sha(output)[:16]}.json"
+
+
+def load_state(config: Config) -> SiteState | None:
+    """The saved state of the last published build to ``config.output``, or None."""
+    try:
+        data = json.loads(_state_path(config).read_bytes())
+        if data.get("format") != STATE_FORMAT:
+            return None
+        return SiteState(data["fingerprint"], data["files"], data["entries"], data["site_key"], data["warnings"],
+                         data["packages_stamp"], data["versions"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _save(config: Config, state: SiteState) -> None:
+    folder = cache_dir(config)
+    folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# the site builder's cache: never commit it\n*\n", encoding="utf-8")
+    data = {"format": STATE_FORMAT, "fingerprint": state.fingerprint, "site_key": state.site_key,
+            "warnings": state.warnings, "entries": state.entries, "files": state.files,
+            "packages_stamp": state.packages_stamp, "versions": state.versions}
+    target = _state_path(config)
+    temporary = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+    temporary.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")), encoding="utf-8")
+    os.replace(temporary, target)  # a killed build leaves the old state or the new one
+
+
+def forget(config: Config) -> None:
+    """Drop the saved state (the published site is about to change in a way it does not describe)."""
+    try:
+        _state_path(config).unlink()
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- fingerprints
+
+
+def _sha(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little"))  # no two part lists hash alike
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def packages_stamp() -> str:
+    """The mtimes of the import path's folders: installing, upgrading or removing a package changes them.
+
+    (pip replaces ``NAME-VERSION.dist-info`` in site-packages.)  While it holds, the versions
+    found last time still hold, and asking importlib.metadata (~3 ms a package) is skipped.
+    """
+    parts = [sys.version]
+    for entry in sys.path:
+        try:
+            parts += [entry, str(os.stat(entry or ".").st_mtime_ns)]
+        except OSError:
+            parts += [entry, "-"]
+    return _sha(*parts)
+
+
+def _version(dist: str, cache: dict[str, str]) -> str:
+    if dist not in cache:
+        from importlib import metadata  # ~20 ms to import: not when the versions are known
+
+        try:
+            cache[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            cache[dist] = "-"
+    return cache[dist]
+
+
+def _files_signature(paths: list[tuple[str, Path]]) -> list[str]:
+    # size and mtime: an edit, a checkout or a reinstall rewrites the file
+    return [f"{name}:{st.st_size}:{st.st_mtime_ns}" for name, path in paths if (st := path.stat())]
+
+
+def code_fingerprint(versions: dict[str, str]) -> str:
+    """The builder's code, Python and the rendering libraries: what a notebook's bytes depend on."""
+    package = Path(__file__).resolve().parent
+    code = [(p.name, p) for p in sorted(package.glob("*.py"))]
+    dists = [f"{d}={_version(d, versions)}" for d in RENDER_DISTRIBUTIONS]
+    behaviour = f"execution={records.EXECUTION_VERSION} record={records.RECORD_FORMAT}"
+    return _sha(sys.version, behaviour, *dists, *_files_signature(code))
+
+
+def templates_fingerprint() -> str:
+    """Every file of the templates folder (markup, styles, scripts)."""
+    files = [(p.relative_to(TEMPLATES_DIR).as_posix(), p) for p in sorted(TEMPLATES_DIR.rglob("*")) if p.is_file()]
+    return _sha(*_files_signature(files))
+
+
+def settings_fingerprint(config: Config) -> str:
+    """The settings that reach pages or decide whether a record still holds."""
+    overrides = sorted((name, repr(o)) for name, o in config.entries.items())
+    return _sha(config.title, repr(config.site_url), repr(config.timeout), repr(overrides),
+                os.environ.get("SOURCE_DATE_EPOCH", ""))
+
+
+def _record_sha(config: Config, name: str) -> str:
+    try:
+        return _sha((store_dir(config, name) / RECORD_FILE).read_bytes())
+    except OSError:
+        return "-"
+
+
+def _site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
+                      packages: dict[str, list[str]], versions: dict[str, str]) -> str:
+    parts = [base]
+    for entry in entries:
+        installed = [f"{d}={_version(d, versions)}" for d in packages.get(entry.name, [])]
+        parts += [entry.name, _sha(entry.source_bytes), records[entry.name], *installed]
+    return _sha(*parts)
+
+
+# ---------------------------------------------------------------- tracked files
+
+
+def _signature(path: Path) -> Signature | None:
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _intact(path: Path, saved: Signature) -> bool:
+    now = _signature(path)
+    if now is None or now != saved[:3]:
+        return False
+    if len(saved) > 3:  # written just before the save: the content decides
+        try:
+            return _sha(path.read_bytes()) == saved[3]
+        except OSError:
+            return False
+    return True
+
+
+def _walk(folder: Path, prefix: str = "") -> Iterator[tuple[str, Path]]:
+    """(POSIX path relative to ``folder``, path) of every file below it, symbolic links included."""
+    try:
+        items = list(os.scandir(folder))
+    except OSError:
+        return
+    for item in items:
+        rel = f"{prefix}{item.name}"
+        if item.is_dir(follow_symlinks=False):
+            yield from _walk(Path(item.path), rel + "/")
+        else:
+            yield rel, Path(item.path)
+
+
+def _resolve(config: Config, key: str, output: Path | None = None) -> Path:
+    kind, _, rel = key.partition(":")
+    base = {"out": output or config.output, "rec": config.records, "src": config.root}[kind]
+    return base.joinpath(*rel.split("/"))
+
+
+def _track(config: Config, keys: list[str], output: Path | None = None) -> dict[str, Signature]:
+    """Signatures of the files named by ``keys``; racy ones with their content hash too.
+
+    ``output``: where the published files are now (a staged folder keeps them when renamed).
+    """
+    now = time.time_ns()
+    files: dict[str, Signature] = {}
+    for key in keys:
+        path = _resolve(config, key, output)
+        signature = _signature(path)
+        if signature is None:
+            continue
+        coarse = signature[1] % 1_000_000_000 == 0
+        if signature[1] > now - (COARSE_RACY_NS if coarse else RACY_NS):
+            try:
+                signature.append(_sha(path.read_bytes()))
+            except OSError:
+                continue
+        files[key] = signature
+    return files
+
+
+def _unchanged_files(config: Config, state: SiteState) -> bool:
+    """True when every tracked file is as saved and the published folder holds no other file."""
+    published = {f"out:{rel}" for rel, _ in _walk(config.output)}
+    if published != {key for key in state.files if key.startswith("out:")}:
+        return False
+    return all(_intact(_resolve(config, key), saved) for key, saved in state.files.items())
+
+
+# ---------------------------------------------------------------- the no-change path
+
+
+def unchanged_site(config: Config, entries: list[Entry]) -> SiteState | None:
+    """The saved state when the published site is exactly what a build would write now, else None."""
+    state = load_state(config)
+    if state is None or not config.output.is_dir():
+        return None
+    if [e.name for e in entries] != sorted(state.entries):
+        return None
+    records = {e.name: _record_sha(config, e.name) for e in entries}
+    if any(records[name] != state.entries[name].get("record") for name in records):
+        return None
+    versions = dict(state.versions) if state.packages_stamp == packages_stamp() else {}
+    base = _sha(code_fingerprint(versions), templates_fingerprint(), settings_fingerprint(config))
+    packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
+    if _site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:
+        return None
+    if not _unchanged_files(config, state):
+        return None
+    if any(len(s) > 3 for s in state.files.values()):
+        # racy files checked by content once are plain now: later checks only stat them
+        state.files = _track(config, list(state.files))
+        _save(config, state)
+    return state
+
+
+# ---------------------------------------------------------------- the changed path
+
+
+def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str
+               ) -> tuple[dict[str, str], dict[str, str], str]:
+    """Per entry the key of its notebook and of its page; and the key of the site-wide files."""
+    ordered = sorted(builds, key=lambda b: b.entry.name)
+    neighbours = [f"{b.entry.name}\0{b.script.summary}" for b in ordered]
+    notebooks: dict[str, str] = {}
+    pages: dict[str, str] = {}
+    for i, build in enumerate(ordered):
+        name = build.entry.name
+        notebooks[name] = _sha(notebook_base, name, _sha(build.entry.source_bytes), _result_digest(build))
+        prev = neighbours[i - 1] if i > 0 else ""
+        next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
+        pages[name] = _sha(page_base, info.title, repr(info.site_url), notebooks[name], prev, next)
+    return notebooks, pages, _sha(page_base, info.title, repr(info.site_url), *pages.values())
+
+
+def _result_digest(build: EntryBuild) -> str:
+    """Every output, time and file of the run the page shows, the same whether just run or read back."""
+    data = json.dumps(dataclasses.asdict(build.result), sort_keys=True, default=str, ensure_ascii=False)
+    return _sha(data)
+
+
+@dataclass
+class Rebuild:
+    """One build's view of the last published site: what it can reuse, then the new state."""
+
+    config: Config
+    info: SiteInfo
+    builds: list[EntryBuild]
+    state: SiteState | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    notebook_keys: dict[str, str] = field(default_factory=dict)
+    page_keys: dict[str, str] = field(default_factory=dict)
+    site_key: str = ""
+
+    def __post_init__(self) -> None:
+        code = code_fingerprint(self.versions)
+        page_base = _sha(code, templates_fingerprint(), settings_fingerprint(self.config))
+        self.notebook_keys, self.page_keys, self.site_key = _page_keys(self.builds, self.info, code, page_base)
+        self.state = load_state(self.config) if self.config.output.is_dir() else None
+
+    def _intact(self, prefix: str) -> list[str] | None:
+        """The published files under ``prefix`` when all are as saved (None when one is not)."""
+        assert self.state is not None
+        keys = [k for k in self.state.files if k.startswith(prefix)]
+        if not all(_intact(_resolve(self.config, k), self.state.files[k]) for k in keys):
+            return None
+        return keys
+
+    def plan(self) -> RenderPlan:
+        """Link what is unchanged and intact in the published site; render the rest."""
+        names = {b.entry.name for b in self.builds}
+        if self.state is None:
+            return RenderPlan([], names, True, {}, [])
+        reused: list[SiteFile] = []
+        render: set[str] = set()
+        notebooks: dict[str, Path] = {}
+        warnings: list[str] = []
+        for name in sorted(names):
+            saved = self.state.entries.get(name, {})
+            published = self._intact(f"out:{name}/")
+            records_intact = self._intact(f"rec:{name}/") is not None
+            notebook = f"out:{name}/{name}.ipynb"
+            if saved.get("page") == self.page_keys[name] and published and records_intact:
+                reused += [SiteFile(k[4:], source=_resolve(self.config, k)) for k in published]
+                warnings += saved.get("warnings", [])
+                continue
+            render.add(name)
+            if (saved.get("notebook") == self.notebook_keys[name] and published and records_intact
+                    and notebook in published):
+                notebooks[name] = _resolve(self.config, notebook)
+        site_pages = True
+        if self.state.site_key == self.site_key:
+            shared = [k for k in self.state.files if k.startswith("out:")
+                      and k[4:].split("/", 1)[0] not in {*names, SEARCH_DIR}]
+            if shared and all(_intact(_resolve(self.config, k), self.state.files[k]) for k in shared):
+                reused += [SiteFile(k[4:], source=_resolve(self.config, k)) for k in shared]
+                site_pages = False
+        return RenderPlan(reused, render, site_pages, notebooks, warnings)
+
+    def search_index(self, files: list[SiteFile]) -> list[SiteFile] | None:
+        """Link the rendered files equal to the published ones (in ``files``); then the published
+        search index, when every page is the published page byte for byte (else None: re-index).
+        """
+        if self.state is None:
+            return None
+        pages_equal = True
+        for i, file in enumerate(files):
+            if file.data is None:
+                continue
+            key = f"out:{file.path}"
+            path = _resolve(self.config, key)
+            saved = self.state.files.get(key)
+            if saved is not None and _intact(path, saved) and path.read_bytes() == file.data:
+                files[i] = SiteFile(file.path, source=path)  # the next build then sees it unchanged
+            elif file.path.endswith(".html"):
+                pages_equal = False
+        pages = {f.path for f in files if f.path.endswith(".html")}
+        saved_pages = {k[4:] for k in self.state.files if k.startswith("out:") and k.endswith(".html")
+                       and not k.startswith(f"out:{SEARCH_DIR}/")}
+        index = self._intact(f"out:{SEARCH_DIR}/")
+        if not pages_equal or pages != saved_pages or not index:
+            return None
+        return [SiteFile(k[4:], source=_resolve(self.config, k)) for k in index]
+
+    def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
+                 render_warnings: list[str]) -> SiteState:
+        """The state of the site staged in ``staged`` (complete; its renames keep sizes, mtimes, inodes).
+
+        ``warnings`` are said again by an unchanged rebuild, an entry's ``render_warnings``
+        when its page is reused.  :meth:`save` it once the site is published.
+        """
+        packages: dict[str, list[str]] = {}
+        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=packages_stamp())
+        keys: list[str] = []
+        for build in self.builds:
+            name = build.entry.name
+            listed = sorted(build.result.environment)  # packages (plus python/platform/blas: harmless)
+            packages[name] = [d for d in listed if d not in ("python", "platform", "blas")]
+            state.entries[name] = {
+                "record": _record_sha(self.config, name), "packages": packages[name],
+                "page": self.page_keys[name], "notebook": self.notebook_keys[name],
+                "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
+            }
+            keys += [f"rec:{name}/{rel}" for rel, _ in _walk(store_dir(self.config, name))]
+            keys += [f"src:{rel}" for rel in build.result.reads]
+        keys += [f"out:{rel}" for rel, _ in _walk(staged)]
+        state.files = _track(self.config, keys, staged)
+        records = {e.name: state.entries[e.name]["record"] for e in entries}
+        base = _sha(code_fingerprint(self.versions), templates_fingerprint(), settings_fingerprint(self.config))
+        state.fingerprint = _site_fingerprint(base, entries, records, packages, self.versions)
+        state.versions = dict(self.versions)
+        return state
+
+    def save(self, state: SiteState) -> None:
+        """Remember ``state`` (see :meth:`describe`) as the published site's."""
+        _save(self.config, state)
+
+
+@contextmanager
+def captured_warnings() -> Iterator[list[str]]:
+    """Collect the warnings the builder logs meanwhile (to say them again on an unchanged rebuild)."""
+    messages: list[str] = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    handler = _Keep(logging.WARNING)
+    logger = logging.getLogger("site_builder")
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)

@@ -1,0 +1,42 @@
+"""The plain dataclasses passed from the pipeline to render and write: entries built, site files.
+
+Kept apart from render.py (which imports Jinja2, Pygments and Markdown) so that a build
+with nothing to render never imports those libraries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from site_builder.blocks import Script
+from site_builder.entries import Entry
+from site_builder.execute import RunResult
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+
+@dataclass(frozen=True)
+class EntryBuild:
+    """One entry with everything known about it: source, parsed script, run result."""
+
+    entry: Entry
+    script: Script
+    result: RunResult
+
+
+@dataclass(frozen=True)
+class SiteFile:
+    """One file of the site: literal bytes, or an existing file to copy as is."""
+
+    path: str  # POSIX path inside the site folder, e.g. "attention/index.html"
+    data: bytes | None = None
+    source: Path | None = None
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    """Site-wide settings the templates need."""
+
+    title: str = "Dictionary of Applied Machine Learning"
+    site_url: str | None = None  # e.g. "https://example.org/dictionary/"; None: no sitemap
