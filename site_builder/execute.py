@@ -265,8 +265,7 @@ def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:
     if not names:
         return lambda s: s
     alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    # Only whole path components: /work/main must not match /work/main2.
-    pattern = re.compile(rf"(?P<path>{alternatives})(?:(?P<slash>/)|(?![\w.-]))")
+    compiled: list[re.Pattern[str]] = []  # compiled on first need: most output names no path
 
     def replace(m: re.Match[str]) -> str:
         repl = names[m.group("path")]
@@ -274,7 +273,15 @@ def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:
             return "" if repl == "." else repl + "/"
         return repl
 
-    return lambda s: pattern.sub(replace, s) if s else s
+    def scrub(s: str) -> str:
+        if not s or not any(n in s for n in names):
+            return s
+        if not compiled:
+            # Only whole path components: /work/main must not match /work/main2.
+            compiled.append(re.compile(rf"(?P<path>{alternatives})(?:(?P<slash>/)|(?![\w.-]))"))
+        return compiled[0].sub(replace, s)
+
+    return scrub
 
 
 class _Output:
