@@ -12,6 +12,10 @@ same run, interleaved with the builds, so both see the same machine load.
 (b) no-change rebuild of the attention entry                    target <= 0.3 s
 (c) 100 generated two-block entries: cold build, no-change rebuild  targets <= 3 s, <= 0.5 s
 (d) 4 equal CPU-bound entries: build with -j 2 / with -j 1      target <= 0.6
+(e) the 100 entries of (c), a comment edited in one: rebuild    target <= 1 s
+    (one page rendered, the other 99 linked from the published site, records reused)
+(f) render 100 eight-block pages in one process, second time    target <= 1 s
+    (watch mode: highlighted cells are kept; was the timed test_hundred_pages_render_fast)
 """
 
 from __future__ import annotations
@@ -136,6 +140,58 @@ def bench_many(workdir: Path, runs: int) -> list[Measure]:
     ]
 
 
+def bench_one_changed(workdir: Path, runs: int) -> list[Measure]:
+    """(e): the 100 entries of (c), rebuilt after a comment changed in one of them."""
+    files = {f"tiny{i:03d}.py": TINY_ENTRY.format(i=i) for i in range(100)}
+    project = project_with(workdir, "many-edit", files)
+    build(project)
+    demo = project / "demos" / "tiny050.py"
+    edits = iter(range(1_000_000))
+
+    def edit_and_build() -> float:
+        demo.write_text(TINY_ENTRY.format(i=50) + f"# edit {next(edits)}\n", encoding="utf-8")
+        return build(project)
+
+    (edited_s,) = medians(runs, edit_and_build)
+    return [Measure("(e) 100 entries, a comment edited in one: rebuild", edited_s, "s", 1.0)]
+
+
+RENDER_100 = '''
+import sys, tempfile, time
+from pathlib import Path
+from site_builder.blocks import Cell, Script
+from site_builder.entries import Entry
+from site_builder.execute import BlockResult, OutputChunk, RunResult
+from site_builder.render import EntryBuild, SiteInfo, render_site
+folder = Path(tempfile.mkdtemp())
+builds = []
+for e in range(100):
+    cells = tuple(Cell("code", "setup" if i == 0 else f"B-{i}", f"x{e} = [{i} * k for k in range(3)]\\n" * 3,
+                       1 + 4 * i, None if i == 0 else 4 * i, "does things") for i in range(8))
+    source = "".join(c.text for c in cells)
+    script = Script(f"e{e:03d}: a page", "", f"e{e:03d}: a page", cells, ())
+    blocks = tuple(BlockResult(c.name, "ok", 0.1, output=(OutputChunk("stdout", "line\\n" * 20),)) for c in cells)
+    entry = Entry(f"e{e:03d}", folder / f"e{e:03d}.py", f"demos/e{e:03d}.py", source, source.encode())
+    builds.append(EntryBuild(entry, script, RunResult(entry.name, blocks, None, 1.0, 0.0, folder)))
+render_site(builds, SiteInfo())
+t0 = time.perf_counter()
+render_site(builds, SiteInfo())
+print(time.perf_counter() - t0)
+'''
+
+
+def bench_render(runs: int) -> list[Measure]:
+    """(f): 100 eight-block pages rendered a second time in one process (serve's rebuilds)."""
+
+    def once() -> float:
+        done = subprocess.run([sys.executable, "-c", RENDER_100], env=ENV, capture_output=True, text=True,
+                              check=True)
+        return float(done.stdout.strip())
+
+    (render_s,) = medians(runs, once)
+    return [Measure("(f) 100 eight-block pages, warm render in one process", render_s, "s", 1.0)]
+
+
 def bench_parallel(workdir: Path, runs: int, rounds: int) -> list[Measure]:
     """(d): 4 equal CPU-bound entries, -j 2 against -j 1 (cold each time)."""
     files = {f"cpu{i}.py": CPU_ENTRY.format(i=i, rounds=rounds) for i in range(4)}
@@ -149,7 +205,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, help="runs per measurement (default 5; --quick: 2)")
     parser.add_argument("--quick", action="store_true", help="fewer runs, smaller CPU-bound entries")
-    parser.add_argument("--only", default="a,b,c,d", help="comma-separated subset of a,b,c,d")
+    parser.add_argument("--only", default="a,b,c,d,e,f", help="comma-separated subset of a,b,c,d,e,f")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects")
     args = parser.parse_args()
     runs = args.runs or (2 if args.quick else 5)
@@ -166,6 +222,10 @@ def main() -> int:
             results += bench_many(workdir, runs)
         if "d" in only:
             results += bench_parallel(workdir, runs, 2_000_000 if args.quick else 6_000_000)
+        if "e" in only:
+            results += bench_one_changed(workdir, runs)
+        if "f" in only:
+            results += bench_render(runs)
     finally:
         if args.keep:
             print(f"projects kept in {workdir}", file=sys.stderr)

@@ -213,21 +213,22 @@ def _site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
 # ---------------------------------------------------------------- tracked files
 
 
-def _signature(path: Path) -> Signature | None:
+def _signature(path: Path | str) -> Signature | None:
     try:
-        st = path.lstat()
+        st = os.lstat(path)
     except OSError:
         return None
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _intact(path: Path, saved: Signature) -> bool:
+def _intact(path: Path | str, saved: Signature) -> bool:
     now = _signature(path)
     if now is None or now != saved[:3]:
         return False
     if len(saved) > 3:  # written just before the save: the content decides
         try:
-            return _sha(path.read_bytes()) == saved[3]
+            with open(path, "rb") as f:
+                return _sha(f.read()) == saved[3]
         except OSError:
             return False
     return True
@@ -280,7 +281,9 @@ def _unchanged_files(config: Config, state: SiteState) -> bool:
     published = {f"out:{rel}" for rel, _ in _walk(config.output)}
     if published != {key for key in state.files if key.startswith("out:")}:
         return False
-    return all(_intact(_resolve(config, key), saved) for key, saved in state.files.items())
+    # plain strings: pathlib would cost more than the stat calls for a site of thousands of files
+    bases = {"out": str(config.output), "rec": str(config.records), "src": str(config.root)}
+    return all(_intact(f"{bases[key[:3]]}/{key[4:]}", saved) for key, saved in state.files.items())
 
 
 # ---------------------------------------------------------------- the no-change path
