@@ -413,10 +413,12 @@ class _Renderer:
                                              groups=letter_groups(entries),
                                              canonical=self._url("index.html"))),
             SiteFile("404.html", self.page("404.html", root=self._url("") or "", canonical=None)),
+            # Static assets are copied, never hard-linked: a link would let an edit of the
+            # template folder change an already published site.
             SiteFile("static/site.css", self.stylesheet()),
-            SiteFile("static/site.js", source=TEMPLATES_DIR / "static" / "site.js"),
-            SiteFile("static/theme.js", source=TEMPLATES_DIR / "static" / "theme.js"),
-            SiteFile("static/favicon.svg", source=TEMPLATES_DIR / "static" / "favicon.svg"),
+            SiteFile("static/site.js", (TEMPLATES_DIR / "static" / "site.js").read_bytes()),
+            SiteFile("static/theme.js", (TEMPLATES_DIR / "static" / "theme.js").read_bytes()),
+            SiteFile("static/favicon.svg", (TEMPLATES_DIR / "static" / "favicon.svg").read_bytes()),
             SiteFile(".nojekyll", b""),
             SiteFile("timings/index.html", self.timings_page(builds)),
         ]

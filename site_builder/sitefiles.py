@@ -13,7 +13,12 @@ from site_builder.blocks import Script
 from site_builder.entries import Entry
 from site_builder.execute import RunResult
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+# A wheel carries the templates inside the package (see pyproject.toml); a checkout or an
+# editable install finds them at the top of the repository.
+_PACKAGED_TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATES_DIR = (
+    _PACKAGED_TEMPLATES if _PACKAGED_TEMPLATES.is_dir() else Path(__file__).resolve().parent.parent / "templates"
+)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from site_builder.execute import (
     RunResult,
 )
 from site_builder.render import (
+    TEMPLATES_DIR,
     EntryBuild,
     SiteFile,
     SiteInfo,
@@ -116,7 +117,8 @@ def test_site_file_set(tmp_path: Path) -> None:
     assert {"index.html", "404.html", ".nojekyll", "static/site.css", "static/site.js",
             "demo/index.html", "demo/demo.py"} <= files.keys()
     assert files[".nojekyll"].data == b""
-    assert files["static/site.js"].source is not None and files["static/site.js"].source.is_file()
+    # copied, not linked: editing templates/static must not change a published site
+    assert files["static/site.js"].data == (TEMPLATES_DIR / "static" / "site.js").read_bytes()
     assert "sitemap.xml" not in files
 
 
@@ -457,7 +459,7 @@ def test_every_page_has_search_theme_toggle_and_landmarks(tmp_path: Path) -> Non
     assert '<article class="entry" data-pagefind-body>' in entry
     assert 'data-pagefind-meta="title:demo"' in entry
     assert entry.count('data-pagefind-ignore="all"') >= 3  # header, nav, footer
-    assert files["static/theme.js"].source is not None and files["static/theme.js"].source.is_file()
+    assert files["static/theme.js"].data == (TEMPLATES_DIR / "static" / "theme.js").read_bytes()
 
 
 def test_404_links_to_the_site_root(tmp_path: Path) -> None:
