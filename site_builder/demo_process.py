@@ -127,9 +127,9 @@ class ForkServer:
         self.replies: dict[int, dict[str, Any]] = {}
         self.replied = threading.Condition(threading.Lock())
         self.children: dict[int, ForkedProcess] = {}
-        self.early_exits: dict[int, int] = {}
         self.alive = True
         self.started_any = False
+        self.requests = 0  # sent, not yet answered
         self.reader = threading.Thread(target=self._read, name="fork-server-reader", daemon=True)
         self.reader.start()
 
@@ -137,17 +137,28 @@ class ForkServer:
         """Fork a runner for the job in ``job_fd``; OSError when the server is gone or refused."""
         job_id = next(self.ids)
         message = json.dumps({"job": job_id, "cwd": str(cwd)})
-        with self.lock:
-            socket.send_fds(self.sock, [message.encode("utf-8")], [job_fd, events_fd, stderr_fd])
         with self.replied:
-            while job_id not in self.replies:
-                if not self.alive:
-                    raise OSError("the fork server has exited")
-                self.replied.wait(1.0)
-            reply = self.replies.pop(job_id)
+            self.requests += 1
+        try:
+            with self.lock:
+                socket.send_fds(self.sock, [message.encode("utf-8")], [job_fd, events_fd, stderr_fd])
+            with self.replied:
+                while job_id not in self.replies:
+                    if not self.alive:
+                        raise OSError("the fork server has exited")
+                    self.replied.wait(1.0)
+                reply = self.replies.pop(job_id)
+        finally:
+            with self.replied:
+                self.requests -= 1
         if "process" not in reply:
             raise OSError(f"the fork server could not start the demo: {reply.get('error')}")
         return reply["process"]
+
+    def busy(self) -> bool:
+        """Whether a demo it started (or is starting) may still run."""
+        with self.replied:
+            return self.alive and bool(self.requests or self.children)
 
     def _read(self) -> None:
         try:
@@ -237,6 +248,9 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
     if not fork_server_enabled():
         return None
     with _server_lock:
+        for idle in [r for r in _retired if not r.busy()]:
+            _retired.remove(idle)
+            idle.close()
         if _server is not None and (not _server.alive or _server.env != env):
             if _server.alive:
                 log.debug("fork server: the environment changed; starting another")
@@ -245,7 +259,10 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
             else:  # it never worked here: do not retry for every demo
                 _server_broken = True
                 log.debug("the fork server exited at start; spawning demos")
-            _retired.append(_server)
+            if _server.busy():
+                _retired.append(_server)  # its running demos finish first
+            else:
+                _server.close()
             _server = None
             if _server_broken:
                 return None
