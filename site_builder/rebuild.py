@@ -148,7 +148,12 @@ def packages_stamp() -> str:
     found last time still hold, and asking importlib.metadata (~3 ms a package) is skipped.
     """
     parts = [sys.version]
+    cwd = os.getcwd()
     for entry in sys.path:
+        # The project folder is on the path under `python -m`; every build renames folders
+        # in it, so its mtime says nothing about packages and would defeat the stamp.
+        if not entry or entry == cwd:
+            continue
         try:
             parts += [entry, str(os.stat(entry or ".").st_mtime_ns)]
         except OSError:
