@@ -218,6 +218,7 @@ def _execute_all(
     runnable = [e for e in entries if isinstance(parsed[e.name], Script)]
     results: dict[str, RunResult] = {}
     cancel = threading.Event()
+    running = threading.Event()  # set once some demo really runs (not from its record)
     progress.start(len(runnable))
 
     def run_one(entry: Entry) -> RunResult | None:
@@ -235,6 +236,7 @@ def _execute_all(
             log.debug("%s: running (%s)", entry.name, cached.reason)
         files_dir = store.staging(entry.name)
         progress.entry_started(entry.name)
+        running.set()
         try:
             result = run_demo(entry, script, files_dir, run_options,
                               on_event=progress.block_event, cancel=cancel)
@@ -271,6 +273,7 @@ def _execute_all(
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = {pool.submit(run_one, e): e for e in order}
         try:
+            _prepare_render_while_waiting(running, futures, runnable, parsed, report)
             for future in as_completed(futures):
                 take(future, futures[future])
         except BaseException:  # Ctrl-C or a runner failure: kill the other demos, then raise
@@ -284,6 +287,27 @@ def _execute_all(
             report.failures.append(failure)
     report.not_run.sort()
     return results
+
+
+def _prepare_render_while_waiting(
+    running: threading.Event,
+    futures: dict[Future[RunResult | None], Entry],
+    runnable: list[Entry],
+    parsed: dict[str, Script | ParseError],
+    report: BuildReport,
+) -> None:
+    """Spend the wait for running demos on rendering's fixed costs (render.prepare).
+
+    The demos run in child processes, so the main thread is idle; without this, the imports,
+    template compilation and highlighting would all come after the last demo ends.
+    """
+    while not running.wait(0.02):
+        if all(future.done() for future in futures):
+            return  # every result came from its record: nothing to wait for
+    from site_builder.render import prepare
+
+    # Entries already served from their records are likely reused pages: skip them.
+    prepare(s for e in runnable if e.name not in report.from_cache and isinstance(s := parsed[e.name], Script))
 
 
 def _check_force_names(options: BuildOptions, entries: list[Entry]) -> None:

@@ -54,6 +54,13 @@ def _block_heading(cell: Cell) -> str:
     return f"{text}\n\n{cell.description}" if cell.description else text
 
 
+def prepare_notebooks() -> None:
+    """Import nbformat and load its JSON schema now, so the first notebook costs no more than the rest."""
+    from nbformat import v4
+
+    v4.new_notebook()  # validates an empty notebook, which loads the schema
+
+
 def make_notebook(name: str, script: Script, result: RunResult | None) -> bytes:
     """The demo as ``.ipynb`` bytes (nbformat 4, validated); outputs from ``result`` when given."""
     by_name = {b.name: b for b in result.blocks} if result else {}

@@ -11,7 +11,7 @@ import functools
 import io
 import logging
 import re
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, urlsplit
@@ -36,7 +36,7 @@ from site_builder.execute import (
     RunResult,
 )
 from site_builder.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
-from site_builder.notebook import make_notebook
+from site_builder.notebook import make_notebook, prepare_notebooks
 from site_builder.outcomes import OutputView, block_note, output_views, unpublishable
 from site_builder.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.timings import block_timings, entry_timings, environment_view, format_ran_at
@@ -426,6 +426,21 @@ class _Renderer:
             urls = [self._url("index.html"), *(self._url(f"{e['name']}/index.html") for e in entries)]
             files.append(SiteFile("sitemap.xml", self.page("sitemap.xml", urls=urls)))
         return files
+
+
+def prepare(scripts: Iterable[Script]) -> None:
+    """Pay rendering's fixed costs now: imports, compiled templates, highlighted code, nbformat.
+
+    The build calls this while demos run and the builder would only wait, so the pages
+    are written sooner once the last demo ends; render_site finds everything warm.
+    """
+    renderer = _Renderer(SiteInfo())
+    for template in ("entry.html", "index.html", "404.html", "timings.html", "sitemap.xml"):
+        renderer.env.get_template(template)
+    for script in scripts:
+        for cell in script.code_cells:
+            renderer.code(cell)
+    prepare_notebooks()
 
 
 def render_site(
