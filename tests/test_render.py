@@ -475,7 +475,8 @@ def test_code_colours_follow_the_toggle_and_pass_contrast(tmp_path: Path) -> Non
     from site_builder.theme import DARK_STYLE, LIGHT_STYLE, MIN_CONTRAST, contrast
 
     css = text(site([make_build(tmp_path)])["static/site.css"])
-    assert ':root[data-theme="dark"]' in css and ':root:not([data-theme="light"])' in css
+    # page colours: light-dark() pairs, the toggle sets color-scheme; code: per-theme rules
+    assert ':root[data-theme="dark"] { color-scheme: dark; }' in css and "--fg: light-dark(" in css
     for style, selector in ((LIGHT_STYLE, '[data-theme="light"] .highlight'),
                             (DARK_STYLE, '[data-theme="dark"] .highlight')):
         background = get_style_by_name(style).background_color
