@@ -492,7 +492,9 @@ class _RunState:
             elif interruption and i == interrupted:
                 kind, detail = interruption
                 if kind == "timeout":
-                    error = BlockError("Timeout", f"timed out after {detail:.1f} s", None, "")
+                    # The cell already says "Timed out": the message says how long it ran.
+                    message = f"stopped after running {detail:.1f} s: the demo reached its time limit"
+                    error = BlockError("Timeout", message, None, "")
                     status = "timeout"
                 else:
                     error = _crash_error(detail, rel_path, runner_stderr, self.os_exit)
