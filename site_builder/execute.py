@@ -277,7 +277,7 @@ def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:
         if not s or not any(n in s for n in names):
             return s
         if not compiled:
-            # Only whole path components: /work/main must not match /work/main2.
+            # Only whole path components: /srv/project must not match /srv/project2.
             compiled.append(re.compile(rf"(?P<path>{alternatives})(?:(?P<slash>/)|(?![\w.-]))"))
         return compiled[0].sub(replace, s)
 

@@ -285,8 +285,8 @@ def test_reads_and_environment(tmp_path: Path) -> None:
 
 
 def test_path_scrubber_replaces_machine_paths() -> None:
-    scrub = path_scrubber([(Path("/tmp/run/files"), "."), (Path("/work/main"), "."),
+    scrub = path_scrubber([(Path("/tmp/run/files"), "."), (Path("/srv/project"), "."),
                            (Path("/home/me"), "~")])
-    assert scrub("/tmp/run/files/x.csv and /work/main/demos/a.py") == "x.csv and demos/a.py"
+    assert scrub("/tmp/run/files/x.csv and /srv/project/demos/a.py") == "x.csv and demos/a.py"
     assert scrub("cwd /tmp/run/files, home /home/me/.cache") == "cwd ., home ~/.cache"
-    assert scrub("/work/main2/x") == "/work/main2/x"
+    assert scrub("/srv/project2/x") == "/srv/project2/x"
