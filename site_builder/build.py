@@ -100,14 +100,15 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     started = time.perf_counter()
     progress = progress or Progress()
     report = BuildReport()
-    entries = discover(config.demos, config.root)
+    # A file that cannot be an entry fails the build like a broken demo: the others still run.
+    entries = discover(config.demos, config.root, problems=report.failures)
     _check_force_names(options, entries)
     names = {e.name for e in entries}
     if options.shard:  # the other shards' entries run elsewhere
         entries = shard_entries(config, entries, options.shard)
     else:
         check_writable(config.output)
-        if not (options.force or options.force_names):
+        if not (options.force or options.force_names or report.failures):
             state = unchanged_site(config, entries)
             if state is not None:
                 return _unchanged(config, entries, state, report, started)
@@ -120,7 +121,7 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
         results = store.frozen_results(entries, parsed)
         report.from_cache.update(results)
         report.failures.extend(r.failure for r in results.values() if r.failure)
-    elif options.fail_fast and report.failures:  # a syntax error is the first failure: run nothing
+    elif options.fail_fast and report.failures:  # a bad file or syntax error came first: run nothing
         results = {
             e.name: _not_run(e, s, f"{e.name}: not run (--fail-fast stopped the build)", store_dir(config, e.name))
             for e in entries if isinstance(s := parsed[e.name], Script)

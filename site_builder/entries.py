@@ -50,30 +50,36 @@ def relative_to_root(path: Path, root: Path) -> str:
         return path.name
 
 
-def discover(demos_dir: Path, project_root: Path) -> list[Entry]:
-    """Read every ``*.py`` directly in ``demos_dir`` into an Entry, sorted by name."""
+def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = None) -> list[Entry]:
+    """Read every ``*.py`` directly in ``demos_dir`` into an Entry, sorted by name.
+
+    A file that cannot be an entry raises EntryError, or, when ``problems`` is given, is
+    skipped with its one-line message appended there (the build keeps going, then fails).
+    """
     if not demos_dir.is_dir():
         raise UsageError(f"demos folder not found: {relative_to_root(demos_dir, project_root)}")
     entries: list[Entry] = []
-    problems: list[str] = []
+    found: list[str] = []
     for path in sorted(demos_dir.glob("*.py")):
         if path.name.startswith(("_", ".")):
             continue  # private helper modules (e.g. _shared.py) are not entries
         rel = relative_to_root(path, project_root)
         why = check_entry_name(path.stem)
         if why:
-            problems.append(f"{rel}: {why}")
+            found.append(f"{rel}: {why}")
             continue
         if not path.is_file():
-            problems.append(f"{rel}: not a regular file")
+            found.append(f"{rel}: not a regular file")
             continue
         data = path.read_bytes()
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            problems.append(f"{rel}: not UTF-8 (byte {exc.start})")
+            found.append(f"{rel}: not UTF-8 (byte {exc.start})")
             continue
         entries.append(Entry(path.stem, path.resolve(), rel, text, data))
-    if problems:
-        raise EntryError("; ".join(problems))
+    if found and problems is None:
+        raise EntryError("; ".join(found))
+    if problems is not None:
+        problems.extend(found)
     return entries
