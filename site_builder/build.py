@@ -19,10 +19,10 @@ from site_builder.config import Config
 from site_builder.demo_process import close_fork_server
 from site_builder.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
-from site_builder.execute import BlockError, BlockResult, RunCancelled, RunOptions, RunResult, run_demo
+from site_builder.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.output import check_writable, failed_dir, write_site
 from site_builder.progress import Progress, summarize
-from site_builder.records import RecordStore, store_dir
+from site_builder.records import RecordStore, run_options, store_dir
 from site_builder.rebuild import Rebuild, SiteState, captured_warnings, forget, unchanged_site
 from site_builder.search import index_site
 from site_builder.shard import estimated_seconds, recorded_durations, shard_entries
@@ -228,9 +228,9 @@ def _execute_all(
             return None
         script = parsed[entry.name]
         assert isinstance(script, Script)
-        run_options = RunOptions(timeout=config.timeout_for(entry.name), project_root=config.root)
+        entry_options = run_options(config, entry.name)
         if not (options.force or entry.name in options.force_names):
-            cached = store.lookup(entry, script, run_options)
+            cached = store.lookup(entry, script, entry_options)
             if cached.result is not None:
                 report.from_cache.add(entry.name)
                 return cached.result
@@ -239,7 +239,7 @@ def _execute_all(
         progress.entry_started(entry.name)
         running.set()
         try:
-            result = run_demo(entry, script, files_dir, run_options,
+            result = run_demo(entry, script, files_dir, entry_options,
                               on_event=progress.block_event, cancel=cancel)
         except RunCancelled:
             store.discard(files_dir)
@@ -247,7 +247,7 @@ def _execute_all(
         if result.failure and options.fail_fast:
             # Here, not only in take(): this worker's next demo (forked in ms) must not start.
             cancel.set()
-        return store.commit(entry, script, result, run_options)
+        return store.commit(entry, script, result, entry_options)
 
     def take(future: Future[RunResult | None], entry: Entry) -> None:
         """Keep one finished (or cancelled) entry's result; the first failure may stop the rest."""

@@ -23,8 +23,8 @@ from site_builder.config import Config
 from site_builder.drift import Comparison, compare_runs, environment_rows
 from site_builder.entries import Entry, discover, relative_to_root
 from site_builder.errors import ParseError, SiteBuilderError, UsageError
-from site_builder.execute import RunOptions, RunResult, run_demo
-from site_builder.records import RecordError, RecordStore, read_record, store_dir
+from site_builder.execute import RunResult, run_demo
+from site_builder.records import RecordError, RecordStore, read_record, run_options, store_dir
 from site_builder.formatting import format_duration
 
 log = logging.getLogger(__name__)
@@ -133,8 +133,7 @@ def _gather(config: Config, options: CheckOptions) -> list[Target]:
         except RecordError as exc:
             problems.append(f"{entry.name}: its run record in {records}/{entry.name}/ is unusable: {exc}")
             continue
-        run_options = RunOptions(timeout=config.timeout_for(entry.name), project_root=config.root)
-        stale = store.lookup(entry, script, run_options, frozen=True).reason
+        stale = store.lookup(entry, script, run_options(config, entry.name), frozen=True).reason
         tolerance = options.tolerance if options.tolerance is not None else config.tolerance_for(entry.name)
         targets.append(Target(entry, script, record, stale, tolerance))
     if problems:
@@ -150,9 +149,9 @@ def _run_all(config: Config, targets: list[Target], options: CheckOptions) -> di
 
     def run_one(target: Target, i: int) -> RunResult:
         files_dir = Path(tempfile.mkdtemp(prefix=f"site_builder-check-{target.entry.name}-"))
-        run_options = RunOptions(timeout=config.timeout_for(target.entry.name), project_root=config.root)
         try:
-            result = run_demo(target.entry, target.script, files_dir, run_options, cancel=cancel)
+            result = run_demo(target.entry, target.script, files_dir, run_options(config, target.entry.name),
+                              cancel=cancel)
         except BaseException:
             shutil.rmtree(files_dir, ignore_errors=True)
             raise

@@ -154,6 +154,11 @@ def _packages(environment: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in environment.items() if k not in _NOT_PACKAGES}
 
 
+def run_options(config: Config, name: str) -> RunOptions:
+    """How entry ``name`` runs; part of its cache key, so build, --frozen and check share it."""
+    return RunOptions(timeout=config.timeout_for(name), project_root=config.root)
+
+
 def _run_options(options: RunOptions) -> dict[str, float]:
     return {"timeout": float(options.timeout), "output_limit": float(options.output_limit)}
 
@@ -409,7 +414,7 @@ class RecordStore:
             script = parsed[entry.name]
             if not isinstance(script, Script):
                 continue
-            options = RunOptions(timeout=self.config.timeout_for(entry.name), project_root=self.config.root)
+            options = run_options(self.config, entry.name)
             found = self.lookup(entry, script, options, frozen=True)
             if found.result is None:
                 refused.append(f"{entry.name} ({found.reason})")
