@@ -50,6 +50,17 @@ def wait_for(what: str, check: Callable[[], bool], timeout: float = 10.0) -> Non
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def stop_with_ctrl_c(proc: subprocess.Popen[str]) -> str:
+    """Send Ctrl-C to serve; check it stops at once, cleanly; return what it printed on stderr."""
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    _, stderr = proc.communicate(timeout=5)
+    assert time.monotonic() - started < 3, "Ctrl-C must stop serve at once"
+    assert proc.returncode in (0, 130)
+    assert "Traceback" not in stderr
+    return stderr
+
+
 def read_line(stream: object, timeout: float) -> str:
     selector = selectors.DefaultSelector()
     selector.register(stream, selectors.EVENT_READ)  # type: ignore[arg-type]
@@ -112,12 +123,7 @@ def test_serve_follows_edits_and_survives_a_broken_demo(
     wait_for("the fixed page", lambda: "[B-greet] version three" in fetch(page)[1])
     assert not (project / "build.failed").exists()
 
-    proc.send_signal(signal.SIGINT)
-    started = time.monotonic()
-    _, stderr = proc.communicate(timeout=5)
-    assert time.monotonic() - started < 3, "Ctrl-C must stop serve at once"
-    assert proc.returncode in (0, 130)
-    assert "Traceback" not in stderr
+    stderr = stop_with_ctrl_c(proc)
     assert stderr.rstrip().splitlines()[-1] == "stopped serving"
     # Only the edited demo re-ran; the other one came from the execution cache every time.
     assert stderr.count("other: ok in") == 1, stderr
@@ -144,12 +150,7 @@ def test_ctrl_c_during_a_build_stops_at_once_and_kills_the_demo(
     wait_for("the pid", lambda: marker.read_text().isdigit())
     pid = int(marker.read_text())
 
-    proc.send_signal(signal.SIGINT)
-    started = time.monotonic()
-    _, stderr = proc.communicate(timeout=5)
-    assert time.monotonic() - started < 3, "Ctrl-C must stop serve at once"
-    assert proc.returncode in (0, 130)
-    assert "Traceback" not in stderr
+    stop_with_ctrl_c(proc)
 
     def demo_gone() -> bool:
         try:
