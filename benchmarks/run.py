@@ -159,10 +159,10 @@ def bench_one_changed(workdir: Path, runs: int) -> list[Measure]:
 RENDER_100 = '''
 import sys, tempfile, time
 from pathlib import Path
-from site_builder.blocks import Cell, Script
-from site_builder.entries import Entry
-from site_builder.execute import BlockResult, OutputChunk, RunResult
-from site_builder.render import EntryBuild, SiteInfo, render_site
+from site_builder.source.blocks import Cell, Script
+from site_builder.source.entries import Entry
+from site_builder.run.execute import BlockResult, OutputChunk, RunResult
+from site_builder.site.render import EntryBuild, SiteInfo, render_site
 folder = Path(tempfile.mkdtemp())
 builds = []
 for e in range(100):

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, NoReturn, Sequence
 
 from site_builder import __version__
 from site_builder.config import Config, load_config, with_overrides
-from site_builder.entries import relative_to_root
+from site_builder.fs import relative_to_root
 from site_builder.errors import SiteBuilderError, UsageError
-from site_builder.output import failed_dir
+from site_builder.site.output import failed_dir
 
 if TYPE_CHECKING:
-    from site_builder.build import BuildReport
+    from site_builder.commands.build import BuildReport
 
 log = logging.getLogger("site_builder")
 
@@ -134,7 +134,7 @@ def _port(text: str) -> int:
 
 
 def _run_new(args: argparse.Namespace) -> int:
-    from site_builder.scaffold import new_entry
+    from site_builder.commands.new import new_entry
 
     config = with_overrides(load_config(Path.cwd()), demos=args.demos)
     path = new_entry(config, args.name)
@@ -143,7 +143,7 @@ def _run_new(args: argparse.Namespace) -> int:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from site_builder.serve import ServeOptions, serve
+    from site_builder.commands.serve import ServeOptions, serve
 
     overrides = {"demos": args.demos, "output": args.out, "timeout": args.timeout}
     options = ServeOptions(host=args.host, port=args.port, jobs=args.jobs, overrides=overrides)
@@ -161,7 +161,7 @@ def _tolerance(text: str) -> float:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    from site_builder.check import CheckOptions, check
+    from site_builder.commands.check import CheckOptions, check
 
     config = with_overrides(load_config(Path.cwd()), demos=args.demos, timeout=args.timeout)
     options = CheckOptions(names=tuple(args.names), tolerance=args.tolerance, runs=args.runs, jobs=args.jobs)
@@ -169,14 +169,14 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def _shard(text: str) -> tuple[int, int]:
-    from site_builder.shard import parse_shard
+    from site_builder.commands.shard import parse_shard
 
     return parse_shard(text)
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from site_builder.build import BuildOptions, build
-    from site_builder.progress import make_progress, summarize
+    from site_builder.commands.build import BuildOptions, build
+    from site_builder.commands.progress import make_progress, summarize
 
     if args.shard and args.frozen:
         raise UsageError("--shard runs demos and --frozen runs none: use one or the other")
@@ -219,8 +219,8 @@ def _run_build(args: argparse.Namespace) -> int:
 
 def _list_shard(config: Config, shard: tuple[int, int]) -> int:
     """Print the entries of shard K/N, one a line (for CI: which record folders are this shard's)."""
-    from site_builder.entries import discover
-    from site_builder.shard import shard_entries
+    from site_builder.source.entries import discover
+    from site_builder.commands.shard import shard_entries
 
     for entry in shard_entries(config, discover(config.demos, config.root), shard):
         print(entry.name)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from site_builder.entries import check_entry_name
+from site_builder.names import check_entry_name
 from site_builder.errors import UsageError
 
 DEFAULT_TITLE = "Dictionary of Applied Machine Learning"

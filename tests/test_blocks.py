@@ -1,4 +1,4 @@
-"""Tests for the parse stage (site_builder.blocks)."""
+"""Tests for the parse stage (site_builder.source.blocks)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.blocks import Script, parse
+from site_builder.source.blocks import Script, parse
 from site_builder.errors import ParseError
 
 DEMO = Path(__file__).resolve().parent.parent / "demos" / "attention.py"

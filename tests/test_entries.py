@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.entries import check_entry_name, discover
+from site_builder.names import check_entry_name
+from site_builder.source.entries import discover
 from site_builder.errors import EntryError, UsageError
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, write_demo
-from site_builder.build import BuildOptions, BuildReport, build
+from site_builder.commands.build import BuildOptions, BuildReport, build
 from site_builder.config import load_config
-from site_builder.demo_process import fork_server_enabled
+from site_builder.run.demo_process import fork_server_enabled
 
 pytestmark = pytest.mark.skipif(not fork_server_enabled(), reason="demos are spawned here")
 

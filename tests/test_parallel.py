@@ -8,10 +8,10 @@ from pathlib import Path
 
 from conftest import run_cli, write_demo
 
-from site_builder.blocks import Cell, Script
-from site_builder.entries import Entry
-from site_builder.execute import BlockResult, RunResult
-from site_builder.render import EntryBuild, SiteInfo, render_site
+from site_builder.source.blocks import Cell, Script
+from site_builder.source.entries import Entry
+from site_builder.run.execute import BlockResult, RunResult
+from site_builder.site.render import EntryBuild, SiteInfo, render_site
 
 DEMO = '''
     """{name}: prints numbers and writes a file."""
@@ -116,7 +116,7 @@ def test_timings_page_lists_every_block_slowest_first() -> None:
 
 
 def test_longest_expected_entries_start_first() -> None:
-    from site_builder.build import _longest_first
+    from site_builder.commands.build import _longest_first
 
     def entry(name: str, size: int) -> Entry:
         source = "x" * size

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, write_demo
-from site_builder import render, rebuild, sitefiles
-from site_builder.build import BuildOptions, build
+from site_builder.site import render, rebuild, sitefiles
+from site_builder.commands.build import BuildOptions, build
 from site_builder.config import load_config
 
 DEMO = '''\

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, run_cli, write_demo
-from site_builder.blocks import parse
-from site_builder.build import BuildOptions, build
+from site_builder.source.blocks import parse
+from site_builder.commands.build import BuildOptions, build
 from site_builder.config import load_config, with_overrides
-from site_builder.execute import Artifact, BlockError, BlockResult, OutputChunk, RunResult
-from site_builder.records import (
+from site_builder.run.execute import Artifact, BlockError, BlockResult, OutputChunk, RunResult
+from site_builder.run.records import (
     RECORD_FILE,
     RunInputs,
     code_fingerprint,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.blocks import parse
+from site_builder.source.blocks import parse
 from site_builder.cli import main
-from site_builder.scaffold import demo_source
+from site_builder.commands.new import demo_source
 from tests.conftest import run_cli, write_demo
 
 

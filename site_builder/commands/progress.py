@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
-from site_builder.execute import BlockEvent, RunResult
-from site_builder.formatting import format_duration
-from site_builder.timings import entry_status
+from site_builder.run.execute import BlockEvent, RunResult
+from site_builder.site.formatting import format_duration
+from site_builder.site.timings import entry_status
 
 REDRAW_INTERVAL = 0.1  # seconds: at most ~10 redraws a second
 

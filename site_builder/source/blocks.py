@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from site_builder import docstring as ds
+from site_builder.source import docstring as ds
 from site_builder.errors import ParseError
 
 

@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.config import Config
-from site_builder.entries import Entry, relative_to_root
-from site_builder import records
-from site_builder.records import RECORD_FILE, store_dir
-from site_builder.search import SEARCH_DIR
-from site_builder.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo
+from site_builder.fs import relative_to_root
+from site_builder.source.entries import Entry
+from site_builder.run import records
+from site_builder.run.records import RECORD_FILE, store_dir
+from site_builder.site.search import SEARCH_DIR
+from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo
 
 log = logging.getLogger(__name__)
 
@@ -179,8 +180,8 @@ def _files_signature(paths: list[tuple[str, Path]]) -> list[str]:
 
 def code_fingerprint(versions: dict[str, str]) -> str:
     """The builder's code, Python and the rendering libraries: what a notebook's bytes depend on."""
-    package = Path(__file__).resolve().parent
-    code = [(p.name, p) for p in sorted(package.glob("*.py"))]
+    package = Path(__file__).resolve().parent.parent
+    code = [(p.relative_to(package).as_posix(), p) for p in sorted(package.rglob("*.py"))]
     dists = [f"{d}={_version(d, versions)}" for d in RENDER_DISTRIBUTIONS]
     behaviour = f"execution={records.EXECUTION_VERSION} record={records.RECORD_FORMAT}"
     return _sha(sys.version, behaviour, *dists, *_files_signature(code))

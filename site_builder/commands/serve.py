@@ -21,15 +21,15 @@ from typing import Any
 
 import watchfiles
 
-from site_builder.build import BuildOptions, build
+from site_builder.commands.build import BuildOptions, build
 from site_builder.config import Config, load_config, with_overrides
-from site_builder.entries import relative_to_root
+from site_builder.fs import relative_to_root
 from site_builder.errors import SiteBuilderError, UsageError
-from site_builder.execute import path_scrubber
-from site_builder.output import failed_dir
-from site_builder.preview_http import PreviewServer, SiteState
-from site_builder.progress import make_progress
-from site_builder.render import TEMPLATES_DIR
+from site_builder.run.execute import path_scrubber
+from site_builder.site.output import failed_dir
+from site_builder.commands.preview_http import PreviewServer, SiteState
+from site_builder.commands.progress import make_progress
+from site_builder.site.render import TEMPLATES_DIR
 
 log = logging.getLogger(__name__)
 

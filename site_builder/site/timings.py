@@ -10,7 +10,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from site_builder.execute import RunResult
+from site_builder.run.execute import RunResult
 
 # Distribution name -> how its project writes it; others are shown as their distribution name.
 PACKAGE_NAMES = {

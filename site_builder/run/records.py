@@ -37,11 +37,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_builder.blocks import Cell, Script
+from site_builder.source.blocks import Cell, Script
 from site_builder.config import Config
-from site_builder.entries import Entry
+from site_builder.source.entries import Entry
 from site_builder.errors import SiteBuilderError
-from site_builder.execute import (
+from site_builder.run.execute import (
     BUILDER_DIR,
     Artifact,
     BlockError,
@@ -50,7 +50,7 @@ from site_builder.execute import (
     RunOptions,
     RunResult,
 )
-from site_builder.output import UnsafePathError, recover, replace_dir, safe_join
+from site_builder.fs import UnsafePathError, recover, replace_dir, safe_join
 
 log = logging.getLogger(__name__)
 

@@ -26,21 +26,21 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from site_builder.blocks import Cell, Script
-from site_builder.entries import Entry
-from site_builder.execute import (
+from site_builder.source.blocks import Cell, Script
+from site_builder.source.entries import Entry
+from site_builder.run.execute import (
     BUILDER_DIR,
     Artifact,
     BlockError,
     BlockResult,
     RunResult,
 )
-from site_builder.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
-from site_builder.notebook import make_notebook, prepare_notebooks
-from site_builder.outcomes import OutputView, block_note, output_views, unpublishable
-from site_builder.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
-from site_builder.timings import block_timings, entry_timings, environment_view, format_ran_at
-from site_builder.theme import pygments_css
+from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
+from site_builder.site.notebook import make_notebook, prepare_notebooks
+from site_builder.site.outcomes import OutputView, block_note, output_views, unpublishable
+from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
+from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
+from site_builder.site.theme import pygments_css
 
 log = logging.getLogger(__name__)
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]

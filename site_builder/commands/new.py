@@ -7,9 +7,10 @@ from pathlib import Path
 import jinja2
 
 from site_builder.config import Config
-from site_builder.entries import check_entry_name, relative_to_root
+from site_builder.fs import relative_to_root
+from site_builder.names import check_entry_name
 from site_builder.errors import UsageError
-from site_builder.render import TEMPLATES_DIR
+from site_builder.site.render import TEMPLATES_DIR
 
 NEW_DEMO_TEMPLATE = "new_demo.py.jinja"
 

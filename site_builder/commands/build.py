@@ -14,19 +14,19 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from site_builder.blocks import Script, outline, parse
+from site_builder.source.blocks import Script, outline, parse
 from site_builder.config import Config
-from site_builder.demo_process import close_fork_server
-from site_builder.entries import Entry, discover
+from site_builder.run.demo_process import close_fork_server
+from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
-from site_builder.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
-from site_builder.output import check_writable, failed_dir, write_site
-from site_builder.progress import Progress, summarize
-from site_builder.records import RecordStore, run_options, store_dir
-from site_builder.rebuild import Rebuild, SiteState, captured_warnings, forget, unchanged_site
-from site_builder.search import index_site
-from site_builder.shard import estimated_seconds, recorded_durations, shard_entries
-from site_builder.sitefiles import EntryBuild, SiteInfo
+from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
+from site_builder.site.output import check_writable, failed_dir, write_site
+from site_builder.commands.progress import Progress, summarize
+from site_builder.run.records import RecordStore, run_options, store_dir
+from site_builder.site.rebuild import Rebuild, SiteState, captured_warnings, forget, unchanged_site
+from site_builder.site.search import index_site
+from site_builder.commands.shard import estimated_seconds, recorded_durations, shard_entries
+from site_builder.site.sitefiles import EntryBuild, SiteInfo
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +172,7 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport)
             log.warning("%s", warning)
         if plan.render_entries or plan.site_pages:
             # Jinja2, Pygments, Markdown (and nbformat) are imported only when something is rendered.
-            from site_builder.render import render_site
+            from site_builder.site.render import render_site
 
             files += render_site(report.builds, info, only=plan.render_entries,
                                  site_pages=plan.site_pages, notebooks=plan.notebooks)
@@ -305,7 +305,7 @@ def _prepare_render_while_waiting(
     while not running.wait(0.02):
         if all(future.done() for future in futures):
             return  # every result came from its record: nothing to wait for
-    from site_builder.render import prepare
+    from site_builder.site.render import prepare
 
     # Entries already served from their records are likely reused pages: skip them.
     prepare(s for e in runnable if e.name not in report.from_cache and isinstance(s := parsed[e.name], Script))

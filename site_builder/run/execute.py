@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Literal
 
 from site_builder.ansi import remove_escapes
-from site_builder.blocks import Script
-from site_builder.demo_process import DemoProcess, start_demo_process
-from site_builder.entries import Entry
+from site_builder.source.blocks import Script
+from site_builder.run.demo_process import DemoProcess, start_demo_process
+from site_builder.source.entries import Entry
 
 log = logging.getLogger(__name__)
 

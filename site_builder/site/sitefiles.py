@@ -9,16 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_builder.blocks import Script
-from site_builder.entries import Entry
-from site_builder.execute import RunResult
+from site_builder.source.blocks import Script
+from site_builder.source.entries import Entry
+from site_builder.run.execute import RunResult
 
 # A wheel carries the templates inside the package (see pyproject.toml); a checkout or an
 # editable install finds them at the top of the repository.
-_PACKAGED_TEMPLATES = Path(__file__).resolve().parent / "templates"
-TEMPLATES_DIR = (
-    _PACKAGED_TEMPLATES if _PACKAGED_TEMPLATES.is_dir() else Path(__file__).resolve().parent.parent / "templates"
-)
+_PACKAGE_DIR = Path(__file__).resolve().parent.parent
+_PACKAGED_TEMPLATES = _PACKAGE_DIR / "templates"
+TEMPLATES_DIR = _PACKAGED_TEMPLATES if _PACKAGED_TEMPLATES.is_dir() else _PACKAGE_DIR.parent / "templates"
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.ansi import Span, to_spans
-from site_builder.execute import BlockResult, OutputChunk, RunResult
+from site_builder.run.execute import BlockResult, OutputChunk, RunResult
 
 FAILED_STATUSES = ("error", "timeout", "crashed", "exited")
 

@@ -18,14 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from site_builder.blocks import Script, parse
+from site_builder.source.blocks import Script, parse
 from site_builder.config import Config
-from site_builder.drift import Comparison, compare_runs, environment_rows
-from site_builder.entries import Entry, discover, relative_to_root
+from site_builder.run.drift import Comparison, compare_runs, environment_rows
+from site_builder.fs import relative_to_root
+from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, SiteBuilderError, UsageError
-from site_builder.execute import RunResult, run_demo
-from site_builder.records import RecordError, RecordStore, read_record, run_options, store_dir
-from site_builder.formatting import format_duration
+from site_builder.run.execute import RunResult, run_demo
+from site_builder.run.records import RecordError, RecordStore, read_record, run_options, store_dir
+from site_builder.site.formatting import format_duration
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 import jinja2
 
-from site_builder.render import TEMPLATES_DIR
+from site_builder.site.render import TEMPLATES_DIR
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Child side of the execute stage: run one demo's blocks and report each on a pipe.
 
-Started by ``site_builder.execute`` as ``python -P runner.py JOB_FD EVENTS_FD`` (or forked
+Started by ``site_builder.run.execute`` as ``python -P runner.py JOB_FD EVENTS_FD`` (or forked
 from ``fork_server.py``, which calls ``main`` the same way); JOB_FD holds the job's JSON.
 Standard library only, and it must not import site_builder: the demo gets the
 ``sys.path`` that ``python demos/x.py`` would give it.  Events are JSON lines on
@@ -28,7 +28,7 @@ import traceback
 import types
 from typing import Any
 
-BUILDER_DIR = "_site_builder"  # same as site_builder.execute.BUILDER_DIR
+BUILDER_DIR = "_site_builder"  # same as site_builder.run.execute.BUILDER_DIR
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp")
 FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:

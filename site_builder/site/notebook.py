@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 
-from site_builder.blocks import Cell, Script
-from site_builder.execute import BlockResult, RunResult
+from site_builder.source.blocks import Cell, Script
+from site_builder.run.execute import BlockResult, RunResult
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 

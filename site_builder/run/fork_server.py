@@ -1,6 +1,6 @@
 """Fork server: a warmed interpreter that forks one fresh child per demo run.
 
-Started once per build by ``site_builder.demo_process`` as ``python -P fork_server.py FD``
+Started once per build by ``site_builder.run.demo_process`` as ``python -P fork_server.py FD``
 with the environment a spawned runner gets.  Standard library only, never imports
 site_builder, single-threaded (it forks) and never runs demo code itself: each child
 does what ``python -P runner.py JOB_FD EVENTS_FD`` would, minus the interpreter start-up.

@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_builder.execute import BlockResult, RunResult
-from site_builder.output import UnsafePathError, safe_join
-from site_builder.records import sha256_file
+from site_builder.run.execute import BlockResult, RunResult
+from site_builder.fs import UnsafePathError, safe_join
+from site_builder.run.records import sha256_file
 
 # an optional sign, digits with an optional fraction (or a bare fraction), an optional exponent
 NUMBER = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")

@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.errors import EntryError, UsageError
+from site_builder.fs import relative_to_root
+from site_builder.names import check_entry_name
 
 log = logging.getLogger(__name__)
-
-# A clean URL segment that is also a portable file name: lower-case letters, digits,
-# '-' and '_', starting with a letter or digit.  Upper case is refused rather than
-# folded so that two entries can never collide on a case-insensitive host.
-ENTRY_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-# Names the site itself uses at its top level; an entry of that name would shadow them.
-RESERVED_NAMES = frozenset({"static", "pagefind", "404", "index", "timings", "search"})
 
 
 @dataclass(frozen=True)
@@ -28,26 +22,6 @@ class Entry:
     rel_path: str  # path relative to the project root, POSIX form, used in messages
     source: str  # the script's text (UTF-8, newlines as in the file)
     source_bytes: bytes  # the file's exact bytes, published as the download
-
-
-def check_entry_name(name: str) -> str | None:
-    """Return why ``name`` cannot be an entry name, or None when it can."""
-    if name in RESERVED_NAMES:
-        return f"'{name}' is reserved for the site's own pages"
-    if not ENTRY_NAME.match(name):
-        return (
-            f"'{name}' is not a clean URL segment "
-            "(use lower-case letters, digits, '-' and '_', starting with a letter or digit)"
-        )
-    return None
-
-
-def relative_to_root(path: Path, root: Path) -> str:
-    """``path`` relative to the project root when inside it, else its bare name."""
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.name
 
 
 def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = None) -> list[Entry]:

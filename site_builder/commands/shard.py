@@ -17,8 +17,8 @@ import logging
 import subprocess
 
 from site_builder.config import Config
-from site_builder.entries import Entry
-from site_builder.records import RECORD_FILE, store_dir
+from site_builder.source.entries import Entry
+from site_builder.run.records import RECORD_FILE, store_dir
 
 log = logging.getLogger(__name__)
 

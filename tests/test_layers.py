@@ -1,0 +1,100 @@
+"""The package's stages import only downward: commands -> site -> run -> source -> shared bottom.
+
+Read with ``ast`` (nothing is imported), so a new upward import fails here before it
+tangles the layers; lazy imports inside functions count too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "site_builder"
+
+# Lower rank = deeper layer. A module may import modules of its own rank or below.
+RANKS = {
+    "errors": 0, "fs": 0, "names": 0, "ansi": 0, "config": 0,
+    "source": 1,
+    "run": 2,
+    "site": 3,
+    "commands": 4,
+    "cli": 5, "__main__": 5, "__init__": 5,
+}
+# Imports allowed to go upward, each with its reason. Empty: none is needed today.
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
+# Run in a demo's process, found by path: the standard library only.
+STDLIB_ONLY = ("run/runner.py", "run/fork_server.py")
+
+
+def _layer(module: str) -> str:
+    """'site_builder.site.render' -> 'site'; 'site_builder.fs' -> 'fs'."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.append(node.module)
+            # `from site_builder import fs` names a module in the alias
+            if node.module == "site_builder":
+                found += [f"site_builder.{alias.name}" for alias in node.names]
+    return found
+
+
+def _modules() -> list[tuple[str, Path]]:
+    return [(path.relative_to(PACKAGE).as_posix(), path) for path in sorted(PACKAGE.rglob("*.py"))]
+
+
+def test_every_module_belongs_to_a_known_layer() -> None:
+    for rel, _ in _modules():
+        assert rel.split("/")[0].removesuffix(".py") in RANKS, f"{rel}: add its folder to RANKS"
+
+
+def test_imports_run_only_downward() -> None:
+    upward = []
+    for rel, path in _modules():
+        own = rel.split("/")[0].removesuffix(".py")
+        for imported in _imports(path):
+            if not imported.startswith("site_builder.") or imported == "site_builder.__version__":
+                continue
+            target = _layer(imported)
+            if RANKS[target] > RANKS[own] and (rel, imported) not in ALLOWED_UPWARD:
+                upward.append(f"{rel} imports {imported}")
+    assert not upward, "imports against the stages:\n" + "\n".join(upward)
+
+
+def test_runner_and_fork_server_use_the_standard_library_only() -> None:
+    import sys
+
+    for rel in STDLIB_ONLY:
+        outside = [
+            name for name in _imports(PACKAGE / rel)
+            if name.split(".")[0] not in sys.stdlib_module_names and name != "__future__"
+        ]
+        assert not outside, f"{rel} imports {outside}"
+
+
+def test_each_stage_says_what_it_does() -> None:
+    for folder in ("commands", "site", "run", "source"):
+        doc = ast.get_docstring(ast.parse((PACKAGE / folder / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and "import" in doc.lower(), f"{folder}/__init__.py should say what the stage does and may import"
+
+
+def test_importing_the_build_command_loads_no_rendering_library() -> None:
+    import subprocess
+    import sys
+
+    # A fresh interpreter: this test process has imported them already.
+    probe = (
+        "import sys, site_builder.commands.build, site_builder.cli;"
+        "print([m for m in ('jinja2', 'pygments', 'markdown', 'nbformat', 'docutils', 'numpy', 'matplotlib')"
+        " if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=PACKAGE.parent).stdout
+    assert out.strip() == "[]"
