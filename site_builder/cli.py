@@ -108,8 +108,8 @@ def make_parser() -> argparse.ArgumentParser:
         "-j", "--jobs", type=_positive_int, default=os.cpu_count() or 1, help="demos run in parallel (default: CPUs)"
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print only the verdicts")
-    new = commands.add_parser("new", help="create demos/NAME.py from the house-style template")
-    new.add_argument("name", help="the entry's name: its file name and URL segment, e.g. k-means")
+    new = commands.add_parser("new", help="create demos/NAME.py (or demos/SECTION/NAME.py) from the house-style template")
+    new.add_argument("name", help="the entry's name: its file name and URL segment, e.g. k-means, or basics/k-means in the section basics")
     new.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
     serve = commands.add_parser("serve", help="build, serve on localhost, rebuild and reload on changes")
     serve.add_argument("--port", type=_port, default=8000, help="port to listen on (default: 8000; 0: any free port)")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from site_builder.names import check_entry_name
+from site_builder.names import check_qualified_name
 from site_builder.errors import UsageError
 
 DEFAULT_TITLE = "Dictionary of Applied Machine Learning"
@@ -36,7 +36,9 @@ class Config:
     records: Path = Path("_freeze")  # run records: the execution cache, committable
     timeout: float = 600.0  # seconds per demo
     tolerance: float = 0.0  # `check`: relative difference allowed between printed numbers (0: exact)
-    entries: dict[str, EntryOverrides] = field(default_factory=dict)
+    entries: dict[str, EntryOverrides] = field(default_factory=dict)  # by section-qualified name
+    sections: tuple[str, ...] = ()  # sections listed first on the index, in this order
+    values: bool = True  # show the value of a block's last expression (as Jupyter does)
 
     def timeout_for(self, name: str) -> float:
         """The timeout of entry ``name``: its override, else the default."""
@@ -57,6 +59,15 @@ class Config:
             if name not in entry_names
         ]
 
+    def unused_sections(self, section_names: set[str]) -> list[str]:
+        """Warnings for names in ``sections = [...]`` that are no section of the demos folder."""
+        return [
+            f"pyproject.toml: [tool.site_builder] sections names '{name}', which is no section "
+            "(a sub-folder of the demos folder holding demos)"
+            for name in self.sections
+            if name not in section_names
+        ]
+
 
 # key -> (type(s) accepted, human name of the type)
 _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -67,6 +78,7 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "records": ((str,), "a string (a folder)"),
     "timeout": ((int, float), "a number of seconds"),
     "tolerance": ((int, float), "a relative tolerance"),
+    "values": ((bool,), "true or false"),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),
@@ -77,7 +89,7 @@ _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
 def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -> None:
     types, human = accepted
     # bool is an int subclass, but `timeout = true` is a mistake, not one second
-    if isinstance(value, bool) or not isinstance(value, types):
+    if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be {human}, not {value!r}")
     if human.startswith("a number") and not math.isfinite(value):
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be a finite number, not {value!r}")
@@ -117,7 +129,7 @@ def _parse_entries(table: Any) -> dict[str, EntryOverrides]:
     for name, settings in table.items():
         if not isinstance(settings, dict):
             raise UsageError(f"pyproject.toml: [tool.site_builder.entries] {name} must be a table")
-        why = check_entry_name(name)
+        why = check_qualified_name(name)
         if why:
             raise UsageError(f"pyproject.toml: [tool.site_builder.entries.{name}] names no possible entry: {why}")
         for key, value in settings.items():
@@ -129,6 +141,20 @@ def _parse_entries(table: Any) -> dict[str, EntryOverrides]:
             _check_value(f"entries.{name}.{key}", value, _ENTRY_KEYS[key])
         overrides[name] = EntryOverrides(**{k: float(v) for k, v in settings.items()})
     return overrides
+
+
+def _parse_sections(value: Any) -> tuple[str, ...]:
+    """``sections = ["basics", "advanced"]``: section folder names, each once."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"pyproject.toml: [tool.site_builder] sections must be a list of section "
+                         f"folder names, e.g. [\"basics\", \"advanced\"], not {value!r}")
+    for name in value:
+        why = check_qualified_name(name)
+        if why:
+            raise UsageError(f"pyproject.toml: [tool.site_builder] sections: {why}")
+    if len(set(value)) != len(value):
+        raise UsageError("pyproject.toml: [tool.site_builder] sections names a section twice")
+    return tuple(value)
 
 
 def load_config(root: Path) -> Config:
@@ -149,8 +175,11 @@ def load_config(root: Path) -> Config:
         if key == "entries":
             values["entries"] = _parse_entries(value)
             continue
+        if key == "sections":
+            values["sections"] = _parse_sections(value)
+            continue
         if key not in _SCALAR_KEYS:
-            known = ", ".join(sorted([*_SCALAR_KEYS, "entries"]))
+            known = ", ".join(sorted([*_SCALAR_KEYS, "entries", "sections"]))
             raise UsageError(f"pyproject.toml: unknown key '{key}' in [tool.site_builder] (known: {known})")
         _check_value(key, value, _SCALAR_KEYS[key])
         values[key] = float(value) if key in ("timeout", "tolerance") else value

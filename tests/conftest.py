@@ -29,10 +29,9 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | N
 
 
 def write_demo(project: Path, name: str, source: str) -> Path:
-    """Write ``demos/NAME.py`` under ``project`` with dedented ``source``."""
-    demos = project / "demos"
-    demos.mkdir(parents=True, exist_ok=True)
-    path = demos / f"{name}.py"
+    """Write ``demos/NAME.py`` (NAME may be ``SECTION/NAME``) under ``project`` with dedented ``source``."""
+    path = project / "demos" / f"{name}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(source).lstrip("\n"), encoding="utf-8")
     return path
 

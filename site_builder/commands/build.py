@@ -17,7 +17,7 @@ from pathlib import Path
 from site_builder.source.blocks import Script, outline, parse
 from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server
-from site_builder.source.entries import Entry, discover
+from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import ParseError, UsageError
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.site.output import check_writable, failed_dir, write_site
@@ -114,6 +114,7 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
                 return _unchanged(config, entries, state, report, started)
     parsed = _parse_all(entries, report)
     report.warnings.extend(config.unused_overrides(names))
+    report.warnings.extend(config.unused_sections(_section_names(names)))
     for warning in report.warnings:
         log.warning("%s", warning)
     store = RecordStore(config)
@@ -163,7 +164,8 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
 
 def _render_and_write(config: Config, entries: list[Entry], report: BuildReport) -> None:
     """Render what changed (unchanged pages are linked from the published site), write, remember."""
-    info = SiteInfo(title=config.title, site_url=config.site_url)
+    info = SiteInfo(title=config.title, site_url=config.site_url,
+                    sections=tuple(sections(config.demos, entries)), section_order=config.sections)
     rebuild = Rebuild(config, info, report.builds)
     plan = rebuild.plan()
     files = list(plan.reused)
@@ -309,6 +311,15 @@ def _prepare_render_while_waiting(
 
     # Entries already served from their records are likely reused pages: skip them.
     prepare(s for e in runnable if e.name not in report.from_cache and isinstance(s := parsed[e.name], Script))
+
+
+def _section_names(names: set[str]) -> set[str]:
+    """Every section (and parent section) of the entries named ``names``."""
+    found: set[str] = set()
+    for name in names:
+        parts = name.split("/")[:-1]
+        found.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return found
 
 
 def _check_force_names(options: BuildOptions, entries: list[Entry]) -> None:

@@ -149,7 +149,7 @@ def _run_all(config: Config, targets: list[Target], options: CheckOptions) -> di
     total = len(targets) * options.runs
 
     def run_one(target: Target, i: int) -> RunResult:
-        files_dir = Path(tempfile.mkdtemp(prefix=f"site_builder-check-{target.entry.name}-"))
+        files_dir = Path(tempfile.mkdtemp(prefix=f"site_builder-check-{target.entry.name.replace('/', '-')}-"))
         try:
             result = run_demo(target.entry, target.script, files_dir, run_options(config, target.entry.name),
                               cancel=cancel)

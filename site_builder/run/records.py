@@ -51,6 +51,7 @@ from site_builder.run.execute import (
     RunResult,
 )
 from site_builder.fs import UnsafePathError, recover, replace_dir, safe_join
+from site_builder.names import stem_of
 
 log = logging.getLogger(__name__)
 
@@ -312,8 +313,8 @@ def load_record(folder: Path) -> RunResult:
 
 
 def store_dir(config: Config, name: str) -> Path:
-    """The record folder of entry ``name``."""
-    return config.records / name
+    """The record folder of entry ``name`` (``_freeze/NAME``, ``_freeze/SECTION/NAME``)."""
+    return config.records.joinpath(*name.split("/"))
 
 
 # ---------------------------------------------------------------- the store
@@ -387,9 +388,10 @@ class RecordStore:
         return ""
 
     def staging(self, name: str) -> Path:
-        """A fresh, empty folder beside the records to run entry ``name`` into."""
-        self.config.records.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=self.config.records))
+        """A fresh, empty folder beside the record of entry ``name`` to run it into."""
+        parent = store_dir(self.config, name).parent  # same folder: the swap is a rename
+        parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{stem_of(name)}.tmp-", dir=parent))
 
     def commit(self, entry: Entry, script: Script, result: RunResult, options: RunOptions) -> RunResult:
         """Save ``result`` (run in a staging folder) as the entry's record; return it from there."""
@@ -398,7 +400,7 @@ class RecordStore:
         target = store_dir(self.config, entry.name)
         staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
         replace_dir(staging, target)
-        for leftover in self.config.records.glob(f".{entry.name}.tmp-*"):
+        for leftover in target.parent.glob(f".{entry.stem}.tmp-*"):
             shutil.rmtree(leftover, ignore_errors=True)  # from builds killed mid-run
         return dataclasses.replace(result, files_dir=target)
 

@@ -36,11 +36,12 @@ from typing import Any
 
 from site_builder.config import Config
 from site_builder.fs import relative_to_root
-from site_builder.source.entries import Entry
+from site_builder.names import stem_of
+from site_builder.source.entries import Entry, sections
 from site_builder.run import records
 from site_builder.run.records import RECORD_FILE, store_dir
 from site_builder.site.search import SEARCH_DIR
-from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo
+from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo, ordered_builds
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +198,12 @@ def settings_fingerprint(config: Config) -> str:
     """The settings that reach pages or decide whether a record still holds."""
     overrides = sorted((name, repr(o)) for name, o in config.entries.items())
     return _sha(config.title, repr(config.site_url), repr(config.timeout), repr(overrides),
-                os.environ.get("SOURCE_DATE_EPOCH", ""))
+                repr(config.sections), repr(config.values), os.environ.get("SOURCE_DATE_EPOCH", ""))
+
+
+def _headers_fingerprint(config: Config, entries: list[Entry]) -> str:
+    """The sections' header texts (README.txt, ...), which the index shows."""
+    return _sha(repr(sections(config.demos, entries)))
 
 
 def _record_sha(config: Config, name: str) -> str:
@@ -306,7 +312,8 @@ def unchanged_site(config: Config, entries: list[Entry]) -> SiteState | None:
     if any(records[name] != state.entries[name].get("record") for name in records):
         return None
     versions = dict(state.versions) if state.packages_stamp == packages_stamp() else {}
-    base = _sha(code_fingerprint(versions), templates_fingerprint(), settings_fingerprint(config))
+    base = _sha(code_fingerprint(versions), templates_fingerprint(), settings_fingerprint(config),
+                _headers_fingerprint(config, entries))
     packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
     if _site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:
         return None
@@ -325,7 +332,7 @@ def unchanged_site(config: Config, entries: list[Entry]) -> SiteState | None:
 def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str
                ) -> tuple[dict[str, str], dict[str, str], str]:
     """Per entry the key of its notebook and of its page; and the key of the site-wide files."""
-    ordered = sorted(builds, key=lambda b: b.entry.name)
+    ordered = ordered_builds(builds, info)
     neighbours = [f"{b.entry.name}\0{b.script.summary}" for b in ordered]
     notebooks: dict[str, str] = {}
     pages: dict[str, str] = {}
@@ -335,13 +342,20 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
         pages[name] = _sha(page_base, info.title, repr(info.site_url), notebooks[name], prev, next)
-    return notebooks, pages, _sha(page_base, info.title, repr(info.site_url), *pages.values())
+    return notebooks, pages, _sha(page_base, info.title, repr(info.site_url), repr(info.sections),
+                                  *pages.values())
 
 
 def _result_digest(build: EntryBuild) -> str:
     """Every output, time and file of the run the page shows, the same whether just run or read back."""
     data = json.dumps(dataclasses.asdict(build.result), sort_keys=True, default=str, ensure_ascii=False)
     return _sha(data)
+
+
+def _in_entry_folder(rel: str, names: set[str]) -> bool:
+    """True when the site file ``rel`` is in the folder of an entry (``NAME/`` or ``SECTION/NAME/``)."""
+    parts = rel.split("/")
+    return any("/".join(parts[:i]) in names for i in range(1, len(parts)))
 
 
 @dataclass
@@ -384,7 +398,7 @@ class Rebuild:
             saved = self.state.entries.get(name, {})
             published = self._intact(f"out:{name}/")
             records_intact = self._intact(f"rec:{name}/") is not None
-            notebook = f"out:{name}/{name}.ipynb"
+            notebook = f"out:{name}/{stem_of(name)}.ipynb"
             if saved.get("page") == self.page_keys[name] and published and records_intact:
                 reused += [SiteFile(k[4:], source=_resolve(self.config, k)) for k in published]
                 warnings += saved.get("warnings", [])
@@ -396,7 +410,7 @@ class Rebuild:
         site_pages = True
         if self.state.site_key == self.site_key:
             shared = [k for k in self.state.files if k.startswith("out:")
-                      and k[4:].split("/", 1)[0] not in {*names, SEARCH_DIR}]
+                      and not _in_entry_folder(k[4:], names) and k[4:].split("/", 1)[0] != SEARCH_DIR]
             if shared and all(_intact(_resolve(self.config, k), self.state.files[k]) for k in shared):
                 reused += [SiteFile(k[4:], source=_resolve(self.config, k)) for k in shared]
                 site_pages = False
@@ -451,7 +465,8 @@ class Rebuild:
         keys += [f"out:{rel}" for rel, _ in _walk(staged)]
         state.files = _track(self.config, keys, staged)
         records = {e.name: state.entries[e.name]["record"] for e in entries}
-        base = _sha(code_fingerprint(self.versions), templates_fingerprint(), settings_fingerprint(self.config))
+        base = _sha(code_fingerprint(self.versions), templates_fingerprint(), settings_fingerprint(self.config),
+                    _headers_fingerprint(self.config, entries))
         state.fingerprint = _site_fingerprint(base, entries, records, packages, self.versions)
         state.versions = dict(self.versions)
         return state

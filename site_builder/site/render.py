@@ -27,7 +27,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from site_builder.source.blocks import Cell, Script
-from site_builder.source.entries import Entry
+from site_builder.source.entries import Entry, Section
+from site_builder.names import stem_of
 from site_builder.run.execute import (
     BUILDER_DIR,
     Artifact,
@@ -39,6 +40,7 @@ from site_builder.site.formatting import format_duration, format_size, join_word
 from site_builder.site.notebook import make_notebook, prepare_notebooks
 from site_builder.site.outcomes import OutputView, block_note, output_views, unpublishable
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
+from site_builder.site.sitefiles import ordered_builds
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.site.theme import pygments_css
 
@@ -98,11 +100,13 @@ class EntryLink:
 
 @dataclass(frozen=True)
 class LetterGroup:
-    """Entries of the index that start with one letter."""
+    """Entries of the index under one heading: an initial letter (flat site), or a section."""
 
-    letter: str  # "A".."Z", or "#" for names starting with a digit
-    anchor: str  # "letter-a", "letter-other"
+    letter: str | Markup  # the heading: "A".."Z", "#" for names starting with a digit; a section's title
+    anchor: str  # "letter-a", "letter-other"; "section-basics"
     entries: tuple[dict[str, object], ...]
+    header: Markup | None = None  # a section's header text, rendered
+    paragraphs: tuple[str, ...] = ()  # or as plain paragraphs
 
 
 @dataclass(frozen=True)
@@ -172,6 +176,43 @@ def csv_preview(path: Path, delimiter: str = ",") -> CsvPreview | None:
         more_rows=len(body) > CSV_PREVIEW_ROWS or not complete,
         more_columns=width > CSV_PREVIEW_COLUMNS,
     )
+
+
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}\s*$")
+
+
+def plain_header(text: str) -> tuple[str, tuple[str, ...]]:
+    """A reST or plain-text section header as (title, paragraphs), markup left out.
+
+    Used while no reST renderer is available: the title is the first underlined line,
+    explicit markup (``.. _label:``, directives) is dropped, the rest is plain paragraphs.
+    """
+    title = ""
+    paragraphs: list[str] = []
+    block: list[str] = []
+    lines = text.splitlines()
+    skipping = False
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if skipping and (not line[:1].isspace() and stripped):
+            skipping = False
+        if skipping or _RST_UNDERLINE.match(stripped):
+            continue
+        if stripped.startswith(".. "):
+            skipping = True  # a label, comment or directive, with its indented body
+            continue
+        below = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if not title and stripped and _RST_UNDERLINE.match(below) and len(below) >= len(stripped):
+            title = stripped
+            continue
+        if stripped:
+            block.append(stripped)
+        elif block:
+            paragraphs.append(" ".join(block))
+            block = []
+    if block:
+        paragraphs.append(" ".join(block))
+    return title, tuple(paragraphs)
 
 
 def letter_groups(entries: list[dict[str, object]]) -> list[LetterGroup]:
@@ -283,8 +324,8 @@ class _Renderer:
         self, build: EntryBuild, prev: EntryLink | None = None, next: EntryLink | None = None
     ) -> list[SiteFile]:
         entry, script, result = build.entry, build.script, build.result
-        name = entry.name
-        page_paths = {"index.html", f"{name}.py", f"{name}.ipynb"}
+        name, stem = entry.name, entry.stem
+        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb"}
         published: dict[str, SiteFile] = {}
 
         def publish(rel: str) -> str | None:
@@ -307,8 +348,9 @@ class _Renderer:
         )
         html = self.page(
             "entry.html",
-            root="../",
+            root="../" * (name.count("/") + 1),
             name=name,
+            stem=stem,
             script=script,
             purpose=self.markdown(script.purpose) if script.purpose.strip() else None,
             requirements=join_words(list(script.requirements)),
@@ -326,13 +368,13 @@ class _Renderer:
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
-            SiteFile(path=f"{name}/{name}.py", data=entry.source_bytes),
+            SiteFile(path=f"{name}/{stem}.py", data=entry.source_bytes),
             self.notebook_file(name, script, result),
             *published.values(),
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult) -> SiteFile:
-        path = f"{name}/{name}.ipynb"
+        path = f"{name}/{stem_of(name)}.ipynb"
         if name in self.notebooks:
             return SiteFile(path=path, source=self.notebooks[name])
         return SiteFile(path=path, data=make_notebook(name, script, result))
@@ -403,15 +445,43 @@ class _Renderer:
                          entries=entry_timings(results), blocks=block_timings(results),
                          total=sum(r.duration for r in results))
 
+    def section_groups(self, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[LetterGroup]:
+        """The index's groups when the demos folder has sections: top-level entries, then each section."""
+        by_section: dict[str, list[dict[str, object]]] = {}
+        for build, view in zip(builds, entries):
+            by_section.setdefault(build.entry.section, []).append(view)
+        headers = {s.name: s for s in self.info.sections}
+        groups: list[LetterGroup] = []
+        for name, items in by_section.items():  # in site order
+            if not name:
+                groups.append(LetterGroup("", "section-top", tuple(items)))
+                continue
+            title, html, paragraphs = self.section_header(headers.get(name, Section(name)))
+            groups.append(LetterGroup(title, "section-" + name.replace("/", "-"), tuple(items), html, paragraphs))
+        return groups
+
+    def section_header(self, section: Section) -> tuple[str | Markup, Markup | None, tuple[str, ...]]:
+        """(title, header HTML or None, plain paragraphs) of a section; the folder name without a title."""
+        text = section.header
+        if section.header_kind == "md":
+            first, _, rest = text.lstrip().partition("\n")
+            if first.startswith("# "):
+                title = self.markdown(first[2:].strip()).removeprefix("<p>").removesuffix("</p>")
+                return Markup(title), self.markdown(rest) if rest.strip() else None, ()
+            return section.name, self.markdown(text) if text.strip() else None, ()
+        title, paragraphs = plain_header(text)
+        return title or section.name, None, paragraphs
+
     def site_files(self, builds: list[EntryBuild]) -> list[SiteFile]:
         entries = [
             {"name": b.entry.name, "summary": b.script.summary, "ok": b.result.ok}
             for b in builds
         ]
+        sectioned = any(b.entry.section for b in builds)
+        groups = self.section_groups(builds, entries) if sectioned else letter_groups(entries)
         files = [
-            SiteFile("index.html", self.page("index.html", root="", entries=entries,
-                                             groups=letter_groups(entries),
-                                             canonical=self._url("index.html"))),
+            SiteFile("index.html", self.page("index.html", root="", entries=entries, groups=groups,
+                                             sectioned=sectioned, canonical=self._url("index.html"))),
             SiteFile("404.html", self.page("404.html", root=self._url("") or "", canonical=None)),
             # Static assets are copied, never hard-linked: a link would let an edit of the
             # template folder change an already published site.
@@ -453,7 +523,7 @@ def render_site(
     the site-wide files only when ``site_pages``, and publishes ``notebooks`` as they are.
     """
     renderer = _Renderer(info, notebooks)
-    ordered = sorted(builds, key=lambda b: b.entry.name)
+    ordered = ordered_builds(builds, info)
     files: list[SiteFile] = []
     links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
     for i, build in enumerate(ordered):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.source.blocks import Script
-from site_builder.source.entries import Entry
+from site_builder.source.entries import Entry, Section, site_order
 from site_builder.run.execute import RunResult
 
 # A wheel carries the templates inside the package (see pyproject.toml); a checkout or an
@@ -44,3 +44,11 @@ class SiteInfo:
 
     title: str = "Dictionary of Applied Machine Learning"
     site_url: str | None = None  # e.g. "https://example.org/dictionary/"; None: no sitemap
+    sections: tuple[Section, ...] = ()  # the sections of the demos folder, with their header text
+    section_order: tuple[str, ...] = ()  # the ``sections`` setting: listed first, in this order
+
+
+def ordered_builds(builds: list[EntryBuild], info: SiteInfo) -> list[EntryBuild]:
+    """``builds`` in the site's order (index, previous/next): see entries.site_order."""
+    by_name = {b.entry.name: b for b in builds}
+    return [by_name[e.name] for e in site_order((b.entry for b in builds), info.section_order)]

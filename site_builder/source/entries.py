@@ -1,31 +1,59 @@
-"""Discover stage: find the demos and turn each file into an :class:`Entry`."""
+"""Discover stage: find the demos and turn each file into an :class:`Entry`.
+
+Sub-folders of the demos folder are *sections* (the Sphinx-Gallery convention): the
+entry ``demos/basics/plot.py`` is named ``basics/plot`` and its page is ``basics/plot/``.
+Folders whose name starts with ``_`` or ``.`` hold helpers, never entries.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.errors import EntryError, UsageError
 from site_builder.fs import relative_to_root
-from site_builder.names import check_entry_name
+from site_builder.names import MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of
 
 log = logging.getLogger(__name__)
+
+# A section's header text, first found wins (Sphinx-Gallery reads README.txt / GALLERY_HEADER.rst).
+SECTION_HEADERS = ("GALLERY_HEADER.rst", "README.rst", "README.txt", "README.md")
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One dictionary entry: a demo script and the page it becomes."""
+    """One entry: a demo script and the page it becomes."""
 
-    name: str  # URL segment and folder name of the page, e.g. "attention"
+    name: str  # section-qualified name, the page's folder: "attention", "basics/plot"
     path: Path  # absolute path of the script; never rendered
     rel_path: str  # path relative to the project root, POSIX form, used in messages
     source: str  # the script's text (UTF-8, newlines as in the file)
     source_bytes: bytes  # the file's exact bytes, published as the download
 
+    @property
+    def section(self) -> str:
+        """The section ("" at the top of the demos folder), e.g. "basics"."""
+        return section_of(self.name)
+
+    @property
+    def stem(self) -> str:
+        """The bare name: the script's file name without ``.py``."""
+        return stem_of(self.name)
+
+
+@dataclass(frozen=True)
+class Section:
+    """A sub-folder of the demos folder holding entries, with its optional header text."""
+
+    name: str  # path in the demos folder, e.g. "basics" or "basics/advanced"
+    header: str = ""  # the header file's text ("" when none)
+    header_kind: str = ""  # "rst", "md" or "txt" (reST, as Sphinx-Gallery reads README.txt)
+
 
 def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = None) -> list[Entry]:
-    """Read every ``*.py`` directly in ``demos_dir`` into an Entry, sorted by name.
+    """Read every ``*.py`` of ``demos_dir`` and its section folders into an Entry, sorted by name.
 
     A file that cannot be an entry raises EntryError, or, when ``problems`` is given, is
     skipped with its one-line message appended there (the build keeps going, then fails).
@@ -34,14 +62,8 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
         raise UsageError(f"demos folder not found: {relative_to_root(demos_dir, project_root)}")
     entries: list[Entry] = []
     found: list[str] = []
-    for path in sorted(demos_dir.glob("*.py")):
-        if path.name.startswith(("_", ".")):
-            continue  # private helper modules (e.g. _shared.py) are not entries
+    for path, name in _candidates(demos_dir, project_root, found):
         rel = relative_to_root(path, project_root)
-        why = check_entry_name(path.stem)
-        if why:
-            found.append(f"{rel}: {why}")
-            continue
         if not path.is_file():
             found.append(f"{rel}: not a regular file")
             continue
@@ -51,9 +73,71 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
         except UnicodeDecodeError as exc:
             found.append(f"{rel}: not UTF-8 (byte {exc.start})")
             continue
-        entries.append(Entry(path.stem, path.resolve(), rel, text, data))
+        entries.append(Entry(name, path.resolve(), rel, text, data))
+    sections = {e.section for e in entries}
+    for entry in list(entries):
+        if entry.name in sections:  # both would be the page folder NAME/
+            found.append(f"{entry.rel_path}: its name is taken by the section folder "
+                         f"{relative_to_root(entry.path.with_suffix(''), project_root)}/ (rename one)")
+            entries.remove(entry)
     if found and problems is None:
         raise EntryError("; ".join(found))
     if problems is not None:
         problems.extend(found)
-    return entries
+    return sorted(entries, key=lambda e: e.name)
+
+
+def _candidates(folder: Path, root: Path, found: list[str], section: str = "") -> Iterable[tuple[Path, str]]:
+    """(path, qualified name) of every would-be entry below ``folder``; bad names go to ``found``."""
+    depth = section.count("/") + 1 if section else 0
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(("_", ".")):
+            continue  # private helpers (e.g. _shared.py, _data/) are not entries
+        if path.suffix == ".py":
+            why = check_entry_name(path.stem)
+            if why:
+                found.append(f"{relative_to_root(path, root)}: {why}")
+                continue
+            yield path, f"{section}/{path.stem}" if section else path.stem
+        elif path.is_dir() and not path.is_symlink() and any(path.rglob("*.py")):
+            rel = relative_to_root(path, root)
+            why = check_entry_name(path.name)
+            if why:
+                found.append(f"{rel}/: a section folder's name follows the entry-name rule: {why}")
+            elif depth >= MAX_SECTION_DEPTH:
+                found.append(f"{rel}/: sections nest {MAX_SECTION_DEPTH} deep at most")
+            else:
+                yield from _candidates(path, root, found, f"{section}/{path.name}" if section else path.name)
+
+
+def sections(demos_dir: Path, entries: Iterable[Entry]) -> list[Section]:
+    """The sections holding ``entries`` (sorted by name), each with its header text, if any."""
+    found: list[Section] = []
+    for name in sorted({e.section for e in entries} - {""}):
+        folder = demos_dir.joinpath(*name.split("/"))
+        header, kind = "", ""
+        for file_name in SECTION_HEADERS:
+            path = folder / file_name
+            if path.is_file() and not path.is_symlink():
+                header = path.read_bytes().decode("utf-8", errors="replace")
+                kind = path.suffix.lstrip(".")
+                break
+        found.append(Section(name, header, kind))
+    return found
+
+
+def site_order(entries: Iterable[Entry], order: Sequence[str] = ()) -> list[Entry]:
+    """Entries in the site's order (index, previous/next): top-level entries first, then each
+    section, those named in ``order`` (the ``sections`` setting) first as listed, the rest by
+    name; by name within a section."""
+    rank = {name: i for i, name in enumerate(order)}
+
+    def key(entry: Entry) -> tuple[int, int, str, str]:
+        section = entry.section
+        if not section:
+            return (0, 0, "", entry.name)
+        top = section.split("/")[0]  # a sub-section follows its parent
+        listed = rank.get(section, rank.get(top))
+        return (1, listed, section, entry.name) if listed is not None else (2, 0, section, entry.name)
+
+    return sorted(entries, key=key)
