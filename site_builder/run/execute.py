@@ -67,6 +67,14 @@ class BlockError:
 
 
 @dataclass(frozen=True)
+class Value:
+    """The value of a block's last expression, as Jupyter shows it (None and default reprs are never kept)."""
+
+    text: str  # its repr
+    html: str | None = None  # its _repr_html_ (a pandas table), unsanitised: render cleans it
+
+
+@dataclass(frozen=True)
 class BlockResult:
     """What one block did when it ran."""
 
@@ -80,6 +88,7 @@ class BlockResult:
     omitted_at: int | None = None  # when truncated: index in ``output`` where the cut is
     error: BlockError | None = None
     artifacts: tuple[Artifact, ...] = ()
+    value: Value | None = None  # the value of its last expression, when it has one worth showing
 
 
 @dataclass(frozen=True)
@@ -486,7 +495,7 @@ class _RunState:
                 ev = self.ends[i]
                 results.append(BlockResult(
                     name=cell.name, status=ev["status"], duration=float(ev["duration"]),
-                    error=self._error(ev.get("error")),
+                    error=self._error(ev.get("error")), value=self._value(ev.get("value")),
                     artifacts=tuple(Artifact(**a) for a in ev.get("artifacts", ())), **out,
                 ))
             elif interruption and i == interrupted:
@@ -506,6 +515,12 @@ class _RunState:
             else:
                 results.append(BlockResult(cell.name, "not-run", 0.0, **out))
         return tuple(results)
+
+    def _value(self, raw: dict[str, Any] | None) -> Value | None:
+        if not raw:
+            return None
+        html = raw.get("html")
+        return Value(self.scrub(str(raw["text"])), self.scrub(html) if isinstance(html, str) else None)
 
     def _error(self, raw: dict[str, Any] | None) -> BlockError | None:
         if raw is None:

@@ -49,16 +49,17 @@ from site_builder.run.execute import (
     OutputChunk,
     RunOptions,
     RunResult,
+    Value,
 )
 from site_builder.fs import UnsafePathError, recover, replace_dir, safe_join
 from site_builder.names import stem_of
 
 log = logging.getLogger(__name__)
 
-RECORD_FORMAT = 1  # bump when the JSON layout changes; other formats are cache misses
+RECORD_FORMAT = 2  # 2: each block's "value"; bump when the JSON layout changes; other formats are cache misses
 # Bump when execute.py/runner.py change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
-EXECUTION_VERSION = 1
+EXECUTION_VERSION = 2  # 2: blocks keep the value of their last expression
 RECORD_FILE = f"{BUILDER_DIR}/record.json"
 # environment keys that are not package distributions
 _NOT_PACKAGES = frozenset({"python", "platform", "blas"})
@@ -204,6 +205,8 @@ def to_record(result: RunResult, inputs: RunInputs) -> dict[str, Any]:
                 "traceback": _lines(b.error.traceback),
             },
             "artifacts": [{**dataclasses.asdict(a), "sha256": _file_sha(folder, a.path)} for a in b.artifacts],
+            "value": None if b.value is None else {"lines": _lines(b.value.text),
+                                                   "html": None if b.value.html is None else _lines(b.value.html)},
         })
     return {
         "format": RECORD_FORMAT,
@@ -261,7 +264,15 @@ def _block(raw: dict[str, Any]) -> BlockResult:
         artifacts=tuple(
             Artifact(**{k: v for k, v in a.items() if k != "sha256"}) for a in raw["artifacts"]
         ),
+        value=_value(raw["value"]),
     )
+
+
+def _value(raw: dict[str, Any] | None) -> Value | None:
+    if raw is None:
+        return None
+    html = raw["html"]
+    return Value("".join(raw["lines"]), None if html is None else "".join(html))
 
 
 def _check_files(data: dict[str, Any], folder: Path) -> None:

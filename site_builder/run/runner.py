@@ -10,6 +10,7 @@ EVENTS_FD: ``start``/``out``/``end`` per block, then ``done`` (or ``internal-err
 from __future__ import annotations
 
 import __future__
+import ast
 import builtins
 import codecs
 import faulthandler
@@ -398,14 +399,74 @@ def _keep_script_frames(te: Any, rel_path: str, paths: Paths, seen: set[int]) ->
         _keep_script_frames(sub, rel_path, paths, seen)
 
 
-def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Paths,
-             flags: int) -> tuple[str, dict[str, Any] | None, bool, int]:
-    """Run one cell; return (status, error, stop, future flags for later cells)."""
-    source = "\n" * (cell["first_line"] - 1) + cell["text"] + "\n"
+# A repr that says only "an object lives here" tells a reader nothing (Matplotlib's
+# `<matplotlib.colorbar.Colorbar object at 0x7f...>`): such values are not shown.
+_DEFAULT_REPR = re.compile(r"<[^\n]* at 0x[0-9a-fA-F]+>")
+VALUE_TEXT_LIMIT = 20_000  # characters of a value's repr kept
+VALUE_HTML_LIMIT = 200_000  # characters of a value's _repr_html_ kept; longer: the repr instead
+HIDE_VALUE_TAG = "hide-value"
+
+
+def _noise(value: Any, text: str) -> bool:
+    """True for None, a default repr, or a list/tuple of only such values (e.g. ``plt.plot``'s)."""
+    if value is None or _DEFAULT_REPR.fullmatch(text):
+        return True
+    if type(value) in (list, tuple) and 0 < len(value) <= 1000:
+        try:
+            return all(_DEFAULT_REPR.fullmatch(repr(v)) for v in value)
+        except Exception:
+            return False
+    return False
+
+
+def describe_value(value: Any) -> dict[str, str] | None:
+    """What a block's last expression evaluated to, as Jupyter shows it (repr, _repr_html_), or None."""
     try:
-        code = compile(source, rel_path, "exec", flags=flags, dont_inherit=True)
+        text = repr(value)
+    except Exception:
+        return None
+    if not isinstance(text, str) or _noise(value, text):
+        return None
+    if len(text) > VALUE_TEXT_LIMIT:
+        text = text[:VALUE_TEXT_LIMIT] + "\n…"
+    shown = {"text": text}
+    html_method = getattr(type(value), "_repr_html_", None)  # on the class, as IPython looks it up
+    if callable(html_method):
+        try:
+            html = html_method(value)
+        except Exception:
+            html = None
+        if isinstance(html, str) and html.strip() and len(html) <= VALUE_HTML_LIMIT:
+            shown["html"] = html
+    return shown
+
+
+def _compile_cell(source: str, rel_path: str, flags: int, with_value: bool) -> tuple[Any, Any]:
+    """(statements, last expression or None): the last expression is compiled apart, as IPython does."""
+    if not with_value:
+        return compile(source, rel_path, "exec", flags=flags, dont_inherit=True), None
+    tree = compile(source, rel_path, "exec", flags=flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+    last = tree.body[-1] if tree.body else None
+    if not isinstance(last, ast.Expr):
+        return compile(tree, rel_path, "exec", flags=flags, dont_inherit=True), None
+    body = ast.Module(body=tree.body[:-1], type_ignores=tree.type_ignores)
+    expression = ast.Expression(body=last.value)
+    return (compile(body, rel_path, "exec", flags=flags, dont_inherit=True),
+            compile(expression, rel_path, "eval", flags=flags, dont_inherit=True))
+
+
+def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Paths,
+             flags: int) -> tuple[str, dict[str, Any] | None, bool, int, dict[str, str] | None]:
+    """Run one cell; return (status, error, stop, future flags for later cells, its value or None)."""
+    source = "\n" * (cell["first_line"] - 1) + cell["text"] + "\n"
+    shown = None
+    try:
+        with_value = HIDE_VALUE_TAG not in cell["tags"]
+        code, expression = _compile_cell(source, rel_path, flags, with_value)
         flags |= code.co_flags & FUTURE_FLAGS  # `from __future__` in setup covers later cells
         exec(code, ns)
+        if expression is not None:
+            shown = describe_value(eval(expression, ns))
     except SystemExit as exc:
         status = exc.code
         err = describe_error(exc, rel_path, paths)
@@ -413,20 +474,20 @@ def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Pat
             # A clean end of the script: not a failure, but the page says where it ended.
             err["message"] = f"sys.exit({status!r})" if status is not None else "sys.exit()"
             err["traceback"] = ""
-            return "ok", err, True, flags
+            return "ok", err, True, flags, None
         if isinstance(status, int):
             err["message"] = f"exit status {status}"
         else:
             sys.stderr.write(f"{status}\n")  # as the interpreter would print it
             first = str(status).strip().splitlines()
             err["message"] = "exit status 1" + (f": {first[0]}" if first else "")
-        return "exited", err, True, flags
+        return "exited", err, True, flags, None
     except BaseException as exc:
         err = describe_error(exc, rel_path, paths)
         if "raises-exception" in cell["tags"]:
-            return "expected-error", err, False, flags
-        return "error", err, True, flags
-    return "ok", None, False, flags
+            return "expected-error", err, False, flags, None
+        return "error", err, True, flags, None
+    return "ok", None, False, flags, shown
 
 
 def snapshot(root: str) -> dict[str, tuple[int, int]]:
@@ -683,14 +744,14 @@ def _run(job: dict[str, Any], events: Events) -> None:
         sink.begin(index)
         audit.on = True
         t0 = time.perf_counter()
-        status, error, stop, flags = run_cell(cell, ns, rel_path, paths, flags)
+        status, error, stop, flags, value = run_cell(cell, ns, rel_path, paths, flags)
         duration = time.perf_counter() - t0
         audit.on = False
         artifacts = save_figures(cell["name"], files_dir)
         artifacts += file_artifacts(before, snapshot(files_dir), files_dir)
         sink.finish()
         events.send([{"event": "end", "i": index, "block": cell["name"], "status": status,
-                      "duration": duration, "error": error, "artifacts": artifacts}])
+                      "duration": duration, "error": error, "artifacts": artifacts, "value": value}])
         if stop:
             break
     sink.stop()

@@ -10,6 +10,7 @@ import ast
 
 from site_builder.source.blocks import Cell, Script
 from site_builder.run.execute import BlockResult, RunResult
+from site_builder.site.sanitize import clean_html
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
@@ -33,20 +34,31 @@ def _markdown(text: str) -> dict[str, object]:
     return {"cell_type": "markdown", "metadata": {}, "source": text}
 
 
-def _code(text: str, outputs: list[dict[str, str]]) -> dict[str, object]:
+def _code(text: str, outputs: list[dict[str, object]]) -> dict[str, object]:
     return {"cell_type": "code", "metadata": {}, "execution_count": None, "source": text,
             "outputs": outputs}
 
 
-def _outputs(block: BlockResult | None) -> list[dict[str, str]]:
-    """Stream outputs of one block as it last ran, with the truncation note where the cut is."""
+def _outputs(block: BlockResult | None, values: bool = True) -> list[dict[str, object]]:
+    """Outputs of one block as it last ran: its streams, with the truncation note where the cut
+    is, then the value of its last expression as an ``execute_result`` (as Jupyter shows it)."""
     if block is None:
         return []
     chunks = [(c.stream, c.text) for c in block.output]
     if block.omitted_lines or block.omitted_bytes:
         at = block.omitted_at if block.omitted_at is not None else len(chunks)
         chunks.insert(at, ("stdout", f"… {block.omitted_lines} lines left out …\n"))
-    return [{"output_type": "stream", "name": stream, "text": text} for stream, text in chunks if text]
+    outputs: list[dict[str, object]] = [
+        {"output_type": "stream", "name": stream, "text": text} for stream, text in chunks if text
+    ]
+    if values and block.value is not None:
+        data = {"text/plain": block.value.text}
+        html = clean_html(block.value.html).strip() if block.value.html else ""
+        if html:  # sanitised as on the page: a notebook viewer may trust what it is given
+            data["text/html"] = html
+        outputs.append({"output_type": "execute_result", "execution_count": None, "data": data,
+                        "metadata": {}})
+    return outputs
 
 
 def _block_heading(cell: Cell) -> str:
@@ -61,8 +73,9 @@ def prepare_notebooks() -> None:
     v4.new_notebook()  # validates an empty notebook, which loads the schema
 
 
-def make_notebook(name: str, script: Script, result: RunResult | None) -> bytes:
-    """The demo as ``.ipynb`` bytes (nbformat 4, validated); outputs from ``result`` when given."""
+def make_notebook(name: str, script: Script, result: RunResult | None, values: bool = True) -> bytes:
+    """The demo as ``.ipynb`` bytes (nbformat 4, validated); outputs from ``result`` when given,
+    with the blocks' values unless ``values`` is off."""
     by_name = {b.name: b for b in result.blocks} if result else {}
     intro = f"# {name}\n\n{script.docstring.strip()}" if script.docstring.strip() else f"# {name}"
     # Plain dicts, validated once below: nbformat's new_*_cell validate each cell (slow) and
@@ -75,7 +88,7 @@ def make_notebook(name: str, script: Script, result: RunResult | None) -> bytes:
         code = _without_docstring(cell, script.docstring) if cell.name == "setup" else cell.text
         if cell.name != "setup" or cell.description:
             cells.append(_markdown(_block_heading(cell)))
-        cells.append(_code(code, _outputs(by_name.get(cell.name))))
+        cells.append(_code(code, _outputs(by_name.get(cell.name), values)))
     for index, nb_cell in enumerate(cells):
         nb_cell["id"] = f"cell-{index}"
     # Imported here: nbformat pulls in jsonschema (~0.3 s), paid only when a notebook is made.

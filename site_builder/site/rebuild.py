@@ -338,7 +338,8 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     pages: dict[str, str] = {}
     for i, build in enumerate(ordered):
         name = build.entry.name
-        notebooks[name] = _sha(notebook_base, name, _sha(build.entry.source_bytes), _result_digest(build))
+        notebooks[name] = _sha(notebook_base, name, repr(info.values), _sha(build.entry.source_bytes),
+                               _result_digest(build))
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
         pages[name] = _sha(page_base, info.title, repr(info.site_url), notebooks[name], prev, next)

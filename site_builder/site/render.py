@@ -38,6 +38,7 @@ from site_builder.run.execute import (
 )
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.site.notebook import make_notebook, prepare_notebooks
+from site_builder.site.sanitize import clean_html
 from site_builder.site.outcomes import OutputView, block_note, output_views, unpublishable
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds
@@ -127,6 +128,8 @@ class CellView:
     artifacts: tuple[ArtifactView, ...]
     output_tail: tuple[OutputView, ...] = ()  # after the cut, when the output was cut
     note: str = ""  # why it did not run, that it ended the script, or should have raised
+    value_text: str = ""  # the repr of its last expression ("" when none is shown)
+    value_html: Markup | None = None  # its _repr_html_, sanitised
 
 
 # ---------------------------------------------------------------- small formatters
@@ -377,7 +380,7 @@ class _Renderer:
         path = f"{name}/{stem_of(name)}.ipynb"
         if name in self.notebooks:
             return SiteFile(path=path, source=self.notebooks[name])
-        return SiteFile(path=path, data=make_notebook(name, script, result))
+        return SiteFile(path=path, data=make_notebook(name, script, result, values=self.info.values))
 
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
@@ -406,7 +409,16 @@ class _Renderer:
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
             artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts),
+            **self.value_view(block),
         )
+
+    def value_view(self, block: BlockResult) -> dict[str, object]:
+        """The template's view of a block's value: its sanitised HTML, else its repr; nothing when off."""
+        value = block.value
+        if value is None or not self.info.values:
+            return {}
+        html = clean_html(value.html).strip() if value.html else ""
+        return {"value_text": value.text, "value_html": Markup(html) if html else None}
 
     @staticmethod
     def artifact_view(art: Artifact, publish: _Publish, files_dir: Path | None = None) -> ArtifactView:

@@ -46,6 +46,7 @@ class SiteInfo:
     site_url: str | None = None  # e.g. "https://example.org/dictionary/"; None: no sitemap
     sections: tuple[Section, ...] = ()  # the sections of the demos folder, with their header text
     section_order: tuple[str, ...] = ()  # the ``sections`` setting: listed first, in this order
+    values: bool = True  # show the values of blocks' last expressions (the ``values`` setting)
 
 
 def ordered_builds(builds: list[EntryBuild], info: SiteInfo) -> list[EntryBuild]:
