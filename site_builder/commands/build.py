@@ -20,10 +20,11 @@ from site_builder.run.demo_process import close_fork_server
 from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import ParseError, UsageError
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
+from site_builder.site.archives import archive_files
 from site_builder.site.output import check_writable, failed_dir, write_site
 from site_builder.commands.progress import Progress, summarize
 from site_builder.run.records import RecordStore, run_options, store_dir
-from site_builder.site.rebuild import Rebuild, SiteState, captured_warnings, forget, unchanged_site
+from site_builder.site.rebuild import Rebuild, SiteState, cache_dir, captured_warnings, forget, unchanged_site
 from site_builder.site.search import index_site
 from site_builder.commands.shard import estimated_seconds, recorded_durations, shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
@@ -178,7 +179,10 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport)
             from site_builder.site.render import render_site
 
             files += render_site(report.builds, info, only=plan.render_entries,
-                                 site_pages=plan.site_pages, notebooks=plan.notebooks)
+                                 site_pages=plan.site_pages, notebooks=plan.notebooks,
+                                 thumbnail_cache=cache_dir(config))
+            if plan.site_pages:  # else the published archives are reused with the index
+                files += archive_files(report.builds, files)
     search_index = rebuild.search_index(files)  # None: some page's text changed
     files += search_index or []
     report.published = report.ok

@@ -48,7 +48,8 @@ log = logging.getLogger(__name__)
 STATE_FORMAT = 1  # bump when the state file's layout changes; another format is a full build
 CACHE_DIR = ".cache"  # inside the records folder
 # Libraries whose version can change a page's bytes (and the search index).
-RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbformat", "pagefind", "pagefind_bin")
+RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbformat", "pagefind", "pagefind_bin",
+                        "pillow")  # Pillow makes the thumbnails
 # A file modified this close before the state was saved could be modified again within the same
 # mtime tick without its mtime changing (git's "racily clean" files): it is also kept by content.
 RACY_NS = 100_000_000

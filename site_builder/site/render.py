@@ -37,6 +37,7 @@ from site_builder.run.execute import (
     RunResult,
 )
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
+from site_builder.site.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP
 from site_builder.site.notebook import make_notebook, prepare_notebooks
 from site_builder.site.sanitize import clean_html
 from site_builder.site.outcomes import OutputView, block_note, output_views, unpublishable
@@ -44,6 +45,7 @@ from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, Sit
 from site_builder.site.sitefiles import ordered_builds
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.site.theme import pygments_css
+from site_builder.site.thumbnails import Thumbnails
 
 log = logging.getLogger(__name__)
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
@@ -293,8 +295,10 @@ def _jinja_environment() -> jinja2.Environment:
 class _Renderer:
     """Holds the per-call tools (Jinja environment, formatter, Markdown) for one site build."""
 
-    def __init__(self, info: SiteInfo, notebooks: Mapping[str, Path] | None = None) -> None:
+    def __init__(self, info: SiteInfo, notebooks: Mapping[str, Path] | None = None,
+                 thumbnail_cache: Path | None = None) -> None:
         self.info = info
+        self.thumbnails = Thumbnails(thumbnail_cache)
         self.notebooks = notebooks or {}  # entry -> a notebook file to publish as it is
         self.env = _jinja_environment()
         # stripnl=False: a leading blank line must keep the script's real line numbers.
@@ -486,14 +490,18 @@ class _Renderer:
 
     def site_files(self, builds: list[EntryBuild]) -> list[SiteFile]:
         entries = [
-            {"name": b.entry.name, "summary": b.script.summary, "ok": b.result.ok}
+            {"name": b.entry.name, "summary": b.script.summary, "ok": b.result.ok,
+             "thumbnail": self.thumbnails.of(b)}
             for b in builds
         ]
         sectioned = any(b.entry.section for b in builds)
         groups = self.section_groups(builds, entries) if sectioned else letter_groups(entries)
         files = [
             SiteFile("index.html", self.page("index.html", root="", entries=entries, groups=groups,
-                                             sectioned=sectioned, canonical=self._url("index.html"))),
+                                             sectioned=sectioned, canonical=self._url("index.html"),
+                                             thumbnails=any(e["thumbnail"] for e in entries),
+                                             archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP})),
+            *self.thumbnails.files.values(),
             SiteFile("404.html", self.page("404.html", root=self._url("") or "", canonical=None)),
             # Static assets are copied, never hard-linked: a link would let an edit of the
             # template folder change an already published site.
@@ -528,13 +536,15 @@ def prepare(scripts: Iterable[Script]) -> None:
 def render_site(
     builds: list[EntryBuild], info: SiteInfo, *, only: Collection[str] | None = None,
     site_pages: bool = True, notebooks: Mapping[str, Path] | None = None,
+    thumbnail_cache: Path | None = None,
 ) -> list[SiteFile]:
     """Return every file of the site (pages, downloads, artifacts, static assets).
 
     A rebuild (rebuild.py) renders ``only`` the named entries (links still see them all),
-    the site-wide files only when ``site_pages``, and publishes ``notebooks`` as they are.
+    the site-wide files only when ``site_pages``, and publishes ``notebooks`` as they are;
+    thumbnails are cached in ``thumbnail_cache``.
     """
-    renderer = _Renderer(info, notebooks)
+    renderer = _Renderer(info, notebooks, thumbnail_cache)
     ordered = ordered_builds(builds, info)
     files: list[SiteFile] = []
     links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]

@@ -1,0 +1,140 @@
+"""Thumbnails for the index: one small PNG per entry, made from one of its figures.
+
+The figure is the first one the demo made, or the one ``# sphinx_gallery_thumbnail_number = N``
+names (1-based; negative counts from the last).  A thumbnail is made once per figure
+content: it is cached in the records' cache folder (``_freeze/.cache/thumbnails/``) under
+the figure's sha256, and published as ``_thumbnails/SHA.png``.
+
+Making one needs Pillow (which Matplotlib brings).  Without it (a ``--frozen`` build on a
+machine without Matplotlib) the index shows the full figure, scaled down by the page's CSS.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+import os
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from site_builder.run.execute import Artifact
+from site_builder.site.sitefiles import EntryBuild, SiteFile
+
+log = logging.getLogger(__name__)
+
+THUMBNAIL_BOX = (320, 224)  # pixels; shown at half that size, sharp on high-density screens
+THUMBNAIL_DIR = "_thumbnails"  # in the site; never an entry name (names start with a letter or digit)
+THUMBNAIL_VERSION = 1  # bump when the way thumbnails are made changes: the cached ones are then remade
+_NUMBER = re.compile(r"^#\s*sphinx_gallery_thumbnail_number\s*=\s*(-?\d+)\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Thumbnail:
+    """An entry's picture on the index: a site path (relative to the index) and its size."""
+
+    src: str
+    width: int
+    height: int
+
+
+def thumbnail_number(source: str) -> int:
+    """The figure a script names with ``# sphinx_gallery_thumbnail_number = N`` (1: the first)."""
+    found = _NUMBER.search(source)
+    return int(found.group(1)) if found else 1
+
+
+def chosen_figure(build: EntryBuild) -> Artifact | None:
+    """The figure of ``build`` its thumbnail shows, or None when it made no figure."""
+    figures = [a for b in build.result.blocks for a in b.artifacts if a.kind == "figure"]
+    if not figures:
+        return None
+    number = thumbnail_number(build.entry.source)
+    index = number - 1 if number > 0 else len(figures) + number
+    if not 0 <= index < len(figures):
+        log.warning("%s: sphinx_gallery_thumbnail_number = %d, but it made %d figure(s): "
+                    "the index shows the first", build.entry.name, number, len(figures))
+        index = 0
+    return figures[index]
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        return None
+    return struct.unpack(">II", data[16:24])
+
+
+def _scaled(width: int, height: int, box: tuple[int, int]) -> tuple[int, int]:
+    scale = min(box[0] / width, box[1] / height, 1.0)
+    return max(1, round(width * scale)), max(1, round(height * scale))
+
+
+def _make(figure: bytes) -> bytes | None:
+    """The thumbnail PNG of the PNG ``figure``; None without Pillow or for an unreadable image."""
+    try:
+        from PIL import Image  # with Matplotlib; a frozen build may not have it
+    except ImportError:
+        return None
+    try:
+        with Image.open(io.BytesIO(figure)) as image:
+            image = image.convert("RGBA")
+            image.thumbnail(THUMBNAIL_BOX, Image.Resampling.LANCZOS)
+            out = io.BytesIO()
+            image.save(out, format="PNG", optimize=True)
+    except (OSError, ValueError) as exc:
+        log.debug("no thumbnail: %s", exc)
+        return None
+    return out.getvalue()
+
+
+class Thumbnails:
+    """Makes (or finds in the cache) the thumbnails of one site and lists their files."""
+
+    def __init__(self, cache: Path | None) -> None:
+        self.cache = cache / "thumbnails" if cache else None
+        self.files: dict[str, SiteFile] = {}
+
+    def of(self, build: EntryBuild) -> Thumbnail | None:
+        """The thumbnail of ``build``'s chosen figure; the figure itself when none can be made."""
+        figure = chosen_figure(build)
+        if figure is None:
+            return None
+        try:
+            data = (build.result.files_dir / figure.path).read_bytes()
+        except OSError:
+            return None
+        sha = hashlib.sha256(data).hexdigest()
+        thumbnail = self._cached(sha) or self._store(sha, _make(data))
+        size = _png_size(thumbnail) if thumbnail else None
+        if thumbnail is None or size is None:
+            if not (figure.width and figure.height):
+                return None
+            # The full figure, scaled by the page: it is published beside the entry's page anyway.
+            width, height = _scaled(figure.width, figure.height, THUMBNAIL_BOX)
+            return Thumbnail(f"{build.entry.name}/{figure.path}", width, height)
+        path = f"{THUMBNAIL_DIR}/{sha[:32]}.png"
+        self.files[path] = SiteFile(path, data=thumbnail)
+        return Thumbnail(path, *size)
+
+    def _cached(self, sha: str) -> bytes | None:
+        if self.cache is None:
+            return None
+        try:
+            return (self.cache / f"{sha}-{THUMBNAIL_VERSION}.png").read_bytes()
+        except OSError:
+            return None
+
+    def _store(self, sha: str, thumbnail: bytes | None) -> bytes | None:
+        if thumbnail is None or self.cache is None:
+            return thumbnail
+        target = self.cache / f"{sha}-{THUMBNAIL_VERSION}.png"
+        try:
+            self.cache.mkdir(parents=True, exist_ok=True)
+            temporary = target.with_name(f"{target.name}.tmp-{os.getpid()}")
+            temporary.write_bytes(thumbnail)
+            temporary.replace(target)  # whole or absent, even if the build is killed
+        except OSError as exc:
+            log.debug("thumbnail not cached: %s", exc)
+        return thumbnail

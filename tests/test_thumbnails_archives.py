@@ -1,0 +1,146 @@
+"""The index's thumbnails (made once per figure, cached, a placeholder without figures) and
+its "Download all" archives (every script, every notebook, reproducible byte for byte)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import struct
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_cli, write_demo
+
+PLOTS = '''
+"""plots.py — two figures, the second one named as the thumbnail.
+
+Purpose
+-------
+Show thumbnails.
+"""
+# sphinx_gallery_thumbnail_number = 2
+import matplotlib.pyplot as plt
+
+# %% B-first
+plt.figure(figsize=(4, 3))
+plt.plot([0, 1], [0, 1])
+
+# %% B-second
+plt.figure(figsize=(6, 2))
+plt.bar([1, 2, 3], [3, 1, 2], color="tab:red")
+'''
+
+TEXT = '''
+"""text.py — prints only.
+
+Purpose
+-------
+No figure.
+"""
+# %% B-only
+print("no figure here")
+'''
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+def thumbnail_tags(index: str) -> dict[str, str]:
+    """Entry name -> the <img> or placeholder markup before its link."""
+    items = re.findall(r'<li class="entry-item with-thumbnail" data-name="([^"]+)">(<[^>]+>)', index)
+    return dict(items)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("thumbs")
+    write_demo(project, "plots", PLOTS)
+    write_demo(project, "text", TEXT)
+    write_demo(project, "more/text", TEXT)
+    result = run_cli("build", cwd=project)
+    assert result.returncode == 0, result.stderr
+    return project
+
+
+def test_index_shows_the_named_figure_as_a_small_lazy_image(project: Path) -> None:
+    site = project / "build"
+    tags = thumbnail_tags((site / "index.html").read_text())
+    found = re.fullmatch(r'<img class="thumbnail" src="(_thumbnails/[0-9a-f]{32}\.png)" '
+                         r'width="(\d+)" height="(\d+)" loading="lazy" alt="">', tags["plots"])
+    assert found, tags["plots"]
+    data = (site / found.group(1)).read_bytes()
+    width, height = png_size(data)
+    assert (width, height) == (int(found.group(2)), int(found.group(3)))
+    assert width <= 320 and height <= 224
+    assert width / height > 2.5  # the wide second figure (6 x 2), not the first (4 x 3)
+    assert tags["text"] == '<span class="thumbnail thumbnail-none" aria-hidden="true">'
+    assert tags["more/text"] == tags["text"]
+
+
+def test_thumbnails_are_cached_and_not_made_again(project: Path) -> None:
+    cached = list((project / "_freeze" / ".cache" / "thumbnails").glob("*.png"))
+    assert len(cached) == 1
+    # A cached thumbnail is used as it is: replace it, re-render the index, and see it published.
+    marker = cached[0].read_bytes() + b"cached-marker"
+    cached[0].write_bytes(marker)
+    (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "Another title"\n')
+    result = run_cli("build", cwd=project)
+    assert result.returncode == 0, result.stderr
+    published = list((project / "build" / "_thumbnails").glob("*.png"))
+    assert [p.read_bytes() for p in published] == [marker]
+
+
+def test_without_pillow_the_full_figure_is_scaled_by_the_page(project: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(project / "demos", copy / "demos")
+    shutil.copytree(project / "_freeze", copy / "_freeze", ignore=shutil.ignore_patterns(".cache"))
+    fake = tmp_path / "fake"  # a PIL that cannot be imported, as where Matplotlib is not installed
+    (fake / "PIL").mkdir(parents=True)
+    (fake / "PIL" / "__init__.py").write_text("raise ImportError('no Pillow here')\n")
+    result = run_cli("build", "--frozen", cwd=copy, env={"PYTHONPATH": f"{fake}:{REPO}"})
+    assert result.returncode == 0, result.stderr
+    tags = thumbnail_tags((copy / "build" / "index.html").read_text())
+    found = re.fullmatch(r'<img class="thumbnail" src="(plots/_site_builder/B-second-figure-1\.png)" '
+                         r'width="(\d+)" height="(\d+)" loading="lazy" alt="">', tags["plots"])
+    assert found, tags["plots"]
+    assert (copy / "build" / found.group(1)).is_file() and int(found.group(2)) <= 320
+    assert not (copy / "build" / "_thumbnails").exists()
+
+
+def test_download_all_archives_hold_every_script_and_notebook(project: Path) -> None:
+    site = project / "build"
+    index = (site / "index.html").read_text()
+    assert '<a href="_downloads/scripts.zip" download>' in index
+    assert '<a href="_downloads/notebooks.zip" download>' in index
+    with zipfile.ZipFile(site / "_downloads" / "scripts.zip") as scripts:
+        assert scripts.namelist() == ["more/text.py", "plots.py", "text.py"]
+        assert scripts.read("plots.py") == (project / "demos" / "plots.py").read_bytes()
+        assert {i.external_attr >> 16 for i in scripts.infolist()} == {0o100644}
+        assert {i.date_time for i in scripts.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+    with zipfile.ZipFile(site / "_downloads" / "notebooks.zip") as notebooks:
+        assert notebooks.namelist() == ["more/text.ipynb", "plots.ipynb", "text.ipynb"]
+        assert notebooks.read("more/text.ipynb") == (site / "more" / "text" / "text.ipynb").read_bytes()
+        assert json.loads(notebooks.read("plots.ipynb"))["nbformat"] == 4
+
+
+def test_archives_are_byte_identical_across_builds(project: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(project / "demos", copy / "demos")
+    shutil.copytree(project / "_freeze", copy / "_freeze", ignore=shutil.ignore_patterns(".cache"))
+    env = {"SOURCE_DATE_EPOCH": "1700000000"}
+    first = run_cli("build", "--frozen", cwd=copy, env=env)
+    assert first.returncode == 0, first.stderr
+    saved = {n: (copy / "build" / "_downloads" / n).read_bytes() for n in ("scripts.zip", "notebooks.zip")}
+    shutil.rmtree(copy / "build")
+    second = run_cli("build", "--frozen", cwd=copy, env=env)
+    assert second.returncode == 0, second.stderr
+    for name, data in saved.items():
+        assert (copy / "build" / "_downloads" / name).read_bytes() == data, name
+    with zipfile.ZipFile(io.BytesIO(saved["scripts.zip"])) as scripts:
+        assert scripts.infolist()[0].date_time == (2023, 11, 14, 22, 13, 20)
