@@ -438,7 +438,10 @@ def test_index_groups_entries_by_letter_with_a_filter(tmp_path: Path) -> None:
     assert order == sorted(order)
     a_group = index[index.index('id="letter-a"'):index.index('id="letter-b"')]
     assert a_group.index('data-name="adam"') < a_group.index('data-name="attention"')
-    assert '<li class="entry-item" data-name="adam"><a href="adam/index.html">adam</a>' in a_group
+    # every entry made a figure: each shows its thumbnail, then its link
+    assert re.search(r'<li class="entry-item with-thumbnail" data-name="adam"><img class="thumbnail" src="[^"]+" '
+                     r'width="\d+" height="\d+" loading="lazy" alt=""><span class="entry-text">'
+                     r'<a href="adam/index.html">adam</a>', a_group)
     assert "about adam" in a_group
 
 
