@@ -130,7 +130,13 @@ def test_noise_is_recognised(value: object) -> None:
     assert describe_value(value) is None
 
 
-@pytest.mark.parametrize("value, text", [(3, "3"), ([], "[]"), ([1, _Default()], None), ("a", "'a'")])
+class _OnlyHtml:
+    def _repr_html_(self) -> str:
+        return "<b>shown</b>"
+
+
+@pytest.mark.parametrize("value, text", [(3, "3"), ([], "[]"), ([1, _Default()], None), ("a", "'a'"),
+                                         (_OnlyHtml(), None)])
 def test_values_worth_showing(value: object, text: str | None) -> None:
     shown = describe_value(value)
     assert shown is not None and (text is None or shown["text"] == text)

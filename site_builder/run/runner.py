@@ -421,24 +421,28 @@ def _noise(value: Any, text: str) -> bool:
 
 def describe_value(value: Any) -> dict[str, str] | None:
     """What a block's last expression evaluated to, as Jupyter shows it (repr, _repr_html_), or None."""
+    if value is None:
+        return None
     try:
         text = repr(value)
     except Exception:
         return None
-    if not isinstance(text, str) or _noise(value, text):
+    if not isinstance(text, str):
         return None
-    if len(text) > VALUE_TEXT_LIMIT:
-        text = text[:VALUE_TEXT_LIMIT] + "\n…"
-    shown = {"text": text}
+    html = None
     html_method = getattr(type(value), "_repr_html_", None)  # on the class, as IPython looks it up
     if callable(html_method):
         try:
             html = html_method(value)
         except Exception:
             html = None
-        if isinstance(html, str) and html.strip() and len(html) <= VALUE_HTML_LIMIT:
-            shown["html"] = html
-    return shown
+    if not (isinstance(html, str) and html.strip() and len(html) <= VALUE_HTML_LIMIT):
+        html = None
+        if _noise(value, text):  # an object with an HTML view is worth showing whatever its repr
+            return None
+    if len(text) > VALUE_TEXT_LIMIT:
+        text = text[:VALUE_TEXT_LIMIT] + "\n…"
+    return {"text": text, "html": html} if html else {"text": text}
 
 
 def _compile_cell(source: str, rel_path: str, flags: int, with_value: bool) -> tuple[Any, Any]:

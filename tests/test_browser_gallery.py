@@ -1,0 +1,197 @@
+"""A gallery with sections, thumbnails and values in a real browser (see test_browser.py).
+
+Its own small site: top-level entries, two sections with header text, demos that make
+figures (thumbnails) and one whose last expression is an HTML table (a value).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PageWatch,
+    axe_violations,
+    describe_violations,
+    in_ci,
+    missing_browser_tools,
+    serious_violations,
+    serve_site,
+)
+from tests.conftest import REPO, run_cli, write_demo
+
+ARTIFACTS = REPO / "test-artifacts"
+TIMEOUT_MS = 15_000
+
+
+def figure_demo(summary: str, kind: str) -> str:
+    return f'''
+"""{summary}
+
+Purpose
+-------
+A figure for the index.
+"""
+import matplotlib.pyplot as plt
+
+# %% B-plot
+fig, ax = plt.subplots(figsize=(5, 3.5))
+ax.{kind}([1, 2, 3, 4], [2, 4, 1, 3])
+ax.set_title("{kind}")
+'''
+
+
+TABLE = '''
+"""table.py — a value shown as a table.
+
+Purpose
+-------
+A value with an HTML representation.
+"""
+
+
+class Frame:
+    def _repr_html_(self):
+        return "<table><thead><tr><th>x</th><th>y</th></tr></thead><tbody><tr><td>1</td><td>2.5</td></tr></tbody></table>"
+
+
+# %% B-table
+Frame()
+
+# %% B-number
+6 * 7
+'''
+
+PLAIN = '''
+"""{name}.py — prints a line, no figure.
+
+Purpose
+-------
+No figure: a placeholder on the index.
+"""
+# %% B-only
+print("{name}")
+'''
+
+
+@pytest.fixture(scope="module")
+def gallery_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("gallery")
+    write_demo(project, "overview", PLAIN.format(name="overview"))
+    write_demo(project, "lines/plot", figure_demo("plot.py — a line plot", "plot"))
+    write_demo(project, "lines/step", figure_demo("step.py — a step plot", "step"))
+    write_demo(project, "lines/table", TABLE)
+    write_demo(project, "bars/bar", figure_demo("bar.py — a bar chart", "bar"))
+    write_demo(project, "bars/notes", PLAIN.format(name="notes"))
+    (project / "demos" / "lines" / "README.txt").write_text(
+        ".. _lines:\n\nLines and steps\n===============\n\nLine plots of every kind.\n")
+    (project / "demos" / "bars" / "README.md").write_text("# Bars\n\nBar charts, **stacked** or not.\n")
+    result = run_cli("build", cwd=project, timeout=170)
+    assert result.returncode == 0, result.stderr
+    return project / "build"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    reason = missing_browser_tools()
+    if reason:
+        if in_ci():
+            pytest.fail(f"{reason}; in CI the browser tests must run", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def gallery_url(browser: Any, gallery_site: Path) -> Iterator[str]:
+    with serve_site(gallery_site) as url:
+        yield url
+
+
+def open_page(browser: Any, base: str, scheme: str = "light", width: int = 1280, height: int = 800
+              ) -> tuple[Any, Any, PageWatch]:
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    watch = PageWatch(base_url=base)
+    watch.attach(page)
+    return context, page, watch
+
+
+def load_images(page: Any) -> None:
+    images = page.locator("img")
+    for i in range(images.count()):
+        image = images.nth(i)
+        image.scroll_into_view_if_needed()
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    page.evaluate("() => window.scrollTo(0, 0)")
+
+
+@pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_section_index_with_thumbnails(browser: Any, gallery_url: str, scheme: str, width: int, height: int) -> None:
+    context, page, watch = open_page(browser, gallery_url, scheme, width, height)
+    try:
+        page.goto(gallery_url + "index.html")
+        load_images(page)
+        headings = page.locator("main h2").all_inner_texts()
+        assert headings == ["Bars", "Lines and steps"]
+        thumbnails = page.locator("li.entry-item img.thumbnail").evaluate_all(
+            "imgs => imgs.map(i => [i.closest('li').dataset.name, i.loading, i.getAttribute('width') !== null,"
+            " i.getBoundingClientRect().width > 40])")
+        assert thumbnails == [["bars/bar", "lazy", True, True], ["lines/plot", "lazy", True, True],
+                              ["lines/step", "lazy", True, True]]
+        placeholders = page.locator("li.entry-item .thumbnail-none").evaluate_all(
+            "els => els.map(e => [e.closest('li').dataset.name, e.getBoundingClientRect().width > 40])")
+        assert placeholders == [["overview", True], ["bars/notes", True], ["lines/table", True]]
+        widths = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert widths[0] <= widths[1], f"the index scrolls sideways at {width} px"
+        serious = serious_violations(axe_violations(page))
+        assert not serious, describe_violations(serious)
+        ARTIFACTS.mkdir(exist_ok=True)
+        shot = ARTIFACTS / f"gallery-index-{scheme}-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert struct.unpack(">II", shot.read_bytes()[16:24])[0] == width
+        watch.assert_clean()
+    finally:
+        context.close()
+
+
+def test_filter_hides_empty_sections(browser: Any, gallery_url: str) -> None:
+    context, page, watch = open_page(browser, gallery_url)
+    try:
+        page.goto(gallery_url + "index.html")
+        page.locator("input#filter").press_sequentially("step")
+        page.wait_for_function("() => document.querySelectorAll('li.entry-item:not([hidden])').length === 1")
+        visible = page.locator("section.letter-group").evaluate_all(
+            "groups => groups.filter(g => !g.hidden).map(g => g.querySelector('h2')?.textContent || '')")
+        assert visible == ["Lines and steps"]
+        watch.assert_clean()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_values_on_an_entry_page_are_accessible(browser: Any, gallery_url: str, scheme: str) -> None:
+    context, page, watch = open_page(browser, gallery_url, scheme)
+    try:
+        page.goto(gallery_url + "lines/table/index.html")
+        assert page.locator(".value-html table td").all_inner_texts() == ["1", "2.5"]
+        assert page.locator("pre.value").inner_text() == "42"
+        serious = serious_violations(axe_violations(page))
+        assert not serious, describe_violations(serious)
+        page.locator("a[rel=prev]").click()
+        page.wait_for_url("**/lines/step/index.html")
+        watch.assert_clean()
+    finally:
+        context.close()
