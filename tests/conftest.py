@@ -7,7 +7,9 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,3 +52,24 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run_cli("build", cwd=project, timeout=170)
     assert result.returncode == 0, result.stderr
     return project / "build"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium per test process (fails in CI, skips locally, when it cannot run).
+
+    Here, not in a browser test module: Playwright's sync API runs one instance per process.
+    """
+    from tests.browser_support import CHROMIUM, CHROMIUM_ARGS, in_ci, missing_browser_tools
+
+    reason = missing_browser_tools()
+    if reason:
+        if in_ci():
+            pytest.fail(f"{reason}; in CI the browser tests must run, not skip (.ci/run installs them)", pytrace=False)
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

@@ -17,14 +17,10 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PageWatch,
     axe_violations,
     block_source,
     describe_violations,
-    in_ci,
-    missing_browser_tools,
     serious_violations,
     serve_site,
 )
@@ -47,22 +43,6 @@ BACKGROUND_LUMINANCE_JS = """() => {
   }
   return 1;
 }"""
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """One headless Chromium for the session (fails in CI, skips locally, when it cannot run)."""
-    reason = missing_browser_tools()
-    if reason:
-        if in_ci():
-            pytest.fail(f"{reason}; in CI the browser tests must run, not skip (.ci/run installs them)", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="session")

@@ -13,17 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    PageWatch,
-    axe_violations,
-    describe_violations,
-    in_ci,
-    missing_browser_tools,
-    serious_violations,
-    serve_site,
-)
+from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations, serve_site
 from tests.conftest import REPO, run_cli, write_demo
 
 ARTIFACTS = REPO / "test-artifacts"
@@ -95,21 +85,6 @@ def gallery_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run_cli("build", cwd=project, timeout=170)
     assert result.returncode == 0, result.stderr
     return project / "build"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    reason = missing_browser_tools()
-    if reason:
-        if in_ci():
-            pytest.fail(f"{reason}; in CI the browser tests must run", pytrace=False)
-        pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")
