@@ -29,6 +29,7 @@ import types
 from typing import Any
 
 BUILDER_DIR = "_site_builder"  # same as site_builder.run.execute.BUILDER_DIR
+BUILDER_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # site_builder/
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp")
 FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
@@ -296,6 +297,9 @@ class Paths:
         self.files_dir = os.path.realpath(files_dir)
         outside = {sys.prefix, sys.base_prefix, sys.exec_prefix}
         outside |= {p for p in sys.path if "site-packages" in p or "dist-packages" in p}
+        # The builder itself (run_cell's frame): it may sit inside the project (a checkout of
+        # the builder building its own demos) and must never show in a demo's traceback.
+        outside.add(BUILDER_PACKAGE)
         self.outside = [cached_realpath(p) for p in outside if p]
 
     def project_rel(self, path: str) -> str | None:
