@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -215,3 +216,133 @@ def test_a_ctrl_c_landing_in_a_string_exec_still_exits_130(tmp_path: Path) -> No
                        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 130, r.stderr
     assert r.stderr == "interrupted; the output folder was left as it was\n"
+
+
+# ---------------------------------------------------------------- processes a demo starts
+
+LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper is Linux only")
+
+
+def _running(marker: str) -> list[int]:
+    """Pids of live processes whose command line holds ``marker`` (zombies have none)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if marker.encode() in (proc / "cmdline").read_bytes():
+                    found.append(int(proc.name))
+            except OSError:
+                continue
+    return found
+
+
+def _still_running(marker: str) -> list[int]:
+    """The processes still running a moment after the build ended (SIGKILL takes effect at once,
+    but a loaded machine may take a while to schedule the dying)."""
+    deadline = time.monotonic() + 10
+    while (alive := _running(marker)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive
+
+
+def _leaver(marker: str, then: str = "") -> str:
+    """A demo starting three sleeps that escape its process group in different ways, then ``then``."""
+    return f'''
+        """leaver.py — starts processes and never stops them."""
+        import os, signal, subprocess, sys, time
+        # %% B-start
+        def sleeper(n):  # says it runs, then sleeps under a name the test looks for
+            return ["sh", "-c", f"touch up-{{n}}; exec sleep {marker}{{n}}"]
+        subprocess.Popen(sleeper(1))
+        subprocess.Popen(sleeper(2), start_new_session=True)
+        # a daemon's double fork: the grandchild makes its own session, its parent exits at once
+        daemon = f"import os\\nif os.fork() == 0:\\n    os.setsid()\\n    os.execvp('sh', {{sleeper(3)!r}})"
+        subprocess.run([sys.executable, "-c", daemon], check=True)
+        while not all(os.path.exists(f"up-{{n}}") for n in (1, 2, 3)):
+            time.sleep(0.01)
+        open("started", "w").close()
+        print("[B-start] started")
+        {then}
+    '''
+
+
+@LINUX
+@pytest.mark.parametrize("fork_server", ["1", "0"])
+def test_no_process_a_demo_started_outlives_it(project: Path, fork_server: str) -> None:
+    marker = f"3600.{os.getpid()}{fork_server}"
+    write_demo(project, "leaver", _leaver(marker))
+    try:
+        r = run_cli("build", cwd=project, env={"SITE_BUILDER_FORK_SERVER": fork_server})
+        assert r.returncode == 0, r.stderr
+        assert (project / "_freeze" / "leaver" / "started").is_file()
+        assert _still_running(marker) == []
+    finally:
+        for pid in _running(marker):
+            os.kill(pid, 9)
+
+
+@LINUX
+@pytest.mark.parametrize("fork_server", ["1", "0"])
+def test_a_demo_timed_out_or_crashed_takes_its_detached_processes_with_it(project: Path, fork_server: str) -> None:
+    marker = f"3601.{os.getpid()}{fork_server}"
+    write_demo(project, "hangs", _leaver(marker + "0", "time.sleep(600)"))
+    if fork_server == "1":  # spawned, a runner killed outright leaves no one to adopt its orphans
+        write_demo(project, "crashes", _leaver(marker + "1", "os.kill(os.getpid(), signal.SIGKILL)"))
+    try:
+        r = run_cli("build", "--timeout", "3", cwd=project, env={"SITE_BUILDER_FORK_SERVER": fork_server})
+        assert r.returncode == 1, r.stderr
+        assert "hangs: block B-start timed out" in r.stderr
+        assert fork_server == "0" or "crashes: block B-start crashed (signal SIGKILL)" in r.stderr
+        assert (project / "build.failed" / "hangs" / "index.html").is_file()
+        assert _still_running(marker) == []
+    finally:
+        for pid in _running(marker):
+            os.kill(pid, 9)
+
+
+@LINUX
+def test_a_killed_builder_leaves_no_detached_process(project: Path) -> None:
+    marker = f"3602.{os.getpid()}"
+    running = project / "running"
+    write_demo(project, "hangs", _leaver(marker, f"open({str(running)!r}, 'w').close(); time.sleep(600)"))
+    proc = subprocess.Popen([sys.executable, "-m", "site_builder", "build"], cwd=project,
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not running.exists():
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        proc.kill()
+        proc.wait()
+        assert _still_running(marker) == []
+    finally:
+        proc.kill()
+        for pid in _running(marker):
+            os.kill(pid, 9)
+
+
+# ---------------------------------------------------------------- what a demo writes
+
+
+def test_a_demo_replacing_sys_stdout_leaves_its_file_as_full_as_a_plain_run(project: Path, tmp_path: Path) -> None:
+    source = '''
+        """logger.py — prints into a file of its own."""
+        import sys
+        # %% B-log
+        sys.stdout = open("log.txt", "w")
+        for i in range(2000):
+            print(f"line {i}")
+        notes = open("notes.txt", "w")
+        notes.write("left open\\n")
+    '''
+    script = write_demo(project, "logger", source)
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    subprocess.run([sys.executable, str(script)], cwd=plain, check=True, timeout=60)
+    r = run_cli("build", cwd=project)
+    assert r.returncode == 0, r.stderr
+    published = project / "build" / "logger"
+    for name in ("log.txt", "notes.txt"):
+        assert (published / name).read_bytes() == (plain / name).read_bytes(), name
+    assert (published / "log.txt").read_text().count("\n") == 2000

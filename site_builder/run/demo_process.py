@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from site_builder.run.runner import kill_tree
+
 log = logging.getLogger(__name__)
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -41,7 +43,7 @@ class DemoProcess(Protocol):
         """Wait until it has exited (or ``timeout`` passed); its return code or None."""
 
     def kill_group(self) -> None:
-        """SIGKILL its whole process group (the demo's subprocesses too)."""
+        """SIGKILL it, its process group and every process below it (detached ones too, on Linux)."""
 
     def release(self) -> None:
         """After ``kill_group``, when its exit status does not matter: let it be reaped."""
@@ -277,10 +279,8 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
 
 
 def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # the whole group has already exited
+    """Kill the runner ``pid`` with its group and, on Linux, every process below it."""
+    kill_tree(pid)
 
 
 def _alive(pid: int) -> bool:
