@@ -72,7 +72,7 @@ class SpawnedProcess:
             return None
 
     def kill_group(self) -> None:
-        _kill_group(self.pid)
+        kill_tree(self.pid)
 
     def release(self) -> None:
         self.proc.wait()  # quick: it has been killed
@@ -104,7 +104,7 @@ class ForkedProcess:
 
     def kill_group(self) -> None:
         if not self.exited.is_set():  # after the exit the server killed the group itself
-            _kill_group(self.pid)
+            kill_tree(self.pid)
 
     def release(self) -> None:
         pass  # the server reaps it: no need to wait for the message
@@ -276,11 +276,6 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
                 log.debug("fork server could not start (%s); spawning demos", exc)
                 return None
         return _server
-
-
-def _kill_group(pid: int) -> None:
-    """Kill the runner ``pid`` with its group and, on Linux, every process below it."""
-    kill_tree(pid)
 
 
 def _alive(pid: int) -> bool:
