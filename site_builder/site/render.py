@@ -252,11 +252,8 @@ class _Renderer:
         run: list[int] = []  # indices of the lines of the current part
 
         def flush(folded: int = 0) -> None:
-            while run and not lines[run[-1]].strip():
-                run.pop()
-            while run and not folded and not lines[run[0]].strip():
-                run.pop(0)
-            if run:
+            # Blank lines stay: the parts, joined, are the cell's code (minus gallery settings).
+            if any(lines[i].strip() for i in run):
                 text = "\n".join(lines[i] for i in run)
                 parts.append(CodePart(self.code(text, cell.first_line + run[0]), folded))
             run.clear()
