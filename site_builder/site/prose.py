@@ -66,6 +66,9 @@ DOCUTILS_ROLES = frozenset({
 })
 _ROLE = re.compile(r":((?:[A-Za-z0-9][-\w.+]*:)?[A-Za-z0-9][-\w.+]*):`")
 _EXPLICIT_TITLE = re.compile(r"^(.+?)\s*<([^<>]*)>$", re.DOTALL)
+# Markup docutils could not resolve here (a link to a section of another cell, an undefined
+# substitution, a footnote): its text without the markup.
+_UNRESOLVED = re.compile(r"^(?:`(?P<link>.+?)`__?|(?P<word>[\w.-]+)__?|\|(?P<sub>.+?)\|_{0,2}|\[[^\]]*\]_)$", re.DOTALL)
 
 _RST_SETTINGS: dict[str, Any] = {
     "report_level": 5,  # quiet: nothing is printed, per occurrence or otherwise
@@ -279,12 +282,26 @@ def _register_roles(text: str) -> None:
         roles.register_local_role(name, _sphinx_role)
 
 
+def _unresolved_text(raw: str) -> str:
+    match = _UNRESOLVED.match(raw.strip())
+    if match is None:
+        return raw.strip("*`|_")  # e.g. "*unclosed" emphasis
+    text = match.group("link") or match.group("word") or match.group("sub") or ""
+    title = _EXPLICIT_TITLE.match(text)
+    return title.group(1) if title else text
+
+
 class _WebTransform(Transform):
     """Literal blocks highlighted like the page's code; images shown as links (nothing loads from elsewhere)."""
 
-    default_priority = 990
+    # After DanglingReferences (850) made the unresolved references problematic, before
+    # FilterMessages (870) turns problematic nodes back into their raw source.
+    default_priority = 860
 
     def apply(self) -> None:
+        for node in list(self.document.findall(nodes.problematic)):
+            # parent.replace: replace_self refuses to drop the node's ids (nothing links to them)
+            node.parent.replace(node, nodes.Text(_unresolved_text(node.astext())))
         for block in list(self.document.findall(nodes.literal_block)):
             classes = [c for c in block.get("classes", []) if c not in ("code", "literal-block")]
             language = classes[0] if classes else ("pycon" if block.astext().startswith(">>>") else "python")
