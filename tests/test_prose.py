@@ -429,3 +429,12 @@ def test_prose_setting_per_entry_and_bad_values(project: Path) -> None:
     result = run_cli("build", cwd=project)
     assert result.returncode == 0, result.stderr
     assert "Compute <em>values</em>::" in (project / "build" / "waves" / "index.html").read_text()
+
+
+def test_unresolved_rst_markup_shows_as_its_text() -> None:
+    html = prose.render("- `Filled markers`_ (a section of another cell), |nosub|, a note [1]_, "
+                        "`anonymous`__ and *unclosed emphasis", "rst")
+    text = visible_text(html)
+    assert "Filled markers" in text and "nosub" in text and "anonymous" in text and "unclosed emphasis" in text
+    for raw in ("`", "_ ", "|", "[1]", "*"):
+        assert raw not in text, raw
