@@ -23,6 +23,7 @@ from docutils.core import publish_doctree, publish_parts
 from docutils.parsers.rst import Directive, directives, roles
 from docutils.parsers.rst.directives.body import CodeBlock
 from docutils.readers.standalone import Reader
+from docutils.writers.html5_polyglot import Writer as Html5Writer
 from docutils.transforms import Transform
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
@@ -336,7 +337,7 @@ def _rst(text: str, id_prefix: str) -> str:
     _register_sphinx_constructs()
     _register_roles(text)
     try:
-        parts = publish_parts(text, writer_name="html5", reader=_WebReader(),
+        parts = publish_parts(text, writer=Html5Writer(), reader=_WebReader(),
                               settings_overrides=_settings(id_prefix))
     except Exception:  # noqa: BLE001 (docutils' writers assert on odd trees: the page must still build)
         log.debug("reST prose could not be rendered; shown as Markdown", exc_info=True)
