@@ -198,7 +198,9 @@ def templates_fingerprint() -> str:
 def settings_fingerprint(config: Config) -> str:
     """The settings that reach pages or decide whether a record still holds."""
     overrides = sorted((name, repr(o)) for name, o in config.entries.items())
-    return _sha(config.title, repr(config.site_url), repr(config.timeout), repr(overrides),
+    wording = (config.entry_heading, config.entry_intro, repr(config.entry_url),
+               config.search_placeholder, config.index_intro, config.prose)
+    return _sha(config.title, repr(config.site_url), repr(config.timeout), repr(overrides), *wording,
                 repr(config.sections), repr(config.values), os.environ.get("SOURCE_DATE_EPOCH", ""))
 
 
@@ -334,7 +336,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
                ) -> tuple[dict[str, str], dict[str, str], str]:
     """Per entry the key of its notebook and of its page; and the key of the site-wide files."""
     ordered = ordered_builds(builds, info)
-    neighbours = [f"{b.entry.name}\0{b.script.summary}" for b in ordered]
+    neighbours = [f"{b.entry.name}\0{b.script.summary}\0{b.script.title}" for b in ordered]
     notebooks: dict[str, str] = {}
     pages: dict[str, str] = {}
     for i, build in enumerate(ordered):
@@ -343,9 +345,8 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
                                _result_digest(build))
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
-        pages[name] = _sha(page_base, info.title, repr(info.site_url), notebooks[name], prev, next)
-    return notebooks, pages, _sha(page_base, info.title, repr(info.site_url), repr(info.sections),
-                                  *pages.values())
+        pages[name] = _sha(page_base, repr(info), build.script.prose, notebooks[name], prev, next)
+    return notebooks, pages, _sha(page_base, repr(info), *pages.values())
 
 
 def _result_digest(build: EntryBuild) -> str:

@@ -42,11 +42,17 @@ class SiteFile:
 class SiteInfo:
     """Site-wide settings the templates need."""
 
-    title: str = "Dictionary of Applied Machine Learning"
+    title: str = "Demos"
     site_url: str | None = None  # e.g. "https://example.org/dictionary/"; None: no sitemap
     sections: tuple[Section, ...] = ()  # the sections of the demos folder, with their header text
     section_order: tuple[str, ...] = ()  # the ``sections`` setting: listed first, in this order
     values: bool = True  # show the values of blocks' last expressions (the ``values`` setting)
+    # The wording settings of config.Config (see there); neutral defaults.
+    entry_heading: str = "{name}"
+    entry_intro: str = ""
+    entry_url: str | None = None
+    search_placeholder: str = "Search"
+    index_intro: str = ""
 
 
 def ordered_builds(builds: list[EntryBuild], info: SiteInfo) -> list[EntryBuild]:

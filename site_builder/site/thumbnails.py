@@ -15,7 +15,6 @@ import hashlib
 import io
 import logging
 import os
-import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,6 @@ log = logging.getLogger(__name__)
 THUMBNAIL_BOX = (320, 224)  # pixels; shown at half that size, sharp on high-density screens
 THUMBNAIL_DIR = "_thumbnails"  # in the site; never an entry name (names start with a letter or digit)
 THUMBNAIL_VERSION = 1  # bump when the way thumbnails are made changes: the cached ones are then remade
-_NUMBER = re.compile(r"^#\s*sphinx_gallery_thumbnail_number\s*=\s*(-?\d+)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -40,18 +38,12 @@ class Thumbnail:
     height: int
 
 
-def thumbnail_number(source: str) -> int:
-    """The figure a script names with ``# sphinx_gallery_thumbnail_number = N`` (1: the first)."""
-    found = _NUMBER.search(source)
-    return int(found.group(1)) if found else 1
-
-
 def chosen_figure(build: EntryBuild) -> Artifact | None:
     """The figure of ``build`` its thumbnail shows, or None when it made no figure."""
     figures = [a for b in build.result.blocks for a in b.artifacts if a.kind == "figure"]
     if not figures:
         return None
-    number = thumbnail_number(build.entry.source)
+    number = build.script.thumbnail_number or 1
     index = number - 1 if number > 0 else len(figures) + number
     if not 0 <= index < len(figures):
         log.warning("%s: sphinx_gallery_thumbnail_number = %d, but it made %d figure(s): "
