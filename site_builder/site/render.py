@@ -23,6 +23,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from site_builder.source.blocks import GALLERY_SETTING, Cell, Script
+from site_builder.source.docstring import rst_head
 from site_builder.source.entries import Entry, Section
 from site_builder.names import stem_of
 from site_builder.run.execute import (
@@ -105,7 +106,6 @@ class LetterGroup:
     anchor: str  # "letter-a", "letter-other"; "section-basics"
     entries: tuple[dict[str, object], ...]
     header: Markup | None = None  # a section's header text, rendered
-    paragraphs: tuple[str, ...] = ()  # or as plain paragraphs
 
 
 @dataclass(frozen=True)
@@ -186,43 +186,6 @@ def csv_preview(path: Path, delimiter: str = ",") -> CsvPreview | None:
         more_rows=len(body) > CSV_PREVIEW_ROWS or not complete,
         more_columns=width > CSV_PREVIEW_COLUMNS,
     )
-
-
-_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}\s*$")
-
-
-def plain_header(text: str) -> tuple[str, tuple[str, ...]]:
-    """A reST or plain-text section header as (title, paragraphs), markup left out.
-
-    Used while no reST renderer is available: the title is the first underlined line,
-    explicit markup (``.. _label:``, directives) is dropped, the rest is plain paragraphs.
-    """
-    title = ""
-    paragraphs: list[str] = []
-    block: list[str] = []
-    lines = text.splitlines()
-    skipping = False
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if skipping and (not line[:1].isspace() and stripped):
-            skipping = False
-        if skipping or _RST_UNDERLINE.match(stripped):
-            continue
-        if stripped.startswith(".. "):
-            skipping = True  # a label, comment or directive, with its indented body
-            continue
-        below = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        if not title and stripped and _RST_UNDERLINE.match(below) and len(below) >= len(stripped):
-            title = stripped
-            continue
-        if stripped:
-            block.append(stripped)
-        elif block:
-            paragraphs.append(" ".join(block))
-            block = []
-    if block:
-        paragraphs.append(" ".join(block))
-    return title, tuple(paragraphs)
 
 
 def letter_groups(entries: list[dict[str, object]]) -> list[LetterGroup]:
@@ -496,21 +459,23 @@ class _Renderer:
             if not name:
                 groups.append(LetterGroup("", "section-top", tuple(items)))
                 continue
-            title, html, paragraphs = self.section_header(headers.get(name, Section(name)))
-            groups.append(LetterGroup(title, "section-" + name.replace("/", "-"), tuple(items), html, paragraphs))
+            title, html = self.section_header(headers.get(name, Section(name)))
+            groups.append(LetterGroup(title, "section-" + name.replace("/", "-"), tuple(items), html))
         return groups
 
-    def section_header(self, section: Section) -> tuple[str | Markup, Markup | None, tuple[str, ...]]:
-        """(title, header HTML or None, plain paragraphs) of a section; the folder name without a title."""
-        text = section.header
+    def section_header(self, section: Section) -> tuple[str | Markup, Markup | None]:
+        """(title, rendered header text or None) of a section; the folder name when it has no title."""
+        text, id_prefix = section.header, "section-" + section.name.replace("/", "-") + "-"
         if section.header_kind == "md":
             first, _, rest = text.lstrip().partition("\n")
-            if first.startswith("# "):
-                title = self.markdown(first[2:].strip()).removeprefix("<p>").removesuffix("</p>")
-                return Markup(title), self.markdown(rest) if rest.strip() else None, ()
-            return section.name, self.markdown(text) if text.strip() else None, ()
-        title, paragraphs = plain_header(text)
-        return title or section.name, None, paragraphs
+            if not first.startswith("# "):
+                first, rest = "", text
+            title = self.prose(first[2:].strip(), "markdown").removeprefix("<p>").removesuffix("</p>")
+            return title or section.name, self.prose(rest, "markdown", id_prefix) if rest.strip() else None
+        head = rst_head(text)  # reST, as Sphinx-Gallery reads README.txt
+        body = head.intro if head else text
+        title = prose.plain(head.title, "rst") if head else section.name
+        return title, self.prose(body, "rst", id_prefix) if body.strip() else None
 
     def site_files(self, builds: list[EntryBuild]) -> list[SiteFile]:
         entries = [
