@@ -26,6 +26,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.entries import Entry
 from site_builder.run.execute import (
@@ -147,9 +148,9 @@ def _is_number(text: str) -> bool:
 def csv_preview(path: Path, delimiter: str = ",") -> CsvPreview | None:
     """The first rows of a CSV file (bounded read); None when it is empty or unreadable."""
     try:
-        with path.open("rb") as f:
+        with open_regular(path.parent, path.name) as f:
             head = f.read(CSV_PREVIEW_BYTES + 1)
-    except OSError:
+    except (OSError, UnsafeFileError):
         return None
     complete = len(head) <= CSV_PREVIEW_BYTES
     lines = head[:CSV_PREVIEW_BYTES].decode("utf-8", errors="replace").splitlines()
@@ -289,12 +290,13 @@ class _Renderer:
 
         def publish(rel: str) -> str | None:
             safe = _safe_rel_path(rel)
-            why = unpublishable(result.files_dir, rel, safe, page_paths)
+            why = unpublishable(result.files_dir, rel, safe, page_paths, published)
             if why:
                 log.warning("%s: the file %s the demo wrote is not published: %s", name, rel, why)
                 return None
             assert safe is not None
-            published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe)
+            published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe,
+                                       root=result.files_dir)
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
@@ -370,12 +372,12 @@ class _Renderer:
     def artifact_view(art: Artifact, publish: _Publish, files_dir: Path | None = None) -> ArtifactView:
         suffix = PurePosixPath(art.path).suffix.lower()
         preview = None
-        if art.kind == "file" and suffix in (".csv", ".tsv") and files_dir is not None:
-            if _safe_rel_path(art.path) is not None:
-                preview = csv_preview(files_dir / art.path, "\t" if suffix == ".tsv" else ",")
+        href = publish(art.path)  # checks the file first: only a published file is previewed
+        if href is not None and art.kind == "file" and suffix in (".csv", ".tsv") and files_dir is not None:
+            preview = csv_preview(files_dir / art.path, "\t" if suffix == ".tsv" else ",")
         return ArtifactView(
             name=PurePosixPath(art.path).name,
-            href=publish(art.path),
+            href=href,
             is_image=art.kind in ("figure", "image"),
             size=format_size(art.size),
             alt=art.alt or PurePosixPath(art.path).name,
