@@ -216,15 +216,19 @@ def remove_stale(parent: Path, prefix: str) -> None:
     those of a live build, in this process or another, are left alone."""
     for stale in parent.glob(f"{prefix}*"):
         pid = stale.name.removeprefix(prefix).partition("-")[0]
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            if stale.is_dir() and not stale.is_symlink():
-                shutil.rmtree(stale, ignore_errors=True)
-        except OSError:
-            pass  # alive, or not ours to judge
+        if pid.isdigit():
+            if int(pid) == os.getpid():
+                continue
+            try:
+                os.kill(int(pid), 0)
+                continue  # alive
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue  # alive, or not ours to judge
+        # else: named before scratch folders carried a pid; the caller holds the project's lock
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
 
 
 SITE_MARK = ".site_builder"  # the file a site the builder wrote carries at its top

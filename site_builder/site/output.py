@@ -29,12 +29,16 @@ from site_builder.site.sitefiles import SiteFile
 log = logging.getLogger(__name__)
 
 
-_MARK_TEXT = b"This folder was written by site_builder; each build replaces it as a whole.\n"
+def site_mark() -> SiteFile:
+    """The file that marks a folder as a site the builder wrote (it replaces only those)."""
+    return SiteFile(SITE_MARK, b"This folder was written by site_builder; each build replaces it as a whole.\n")
 
 
 def _write_tree(root: Path, files: list[SiteFile]) -> None:
     seen: set[str] = set()
-    for file in [*files, SiteFile(SITE_MARK, _MARK_TEXT)]:
+    if not any(file.path == SITE_MARK for file in files):
+        files = [*files, site_mark()]
+    for file in files:
         target = safe_join(root, file.path)
         key = file.path.lower()  # two paths differing in case clash on some hosts
         if key in seen:  # render skips these with a warning already; never fail the build here

@@ -44,7 +44,8 @@ from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, Sit
 
 log = logging.getLogger(__name__)
 
-STATE_FORMAT = 1  # bump when the state file's layout changes; another format is a full build
+STATE_FORMAT = 2  # bump when the state file's layout or meaning changes; another format is a full build
+# 2: published record files are copies (1 hard-linked them: a full build makes the copies)
 CACHE_DIR = ".cache"  # inside the records folder
 # Libraries whose version can change a page's bytes (and the search index).
 RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbformat", "pagefind", "pagefind_bin")

@@ -38,6 +38,7 @@ from site_builder.run.execute import (
 )
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.site.notebook import make_notebook, prepare_notebooks
+from site_builder.site.output import site_mark
 from site_builder.site.outcomes import OutputView, block_note, output_views, unpublishable
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
@@ -422,6 +423,7 @@ class _Renderer:
             SiteFile("static/theme.js", (TEMPLATES_DIR / "static" / "theme.js").read_bytes()),
             SiteFile("static/favicon.svg", (TEMPLATES_DIR / "static" / "favicon.svg").read_bytes()),
             SiteFile(".nojekyll", b""),
+            site_mark(),
             SiteFile("timings/index.html", self.timings_page(builds)),
         ]
         if self.info.site_url:
