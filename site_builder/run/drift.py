@@ -113,8 +113,6 @@ def block_lines(block: BlockResult, folder: Path) -> tuple[list[str], dict[str, 
         lines.append(f"({block.omitted_lines} lines of output omitted)")
     if block.error is not None:
         lines.append(f"error: {block.error.type}: {block.error.message}")
-    if block.value is not None:  # the value of its last expression, as the page shows its repr
-        lines.extend(f"value: {line}" for line in block.value.text.splitlines())
     binaries: dict[str, str | None] = {}
     for art in block.artifacts:
         if art.kind == "figure":

@@ -372,7 +372,8 @@ def read_record(folder: Path) -> tuple[RunResult, RunInputs]:
         raise RecordError(str(exc)) from None
     except ValueError as exc:
         raise RecordError(f"not valid JSON ({exc})") from None
-    if data["entry"] != folder.name:
+    parts = str(data["entry"]).split("/")  # SECTION/NAME lives in _freeze/SECTION/NAME
+    if list(folder.parts[-len(parts):]) != parts:
         raise RecordError(f"field entry: {data['entry']!r} is not the record of {folder.name}")
     result, inputs = from_record(data, folder)
     _check_files(data, folder)

@@ -19,11 +19,12 @@ ARCHIVE_DIR = "_downloads"  # in the site; never an entry name (names start with
 SCRIPTS_ZIP = f"{ARCHIVE_DIR}/scripts.zip"
 NOTEBOOKS_ZIP = f"{ARCHIVE_DIR}/notebooks.zip"
 _EARLIEST = 315532800  # 1980-01-01 00:00:00 UTC: zip timestamps start there
+_LATEST = 4354819198  # 2107-12-31 23:59:58 UTC: and end there
 
 
 def _timestamp() -> tuple[int, int, int, int, int, int]:
     try:
-        epoch = max(int(os.environ.get("SOURCE_DATE_EPOCH", "")), _EARLIEST)
+        epoch = min(max(int(os.environ.get("SOURCE_DATE_EPOCH", "")), _EARLIEST), _LATEST)
     except ValueError:
         epoch = _EARLIEST
     return time.gmtime(epoch)[:6]
