@@ -198,3 +198,26 @@ def test_preload_settings_add_or_turn_off(tmp_path: Path) -> None:
     done = run_cli("build", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert _outputs(tmp_path)["np"]["preloaded"] == "False"
+
+
+def test_a_kept_server_serves_the_next_build_until_the_environment_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from site_builder.commands.build import BuildOptions, build
+    from site_builder.run.demo_process import close_fork_server
+
+    write_demo(tmp_path, "who", '"""who: its parent."""\nimport os\n\n# %% B-who\nprint(os.getppid())\n')
+    config = load_config(tmp_path)
+
+    def parent() -> str:
+        report = build(config, BuildOptions(force=True, keep_warm=True))
+        assert report.ok, report.failures
+        return report.builds[0].result.blocks[-1].output[0].text
+
+    try:
+        first = parent()
+        assert parent() == first  # the same warm server
+        monkeypatch.setenv("PRELOAD_TEST_VALUE", "changed")
+        assert parent() != first  # a demo must see the new environment, also at import time
+    finally:
+        close_fork_server()

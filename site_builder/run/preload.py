@@ -9,7 +9,10 @@ they, or the local modules they use, imported last time).  ``preload = [...]`` i
 from __future__ import annotations
 
 import ast
+import hashlib
+import importlib.util
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable
@@ -34,6 +37,7 @@ class Preload:
     modules: tuple[str, ...]
     demos: str  # the demos folder: a module a file of it would shadow is not preloaded
     project: str  # a module whose import loads a project file is refused
+    installed: str = ""  # packages_stamp(): a server that loaded older packages is replaced
 
 
 def script_imports(source: str) -> tuple[str, ...]:
@@ -93,16 +97,45 @@ def recorded_packages(record_file: Path) -> list[str]:
     return [n for n in names if n.isidentifier()]
 
 
+def packages_stamp() -> str:
+    """The mtimes of the import path's folders: installing, upgrading or removing a package changes them.
+
+    (pip replaces ``NAME-VERSION.dist-info`` in site-packages.)
+    """
+    parts = [sys.version]
+    cwd = os.getcwd()
+    for entry in sys.path:
+        # The project folder is on the path under `python -m`; every build renames folders
+        # in it, so its mtime says nothing about packages and would defeat the stamp.
+        if not entry or entry == cwd:
+            continue
+        try:
+            parts += [entry, str(os.stat(entry).st_mtime_ns)]
+        except OSError:
+            parts += [entry, "-"]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def preload_for(config: Config, entries: Iterable[Entry], record_files: Iterable[Path]) -> Preload:
     """The modules to preload for these entries (see the module docstring)."""
-    demos, project = str(config.demos), str(config.root)
+    demos, project, installed = str(config.demos), str(config.root), packages_stamp()
     if config.preload == ():
-        return Preload((), demos, project)
+        return Preload((), demos, project, installed)
     modules: set[str] = set(config.preload or ())
     for entry in entries:
         modules.update(m for m in script_imports(entry.source) if _third_party(m))
-    for record in record_files:
-        modules.update(m for m in recorded_packages(record) if _third_party(m))
+    recorded = {m for record in record_files for m in recorded_packages(record) if _third_party(m)}
+    # distribution names that are no module (scikit-learn) are left out
+    modules.update(m for m in recorded - modules if _installed(m))
     if "matplotlib" in {m.partition(".")[0] for m in modules}:
         modules.add("matplotlib.pyplot")  # the builder saves the figures through pyplot
-    return Preload(tuple(sorted(modules)), demos, project)
+    # importing a.b imports a: the same set, however it was learned, keeps serve's server
+    kept = sorted(m for m in modules if not any(o.startswith(m + ".") for o in modules))
+    return Preload(tuple(kept), demos, project, installed)

@@ -38,6 +38,7 @@ from site_builder.config import Config
 from site_builder.fs import relative_to_root
 from site_builder.source.entries import Entry
 from site_builder.run import records
+from site_builder.run.preload import packages_stamp
 from site_builder.run.records import RECORD_FILE, store_dir
 from site_builder.site.search import SEARCH_DIR
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo
@@ -140,26 +141,6 @@ def _sha(*parts: str | bytes) -> str:
         digest.update(len(data).to_bytes(8, "little"))  # no two part lists hash alike
         digest.update(data)
     return digest.hexdigest()
-
-
-def packages_stamp() -> str:
-    """The mtimes of the import path's folders: installing, upgrading or removing a package changes them.
-
-    (pip replaces ``NAME-VERSION.dist-info`` in site-packages.)  While it holds, the versions
-    found last time still hold, and asking importlib.metadata (~3 ms a package) is skipped.
-    """
-    parts = [sys.version]
-    cwd = os.getcwd()
-    for entry in sys.path:
-        # The project folder is on the path under `python -m`; every build renames folders
-        # in it, so its mtime says nothing about packages and would defeat the stamp.
-        if not entry or entry == cwd:
-            continue
-        try:
-            parts += [entry, str(os.stat(entry or ".").st_mtime_ns)]
-        except OSError:
-            parts += [entry, "-"]
-    return _sha(*parts)
 
 
 def _version(dist: str, cache: dict[str, str]) -> str:
