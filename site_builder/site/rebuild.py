@@ -310,19 +310,31 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     neighbours = [f"{b.entry.name}\0{b.script.summary}" for b in ordered]
     notebooks: dict[str, str] = {}
     pages: dict[str, str] = {}
+    # What the site-wide pages show of each entry: its index line (name, summary, outcome),
+    # its timings and environment (the result), its sitemap line; not its code or prose.
+    listed: list[str] = []
     for i, build in enumerate(ordered):
         name = build.entry.name
-        notebooks[name] = _sha(notebook_base, name, _sha(build.entry.source_bytes), _result_digest(build))
+        result = _result_digest(build)
+        notebooks[name] = _sha(notebook_base, name, _sha(build.entry.source_bytes), result)
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
         pages[name] = _sha(page_base, info.title, repr(info.site_url), notebooks[name], prev, next)
-    return notebooks, pages, _sha(page_base, info.title, repr(info.site_url), *pages.values())
+        listed += [neighbours[i], result]
+    return notebooks, pages, _sha(page_base, info.title, repr(info.site_url), *listed)
 
 
 def _result_digest(build: EntryBuild) -> str:
     """Every output, time and file of the run the page shows, the same whether just run or read back."""
-    data = json.dumps(dataclasses.asdict(build.result), sort_keys=True, default=str, ensure_ascii=False)
+    data = json.dumps(build.result, sort_keys=True, default=_plain, ensure_ascii=False)
     return _sha(data)
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass as its fields (no deep copy: ``dataclasses.asdict`` costs 8 ms a result), else text."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    return str(value)
 
 
 @dataclass
@@ -337,6 +349,7 @@ class Rebuild:
     notebook_keys: dict[str, str] = field(default_factory=dict)
     page_keys: dict[str, str] = field(default_factory=dict)
     site_key: str = ""
+    _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
 
     def __post_init__(self) -> None:
         code = code_fingerprint(self.versions)
@@ -345,9 +358,14 @@ class Rebuild:
         self.state = load_state(self.config) if self.config.output.is_dir() else None
 
     def _intact(self, prefix: str) -> list[str] | None:
-        """The published files under ``prefix`` when all are as saved (None when one is not)."""
+        """The tracked files of one folder (``out:NAME/``) when all are as saved (None when one is not)."""
         assert self.state is not None
-        keys = [k for k in self.state.files if k.startswith(prefix)]
+        if self._folders is None:  # grouped once: a lookup per entry, not a scan of every file
+            self._folders = {}
+            for key in self.state.files:
+                kind, _, rel = key.partition(":")
+                self._folders.setdefault(f"{kind}:{rel.split('/', 1)[0]}/", []).append(key)
+        keys = self._folders.get(prefix, [])
         if not all(_intact(_resolve(self.config, k), self.state.files[k]) for k in keys):
             return None
         return keys
@@ -376,8 +394,8 @@ class Rebuild:
                 notebooks[name] = _resolve(self.config, notebook)
         site_pages = True
         if self.state.site_key == self.site_key:
-            shared = [k for k in self.state.files if k.startswith("out:")
-                      and k[4:].split("/", 1)[0] not in {*names, SEARCH_DIR}]
+            own = {*names, SEARCH_DIR}
+            shared = [k for k in self.state.files if k.startswith("out:") and k[4:].split("/", 1)[0] not in own]
             if shared and all(_intact(_resolve(self.config, k), self.state.files[k]) for k in shared):
                 reused += [SiteFile(k[4:], source=_resolve(self.config, k)) for k in shared]
                 site_pages = False
