@@ -186,6 +186,15 @@ def _warm_matplotlib() -> None:
         pass  # only a warm-up: each child would do the same work itself
 
 
+def _version(distribution: str) -> str | None:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(distribution)
+    except Exception:  # not a distribution's name (PIL is Pillow's): the child looks it up
+        return None
+
+
 def reseed() -> None:
     """In a child: give generators seeded at import what a fresh interpreter gives them.
 
@@ -331,6 +340,9 @@ def main(argv: list[str]) -> None:
     ready = preload(wanted["modules"], wanted.get("demos", ""), wanted.get("project", "/"))
     # every package the preloads loaded, their dependencies too (numpy under matplotlib)
     runner.PRELOADED = frozenset({name.partition(".")[0] for name in sys.modules} - before)
+    # the versions of the packages the demos import by name (numpy, matplotlib), looked up once
+    named = sorted({m.partition(".")[0] for m in ready["preloaded"]})
+    runner.KNOWN_VERSIONS = {top: version for top in named if (version := _version(top))}
     runner.warm_realpaths()
     # Keep the collector away from everything loaded so far: a collection in a child
     # would touch (and so copy) every page the children share with the server.
