@@ -143,6 +143,19 @@ def _sha(*parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
+_VERSIONS: dict[str, dict[str, str]] = {}  # packages_stamp() -> versions found: serve's rebuilds ask once
+
+
+def _known_versions(saved: SiteState | None = None) -> dict[str, str]:
+    """The versions found so far while the installed packages are as now (the saved state's too)."""
+    stamp = packages_stamp()
+    versions = _VERSIONS.setdefault(stamp, {})
+    if saved is not None and saved.packages_stamp == stamp:
+        for dist, version in saved.versions.items():
+            versions.setdefault(dist, version)
+    return versions
+
+
 def _version(dist: str, cache: dict[str, str]) -> str:
     if dist not in cache:
         from importlib import metadata  # ~20 ms to import: not when the versions are known
@@ -286,7 +299,7 @@ def unchanged_site(config: Config, entries: list[Entry]) -> SiteState | None:
     records = {e.name: _record_sha(config, e.name) for e in entries}
     if any(records[name] != state.entries[name].get("record") for name in records):
         return None
-    versions = dict(state.versions) if state.packages_stamp == packages_stamp() else {}
+    versions = _known_versions(state)
     base = _sha(code_fingerprint(versions), templates_fingerprint(), settings_fingerprint(config))
     packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
     if _site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:
@@ -352,10 +365,11 @@ class Rebuild:
     _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
 
     def __post_init__(self) -> None:
+        self.state = load_state(self.config) if self.config.output.is_dir() else None
+        self.versions = _known_versions(self.state)
         code = code_fingerprint(self.versions)
         page_base = _sha(code, templates_fingerprint(), settings_fingerprint(self.config))
         self.notebook_keys, self.page_keys, self.site_key = _page_keys(self.builds, self.info, code, page_base)
-        self.state = load_state(self.config) if self.config.output.is_dir() else None
 
     def _intact(self, prefix: str) -> list[str] | None:
         """The tracked files of one folder (``out:NAME/``) when all are as saved (None when one is not)."""
