@@ -100,6 +100,19 @@ def _shadowed(name: str, demos: str) -> bool:
     return any(n == top or n.startswith(top + ".") for n in listing)
 
 
+def _installed(top: str, installed: list[str]) -> bool:
+    """Whether top-level module ``top`` would be imported from an installed package's folder."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return False
+    places = [spec.origin] if spec.origin and spec.has_location else list(spec.submodule_search_locations or ())
+    return bool(places) and all(any(_inside(os.path.realpath(p), folder) for folder in installed)
+                                for p in places)
+
+
 def _recorded_folder(modules: list[ModuleType], folder: str) -> str | None:
     """The first module whose globals hold ``folder`` (it recorded the working folder at import)."""
     for module in modules:
@@ -127,6 +140,7 @@ def preload(names: list[str], demos: str, project: str) -> dict[str, Any]:
     outside = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     outside |= {p for p in sys.path if "site-packages" in p or "dist-packages" in p}
     installed = [os.path.realpath(p) for p in outside if p]
+    packages = [os.path.realpath(p) for p in sys.path if "site-packages" in p or "dist-packages" in p]
     home = os.getcwd()
     scratch = tempfile.mkdtemp(prefix="site_builder-preload-")
     argv = sys.argv
@@ -139,6 +153,10 @@ def preload(names: list[str], demos: str, project: str) -> dict[str, Any]:
                 continue
             if _shadowed(name, demos):
                 skipped[name] = "a file of the demos folder has its name"
+                continue
+            if not _installed(name.partition(".")[0], packages):
+                # on PYTHONPATH or installed in editable mode: it may change while serve runs
+                skipped[name] = "not an installed package (site-packages)"
                 continue
             threads, sockets, before = _threads(), _sockets(), set(sys.modules)
             try:

@@ -3,7 +3,9 @@
 Learned from the demos themselves: the third-party modules their scripts import (found
 with ``ast`` in the import statements) and the packages their run records list (what
 they, or the local modules they use, imported last time).  ``preload = [...]`` in
-``[tool.site_builder]`` adds modules; ``preload = []`` turns preloading off.
+``[tool.site_builder]`` adds modules; ``preload = []`` turns preloading off.  Only installed
+packages (site-packages) are preloaded: a module on PYTHONPATH or installed in editable mode
+may be edited while ``serve`` runs, and each demo imports it afresh.
 """
 
 from __future__ import annotations
@@ -97,23 +99,28 @@ def recorded_packages(record_file: Path) -> list[str]:
     return [n for n in names if n.isidentifier()]
 
 
-def packages_stamp() -> str:
+def packages_stamp(installed_only: bool = False) -> str:
     """The mtimes of the import path's folders: installing, upgrading or removing a package changes them.
 
-    (pip replaces ``NAME-VERSION.dist-info`` in site-packages.)
+    (pip replaces ``NAME-VERSION.dist-info`` in site-packages.)  ``installed_only``: only the
+    folders pip installs into (site-packages, dist-packages), the only ones preloaded from.
     """
     parts = [sys.version]
     cwd = os.getcwd()
     for entry in sys.path:
         # The project folder is on the path under `python -m`; every build renames folders
         # in it, so its mtime says nothing about packages and would defeat the stamp.
-        if not entry or entry == cwd:
+        if not entry or entry == cwd or (installed_only and not _installs_here(entry)):
             continue
         try:
             parts += [entry, str(os.stat(entry).st_mtime_ns)]
         except OSError:
             parts += [entry, "-"]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _installs_here(folder: str) -> bool:
+    return "site-packages" in folder or "dist-packages" in folder
 
 
 def _installed(module: str) -> bool:
@@ -125,7 +132,7 @@ def _installed(module: str) -> bool:
 
 def preload_for(config: Config, entries: Iterable[Entry], record_files: Iterable[Path]) -> Preload:
     """The modules to preload for these entries (see the module docstring)."""
-    demos, project, installed = str(config.demos), str(config.root), packages_stamp()
+    demos, project, installed = str(config.demos), str(config.root), packages_stamp(installed_only=True)
     if config.preload == ():
         return Preload((), demos, project, installed)
     modules: set[str] = set(config.preload or ())
