@@ -20,6 +20,7 @@ from site_builder.run.demo_process import close_fork_server, set_preload
 from site_builder.run.preload import preload_for
 from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
+from site_builder.fs import relative_to_root
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.site.output import check_writable, failed_dir, write_site
 from site_builder.commands.progress import Progress, summarize
@@ -83,11 +84,21 @@ def _unparsable(entry: Entry, error: ParseError) -> EntryBuild:
     return EntryBuild(entry, script, result)
 
 
-def _parse_all(entries: list[Entry], report: BuildReport) -> dict[str, Script | ParseError]:
+def site_info(config: Config) -> SiteInfo:
+    """The site-wide settings the templates need."""
+    return SiteInfo(
+        title=config.title, site_url=config.site_url, entry_heading=config.entry_heading,
+        entry_intro=config.entry_intro, entry_url=config.entry_url,
+        search_placeholder=config.search_placeholder, index_intro=config.index_intro,
+    )
+
+
+def _parse_all(config: Config, entries: list[Entry], report: BuildReport) -> dict[str, Script | ParseError]:
     parsed: dict[str, Script | ParseError] = {}
     for entry in entries:
         try:
-            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent)
+            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent,
+                           prose=config.prose_for(entry.name))
         except ParseError as exc:
             parsed[entry.name] = exc
             report.failures.append(str(exc))
@@ -104,6 +115,11 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     report = BuildReport()
     # A file that cannot be an entry fails the build like a broken demo: the others still run.
     entries = discover(config.demos, config.root, problems=report.failures)
+    if not entries and not report.failures:
+        report.warnings.append(
+            f"the demos folder {relative_to_root(config.demos, config.root)} holds no demo "
+            "(a *.py file; those named _* are helpers, not entries): the site has no entries"
+        )
     _check_force_names(options, entries)
     names = {e.name for e in entries}
     if options.shard:  # the other shards' entries run elsewhere
@@ -114,7 +130,7 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
             state = unchanged_site(config, entries)
             if state is not None:
                 return _unchanged(config, entries, state, report, started)
-    parsed = _parse_all(entries, report)
+    parsed = _parse_all(config, entries, report)
     report.warnings.extend(config.unused_overrides(names))
     for warning in report.warnings:
         log.warning("%s", warning)
@@ -170,7 +186,7 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
 
 def _render_and_write(config: Config, entries: list[Entry], report: BuildReport) -> None:
     """Render what changed (unchanged pages are linked from the published site), write, remember."""
-    info = SiteInfo(title=config.title, site_url=config.site_url)
+    info = site_info(config)
     rebuild = Rebuild(config, info, report.builds)
     plan = rebuild.plan()
     files = list(plan.reused)

@@ -11,6 +11,7 @@ or that set changes, and lives on between builds when the caller keeps it (``ser
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import itertools
 import json
 import logging
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from site_builder.run.preload import Preload
+from site_builder.run.runner import kill_tree
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +48,7 @@ class DemoProcess(Protocol):
         """Wait until it has exited (or ``timeout`` passed); its return code or None."""
 
     def kill_group(self) -> None:
-        """SIGKILL its whole process group (the demo's subprocesses too)."""
+        """SIGKILL it, its process group and every process below it (detached ones too, on Linux)."""
 
     def release(self) -> None:
         """After ``kill_group``, when its exit status does not matter: let it be reaped."""
@@ -75,7 +77,7 @@ class SpawnedProcess:
             return None
 
     def kill_group(self) -> None:
-        _kill_group(self.pid)
+        kill_tree(self.pid)
 
     def release(self) -> None:
         self.proc.wait()  # quick: it has been killed
@@ -107,7 +109,7 @@ class ForkedProcess:
 
     def kill_group(self) -> None:
         if not self.exited.is_set():  # after the exit the server killed the group itself
-            _kill_group(self.pid)
+            kill_tree(self.pid)
 
     def release(self) -> None:
         pass  # the server reaps it: no need to wait for the message
@@ -338,7 +340,7 @@ def _current_preload() -> Preload | None:
     if _preload is None or not _refused & set(_preload.modules):
         return _preload
     kept = tuple(m for m in _preload.modules if m not in _refused and m.partition(".")[0] not in _refused)
-    return Preload(kept, _preload.demos, _preload.project)
+    return dataclasses.replace(_preload, modules=kept)
 
 
 def _peak_memory(pid: int) -> str:

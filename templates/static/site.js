@@ -29,15 +29,16 @@ function focusableScrollers() {
 function addCopyButtons() {
   if (!navigator.clipboard) return; // no Clipboard API (e.g. insecure context): no buttons
   document.querySelectorAll(".cell .code").forEach(function (box) {
-    var pre = box.querySelector("pre");
-    if (!pre) return;
+    // A block may be in parts (the module docstring folded apart): copy them all.
+    var pres = Array.prototype.slice.call(box.querySelectorAll("pre"));
+    if (!pres.length) return;
     var button = document.createElement("button");
     button.type = "button";
     button.className = "copy copy-button";
     button.textContent = "Copy";
     button.setAttribute("aria-label", "Copy this block's code");
     button.addEventListener("click", function () {
-      navigator.clipboard.writeText(codeText(pre)).then(
+      navigator.clipboard.writeText(pres.map(codeText).join("\n")).then(
         function () { flash(button, "Copied"); },
         function () { flash(button, "Copy failed"); }
       );
