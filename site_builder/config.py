@@ -49,6 +49,8 @@ class Config:
     entries: dict[str, EntryOverrides] = field(default_factory=dict)  # by section-qualified name
     sections: tuple[str, ...] = ()  # sections listed first on the index, in this order
     values: bool = True  # show the value of a block's last expression (as Jupyter does)
+    # modules the fork server imports before forking demos, besides those it learns; () disables
+    preload: tuple[str, ...] | None = None
 
     def timeout_for(self, name: str) -> float:
         """The timeout of entry ``name``: its override, else the default."""
@@ -106,6 +108,25 @@ _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "tolerance": ((int, float), "a relative tolerance"),
     "prose": _SCALAR_KEYS["prose"],
 }
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _parse_preload(value: Any) -> tuple[str, ...]:
+    """``preload = ["module", "package.module"]``: a list of importable module names."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(
+            f"pyproject.toml: [tool.site_builder] preload must be a list of module names "
+            f"(e.g. [\"numpy\", \"matplotlib.pyplot\"]; [] turns preloading off), not {value!r}"
+        )
+    for name in value:
+        if not _MODULE_NAME.fullmatch(name):
+            raise UsageError(
+                f"pyproject.toml: [tool.site_builder] preload: {name!r} is not a module name "
+                "(dotted Python identifiers, e.g. 'scipy.stats')"
+            )
+    return tuple(dict.fromkeys(value))
 
 
 def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -> None:
@@ -217,8 +238,11 @@ def load_config(root: Path) -> Config:
         if key == "sections":
             values["sections"] = _parse_sections(value)
             continue
+        if key == "preload":
+            values["preload"] = _parse_preload(value)
+            continue
         if key not in _SCALAR_KEYS:
-            known = ", ".join(sorted([*_SCALAR_KEYS, "entries", "sections"]))
+            known = ", ".join(sorted([*_SCALAR_KEYS, "entries", "sections", "preload"]))
             raise UsageError(f"pyproject.toml: unknown key '{key}' in [tool.site_builder] (known: {known})")
         _check_value(key, value, _SCALAR_KEYS[key])
         values[key] = float(value) if key in ("timeout", "tolerance") else value
