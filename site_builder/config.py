@@ -36,6 +36,7 @@ class Config:
     records: Path = Path("_freeze")  # run records: the execution cache, committable
     timeout: float = 600.0  # seconds per demo
     tolerance: float = 0.0  # `check`: relative difference allowed between printed numbers (0: exact)
+    output_fold_lines: int = 40  # a block's output longer than this shows its head and tail, folded
     entries: dict[str, EntryOverrides] = field(default_factory=dict)
 
     def timeout_for(self, name: str) -> float:
@@ -67,6 +68,7 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "records": ((str,), "a string (a folder)"),
     "timeout": ((int, float), "a number of seconds"),
     "tolerance": ((int, float), "a relative tolerance"),
+    "output_fold_lines": ((int,), "a number of lines"),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),

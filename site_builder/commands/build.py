@@ -163,7 +163,7 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
 
 def _render_and_write(config: Config, entries: list[Entry], report: BuildReport) -> None:
     """Render what changed (unchanged pages are linked from the published site), write, remember."""
-    info = SiteInfo(title=config.title, site_url=config.site_url)
+    info = SiteInfo(title=config.title, site_url=config.site_url, output_fold_lines=config.output_fold_lines)
     rebuild = Rebuild(config, info, report.builds)
     plan = rebuild.plan()
     files = list(plan.reused)

@@ -197,6 +197,7 @@ def settings_fingerprint(config: Config) -> str:
     """The settings that reach pages or decide whether a record still holds."""
     overrides = sorted((name, repr(o)) for name, o in config.entries.items())
     return _sha(config.title, repr(config.site_url), repr(config.timeout), repr(overrides),
+                repr(config.output_fold_lines),
                 os.environ.get("SOURCE_DATE_EPOCH", ""))
 
 

@@ -44,3 +44,4 @@ class SiteInfo:
 
     title: str = "Dictionary of Applied Machine Learning"
     site_url: str | None = None  # e.g. "https://example.org/dictionary/"; None: no sitemap
+    output_fold_lines: int = 40  # longer outputs show head and tail around a "show all" control
