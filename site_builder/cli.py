@@ -57,7 +57,7 @@ def _positive_int(text: str) -> int:
 
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser with all subcommands."""
-    parser = _Parser(prog="site-builder", description="Build the dictionary's demo pages into a static site.")
+    parser = _Parser(prog="site-builder", description="Run a folder of demo scripts block by block and build their pages into a static site.")
     parser.add_argument("--version", action="version", version=f"site-builder {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     build = commands.add_parser("build", help="run the demos and write the site")

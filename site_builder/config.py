@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 from site_builder.names import check_entry_name
 from site_builder.errors import UsageError
 
-DEFAULT_TITLE = "Dictionary of Applied Machine Learning"
+PROSE_LANGUAGES = ("auto", "markdown", "rst")
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,7 @@ class EntryOverrides:
 
     timeout: float | None = None
     tolerance: float | None = None  # `check`: relative difference allowed between printed numbers
+    prose: str | None = None  # "auto", "markdown" or "rst"
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,15 @@ class Config:
     """Every setting of a build, with its default; paths are absolute."""
 
     root: Path  # the project folder (where pyproject.toml is, or the current folder)
-    title: str = DEFAULT_TITLE
+    title: str = ""  # "": load_config uses [project] name, else the folder's name
     site_url: str | None = None
+    # The wording of pages: neutral by default; a project names its own kind of page here.
+    entry_heading: str = "{name}"  # an entry page's heading when its docstring has no title
+    entry_intro: str = ""  # a sentence under it; "{entry}" stands for the entry (a link with entry_url)
+    entry_url: str | None = None  # the entry's own page elsewhere, "{name}" replaced, e.g. ".../{name}/"
+    search_placeholder: str = "Search"
+    index_intro: str = ""  # the index's lead sentence; "{count}" stands for the number of entries
+    prose: str = "auto"  # the language of prose: "auto" (per script), "markdown" or "rst"
     demos: Path = Path("demos")
     output: Path = Path("build")
     records: Path = Path("_freeze")  # run records: the execution cache, committable
@@ -48,6 +56,11 @@ class Config:
         """The `check` tolerance of entry ``name``: its override, else the default."""
         override = self.entries.get(name)
         return override.tolerance if override and override.tolerance is not None else self.tolerance
+
+    def prose_for(self, name: str) -> str:
+        """The prose language setting of entry ``name``: its override, else the default."""
+        override = self.entries.get(name)
+        return override.prose if override and override.prose is not None else self.prose
 
     def unused_overrides(self, entry_names: set[str]) -> list[str]:
         """Warnings for ``[tool.site_builder.entries.NAME]`` tables that name no existing entry."""
@@ -68,11 +81,18 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "records": ((str,), "a string (a folder)"),
     "timeout": ((int, float), "a number of seconds"),
     "tolerance": ((int, float), "a relative tolerance"),
+    "entry_heading": ((str,), "a string"),
+    "entry_intro": ((str,), "a string"),
+    "entry_url": ((str,), "a string"),
+    "search_placeholder": ((str,), "a string"),
+    "index_intro": ((str,), "a string"),
+    "prose": ((str,), "one of " + ", ".join(repr(p) for p in PROSE_LANGUAGES)),
     "output_fold_lines": ((int,), "a number of lines"),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),
     "tolerance": ((int, float), "a relative tolerance"),
+    "prose": _SCALAR_KEYS["prose"],
 }
 
 
@@ -92,6 +112,13 @@ def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -
         )
     if isinstance(value, str) and not value.strip():
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must not be empty")
+    if key.endswith("prose") and value not in PROSE_LANGUAGES:
+        raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be {human}, not {value!r}")
+    if key == "entry_url" and not _is_site_url(value.replace("{name}", "x/"), folder=False):
+        raise UsageError(
+            f"pyproject.toml: [tool.site_builder] entry_url must be an http(s) URL where {{name}} stands "
+            f"for the entry, e.g. 'https://example.org/dictionary/{{name}}/', not {value!r}"
+        )
     if key == "site_url" and not _is_site_url(value):
         raise UsageError(
             f"pyproject.toml: [tool.site_builder] site_url must be an http(s) URL ending in '/', "
@@ -99,13 +126,13 @@ def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -
         )
 
 
-def _is_site_url(url: str) -> bool:
-    """An absolute http(s) URL of a folder: the site's pages are joined onto it."""
+def _is_site_url(url: str, folder: bool = True) -> bool:
+    """An absolute http(s) URL (of a folder, unless not ``folder``): the site's pages are joined onto it."""
     parts = urlsplit(url)
     return (
         parts.scheme in ("http", "https")
         and bool(parts.hostname)
-        and parts.path.endswith("/")
+        and (parts.path.endswith("/") or not folder)
         and not parts.query
         and not parts.fragment
         and not any(c.isspace() or c in "\"<>" for c in url)
@@ -129,8 +156,15 @@ def _parse_entries(table: Any) -> dict[str, EntryOverrides]:
                     f"pyproject.toml: unknown key entries.{name}.{key} in [tool.site_builder] (known: {known})"
                 )
             _check_value(f"entries.{name}.{key}", value, _ENTRY_KEYS[key])
-        overrides[name] = EntryOverrides(**{k: float(v) for k, v in settings.items()})
+        overrides[name] = EntryOverrides(**{k: v if k == "prose" else float(v) for k, v in settings.items()})
     return overrides
+
+
+def _project_name(data: dict[str, Any]) -> str:
+    """``[project] name`` of a pyproject.toml, "" when absent or not a string."""
+    project = data.get("project")
+    name = project.get("name") if isinstance(project, dict) else None
+    return name.strip() if isinstance(name, str) else ""
 
 
 def load_config(root: Path) -> Config:
@@ -138,6 +172,7 @@ def load_config(root: Path) -> Config:
     root = root.resolve()
     pyproject = root / "pyproject.toml"
     table: dict[str, Any] = {}
+    data: dict[str, Any] = {}
     if pyproject.is_file():
         try:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
@@ -146,7 +181,7 @@ def load_config(root: Path) -> Config:
         table = data.get("tool", {}).get("site_builder", {})
         if not isinstance(table, dict):
             raise UsageError("pyproject.toml: [tool.site_builder] must be a table")
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {"title": _project_name(data) or root.name or "Site"}
     for key, value in table.items():
         if key == "entries":
             values["entries"] = _parse_entries(value)

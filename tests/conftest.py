@@ -48,6 +48,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's demos built once per test session; returns the site folder."""
     project = tmp_path_factory.mktemp("real-site")
     shutil.copytree(REPO / "demos", project / "demos")
+    shutil.copy(REPO / "pyproject.toml", project / "pyproject.toml")  # the site's own wording
     result = run_cli("build", cwd=project, timeout=170)
     assert result.returncode == 0, result.stderr
     return project / "build"

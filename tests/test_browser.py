@@ -131,7 +131,14 @@ def test_attention_page_shows_all_cells_the_figure_and_the_outputs(open_page: Op
 
     assert page.locator("section.cell").evaluate_all("cells => cells.map(c => c.id)") == ATTENTION_CELLS
     for name in ATTENTION_CELLS:
-        assert page.locator(f"section.cell#{name} .highlight").first.is_visible(), f"the code of {name} is not shown"
+        # (the setup block's first part is its docstring, folded: the code after it shows)
+        assert page.locator(f"section.cell#{name} .code > .highlight").first.is_visible(), \
+            f"the code of {name} is not shown"
+    fold = page.locator("section#setup details.docstring-fold")
+    assert fold.locator("summary").inner_text() == "docstring, 70 lines: shown above"
+    assert not fold.locator(".highlight").is_visible()
+    fold.locator("summary").click()
+    assert fold.locator(".highlight").is_visible()
     tokens_output = page.locator("section#B-tokens pre.output")
     assert tokens_output.is_visible()
     assert "[B-tokens] 16 sentences, 98 distinct tokens" in tokens_output.inner_text()
@@ -157,6 +164,16 @@ def test_copy_button_puts_exactly_the_code_on_the_clipboard(open_page: OpenPage,
     copied = page.evaluate("() => navigator.clipboard.readText()")
     # Pygments ends the code with one newline; anything else (line numbers, prompts, the output) must not be there.
     assert copied.rstrip("\n") == block_source(ATTENTION_SOURCE, block)
+    watch.assert_clean()
+
+
+def test_copy_of_the_setup_block_includes_its_folded_docstring(open_page: OpenPage, site_url: str) -> None:
+    page, watch = open_page()
+    page.goto(site_url + "attention/index.html")
+    page.locator("section#setup button.copy").click()
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    source = ATTENTION_SOURCE.read_text(encoding="utf-8")
+    assert copied.rstrip("\n") == source[:source.index("\n# %% ")].rstrip("\n")
     watch.assert_clean()
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.config import DEFAULT_TITLE, load_config, with_overrides
+from site_builder.config import load_config, with_overrides
 from site_builder.errors import UsageError
 from tests.conftest import run_cli, write_demo
 
@@ -18,7 +18,7 @@ def write_pyproject(root: Path, body: str) -> None:
 
 def test_defaults_without_pyproject(tmp_path: Path) -> None:
     config = load_config(tmp_path)
-    assert config.title == DEFAULT_TITLE
+    assert config.title == tmp_path.resolve().name  # no pyproject.toml: the folder's name
     assert config.site_url is None
     assert config.demos == tmp_path.resolve() / "demos"
     assert config.output == tmp_path.resolve() / "build"

@@ -129,5 +129,7 @@ def test_every_entry_lists_its_blocks_in_a_navigation_landmark(tmp_path: Path) -
         assert re.findall(r'<a href="#([^"]+)">', body) == ["setup", "B-one", "B-two"]
         assert '<span class="toc-description" title="prints a greeting">prints a greeting</span>' in body
         assert "(failed)" in body.split("B-two")[0] and "(failed)" not in body.split("B-two")[1]
+    # The search index learns which ids are blocks (site.js links a match in one to it).
+    assert 'data-pagefind-meta="blocks:setup B-one B-two"' in page
     # Before the page's text: the top disclosure is the first thing on a phone.
     assert page.index('class="toc toc-top"') < page.index("<h1")

@@ -46,7 +46,7 @@ def timing_rows(page: bytes) -> list[bytes]:
 def test_site_is_identical_whatever_the_number_of_jobs(tmp_path: Path) -> None:
     sites = {}
     for jobs in ("1", "2"):
-        project = tmp_path / f"j{jobs}"
+        project = tmp_path / f"j{jobs}" / "project"  # one name: it is the site's title
         for i, name in enumerate(["ant", "bee", "cat", "dog"]):
             write_demo(project, name, DEMO.format(name=name, seed=i))
         result = run_cli("build", "-j", jobs, cwd=project)

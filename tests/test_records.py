@@ -187,8 +187,9 @@ def test_two_builds_from_the_same_records_are_byte_identical(tmp_path: Path, mon
     _assert_same_tree(project / "one", project / "two")
     page = (project / "one" / "demo" / "index.html").read_text()
     assert str(tmp_path) not in page and "cwd is . data 42" in page
-    # The same sources and records somewhere else on the machine: still the same bytes.
-    moved = tmp_path / "elsewhere" / "copy"
+    # The same sources and records somewhere else on the machine: still the same bytes
+    # (a folder of the same name: without a pyproject.toml, it names the site).
+    moved = tmp_path / "elsewhere" / "project"
     shutil.copytree(project / "demos", moved / "demos")
     shutil.copytree(project / "data", moved / "data")
     shutil.copytree(project / "_freeze", moved / "_freeze")

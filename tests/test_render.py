@@ -100,6 +100,17 @@ def make_build(
     return EntryBuild(entry, script, result)
 
 
+# This repository's own wording (pyproject.toml), as the build passes it on.
+DICTIONARY = SiteInfo(
+    title="Dictionary of Applied Machine Learning",
+    entry_heading="{name} — Python demo",
+    entry_intro="Numerical companion to the entry {entry}: it recomputes what the entry states "
+                "and prints one line per check.",
+    search_placeholder="Search the dictionary",
+    index_intro="{count} Python demos, one per entry.",
+)
+
+
 def site(builds: list[EntryBuild], info: SiteInfo | None = None) -> dict[str, SiteFile]:
     files = render_site(builds, info or SiteInfo())
     paths = [f.path for f in files]
@@ -123,7 +134,7 @@ def test_site_file_set(tmp_path: Path) -> None:
 
 
 def test_entry_page_head_and_intro(tmp_path: Path) -> None:
-    page = text(site([make_build(tmp_path)])["demo/index.html"])
+    page = text(site([make_build(tmp_path)], DICTIONARY)["demo/index.html"])
     assert "<title>Dictionary of Applied Machine Learning · demo</title>" in page
     assert "demo — Python demo" in page
     assert ("Numerical companion to the entry demo: it recomputes what the entry states "
@@ -284,8 +295,9 @@ def test_download_is_exact_bytes(tmp_path: Path) -> None:
 def test_index_lists_entries_sorted_with_summaries(tmp_path: Path) -> None:
     builds = [make_build(tmp_path, name="zeta", summary="last one"),
               make_build(tmp_path, name="alpha", summary="first one", failure="alpha: boom")]
-    index = text(site(builds)["index.html"])
+    index = text(site(builds, DICTIONARY)["index.html"])
     assert "<title>Dictionary of Applied Machine Learning</title>" in index
+    assert "2 Python demos, one per entry." in index
     assert index.index('href="alpha/index.html"') < index.index('href="zeta/index.html"')
     assert "first one" in index and "last one" in index
     assert "failed" in index
@@ -443,7 +455,7 @@ def test_index_groups_entries_by_letter_with_a_filter(tmp_path: Path) -> None:
 
 
 def test_every_page_has_search_theme_toggle_and_landmarks(tmp_path: Path) -> None:
-    files = site([make_build(tmp_path)])
+    files = site([make_build(tmp_path)], DICTIONARY)
     for path in ("index.html", "demo/index.html", "404.html"):
         page = text(files[path])
         assert '<form role="search" id="search"' in page

@@ -81,11 +81,22 @@ def _unparsable(entry: Entry, error: ParseError) -> EntryBuild:
     return EntryBuild(entry, script, result)
 
 
-def _parse_all(entries: list[Entry], report: BuildReport) -> dict[str, Script | ParseError]:
+def site_info(config: Config) -> SiteInfo:
+    """The site-wide settings the templates need."""
+    return SiteInfo(
+        title=config.title, site_url=config.site_url, entry_heading=config.entry_heading,
+        entry_intro=config.entry_intro, entry_url=config.entry_url,
+        search_placeholder=config.search_placeholder, index_intro=config.index_intro,
+        output_fold_lines=config.output_fold_lines,
+    )
+
+
+def _parse_all(config: Config, entries: list[Entry], report: BuildReport) -> dict[str, Script | ParseError]:
     parsed: dict[str, Script | ParseError] = {}
     for entry in entries:
         try:
-            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent)
+            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent,
+                           prose=config.prose_for(entry.name))
         except ParseError as exc:
             parsed[entry.name] = exc
             report.failures.append(str(exc))
@@ -112,7 +123,7 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
             state = unchanged_site(config, entries)
             if state is not None:
                 return _unchanged(config, entries, state, report, started)
-    parsed = _parse_all(entries, report)
+    parsed = _parse_all(config, entries, report)
     report.warnings.extend(config.unused_overrides(names))
     for warning in report.warnings:
         log.warning("%s", warning)
@@ -163,7 +174,7 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
 
 def _render_and_write(config: Config, entries: list[Entry], report: BuildReport) -> None:
     """Render what changed (unchanged pages are linked from the published site), write, remember."""
-    info = SiteInfo(title=config.title, site_url=config.site_url, output_fold_lines=config.output_fold_lines)
+    info = site_info(config)
     rebuild = Rebuild(config, info, report.builds)
     plan = rebuild.plan()
     files = list(plan.reused)

@@ -196,7 +196,9 @@ def templates_fingerprint() -> str:
 def settings_fingerprint(config: Config) -> str:
     """The settings that reach pages or decide whether a record still holds."""
     overrides = sorted((name, repr(o)) for name, o in config.entries.items())
-    return _sha(config.title, repr(config.site_url), repr(config.timeout), repr(overrides),
+    wording = (config.entry_heading, config.entry_intro, repr(config.entry_url),
+               config.search_placeholder, config.index_intro, config.prose)
+    return _sha(config.title, repr(config.site_url), repr(config.timeout), repr(overrides), *wording,
                 repr(config.output_fold_lines),
                 os.environ.get("SOURCE_DATE_EPOCH", ""))
 
@@ -327,7 +329,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
                ) -> tuple[dict[str, str], dict[str, str], str]:
     """Per entry the key of its notebook and of its page; and the key of the site-wide files."""
     ordered = sorted(builds, key=lambda b: b.entry.name)
-    neighbours = [f"{b.entry.name}\0{b.script.summary}" for b in ordered]
+    neighbours = [f"{b.entry.name}\0{b.script.summary}\0{b.script.title}" for b in ordered]
     notebooks: dict[str, str] = {}
     pages: dict[str, str] = {}
     for i, build in enumerate(ordered):
@@ -335,8 +337,8 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         notebooks[name] = _sha(notebook_base, name, _sha(build.entry.source_bytes), _result_digest(build))
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
-        pages[name] = _sha(page_base, info.title, repr(info.site_url), notebooks[name], prev, next)
-    return notebooks, pages, _sha(page_base, info.title, repr(info.site_url), *pages.values())
+        pages[name] = _sha(page_base, repr(info), build.script.prose, notebooks[name], prev, next)
+    return notebooks, pages, _sha(page_base, repr(info), *pages.values())
 
 
 def _result_digest(build: EntryBuild) -> str:

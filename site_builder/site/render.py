@@ -14,19 +14,15 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from urllib.parse import quote, urlsplit
-from xml.etree import ElementTree
+from urllib.parse import quote
 
 import jinja2
-import markdown
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
 from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.blocks import GALLERY_SETTING, Cell, Script
 from site_builder.source.entries import Entry
 from site_builder.run.execute import (
     BUILDER_DIR,
@@ -38,12 +34,12 @@ from site_builder.run.execute import (
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.site.notebook import make_notebook, prepare_notebooks
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
+from site_builder.site import prose
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.site.theme import pygments_css
 
 log = logging.getLogger(__name__)
-MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 # The reproducibility sentence is only claimed for scripts that visibly seed an RNG.
 # Pygments lexing costs ~0.1 ms per line and dominates rendering, so highlighted cells are
 # kept for the life of the process: rebuilds (watch mode, tests) only lex what changed.
@@ -106,13 +102,21 @@ class LetterGroup:
 
 
 @dataclass(frozen=True)
+class CodePart:
+    """A run of a code cell's lines, highlighted; the module docstring is a folded part."""
+
+    html: Markup
+    folded: int = 0  # the docstring's line count when this part is the folded docstring
+
+
+@dataclass(frozen=True)
 class CellView:
     """One cell of the entry page: prose, or a code block with what it did."""
 
-    kind: str  # "code" or "markdown"
+    kind: str  # "code" or "markdown" (prose)
     name: str
     description: str
-    html: Markup  # highlighted code, or rendered prose
+    html: Markup  # rendered prose ("" for code cells: see code)
     status: str  # BlockStatus; "not-run" when the run has no result for the block
     duration: str  # "" when not run
     output: FoldedOutput  # all of it, or the head when it was cut
@@ -123,6 +127,7 @@ class CellView:
     artifacts: tuple[ArtifactView, ...]
     output_tail: FoldedOutput = FoldedOutput(())  # after the cut, when the output was cut
     note: str = ""  # why it did not run, that it ended the script, or should have raised
+    code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
 
 
 # ---------------------------------------------------------------- small formatters
@@ -186,44 +191,6 @@ def letter_groups(entries: list[dict[str, object]]) -> list[LetterGroup]:
     ]
 
 
-# ---------------------------------------------------------------- Markdown without raw HTML
-
-
-class _SafeLinks(Treeprocessor):
-    """Drop script-capable link targets and turn remote images into plain links."""
-
-    def run(self, root: ElementTree.Element) -> None:
-        for el in root.iter():
-            if el.tag == "a" and not _harmless_url(el.get("href", ""), allow_remote=True):
-                el.attrib.pop("href", None)
-            elif el.tag == "img":
-                src = el.get("src", "")
-                if not _harmless_url(src, allow_remote=False):
-                    # The page may load nothing from another host (CSP), so link it instead.
-                    alt = el.get("alt", "") or src
-                    el.clear()
-                    el.tag = "a"
-                    el.text = alt
-                    if _harmless_url(src, allow_remote=True):
-                        el.set("href", src)
-
-
-def _harmless_url(url: str, allow_remote: bool) -> bool:
-    parts = urlsplit(url.strip())
-    if parts.scheme or parts.netloc or url.strip().startswith("/"):
-        return allow_remote and parts.scheme in ("http", "https", "mailto")
-    return True
-
-
-class _NoRawHtml(Extension):
-    """Treat raw HTML in Markdown as text: the Purpose and prose cells are user input."""
-
-    def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown's API)
-        md.preprocessors.deregister("html_block")
-        md.inlinePatterns.deregister("html")
-        md.treeprocessors.register(_SafeLinks(md), "safe_links", 0)
-
-
 # ---------------------------------------------------------------- the renderer
 
 
@@ -256,23 +223,54 @@ class _Renderer:
         # stripnl=False: a leading blank line must keep the script's real line numbers.
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
         self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
-        self.md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, _NoRawHtml()])
 
-    def markdown(self, text: str) -> Markup:
-        self.md.reset()
-        return Markup(self.md.convert(text))
+    @staticmethod
+    def prose(text: str, language: str, id_prefix: str = "") -> Markup:
+        # Sanitised by prose.render (nh3): safe to mark up.
+        return Markup(prose.render(text, language, id_prefix=id_prefix))
 
-    def code(self, cell: Cell) -> Markup:
-        key = (cell.text, cell.first_line)
+    def code(self, text: str, first_line: int) -> Markup:
+        key = (text, first_line)
         html = _HIGHLIGHTED.get(key)
         if html is None:
             # One formatter per call is much cheaper than one per cell; only the start moves.
-            self.formatter.linenostart = cell.first_line
-            html = highlight(cell.text, self.lexer, self.formatter)
+            self.formatter.linenostart = first_line
+            html = highlight(text, self.lexer, self.formatter)
             if len(_HIGHLIGHTED) >= _HIGHLIGHTED_MAX:
                 _HIGHLIGHTED.clear()
             _HIGHLIGHTED[key] = html
         return Markup(html)
+
+    def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None) -> tuple[CodePart, ...]:
+        """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings left out."""
+        lines = cell.text.split("\n")
+        fold = docstring_lines if cell.name == "setup" else None
+        hidden = {i for i, line in enumerate(lines) if line.startswith("#") and GALLERY_SETTING.match(line)}
+        if fold is None and not hidden:
+            return (CodePart(self.code(cell.text, cell.first_line)),)
+        parts: list[CodePart] = []
+        run: list[int] = []  # indices of the lines of the current part
+
+        def flush(folded: int = 0) -> None:
+            # Blank lines stay: the parts, joined, are the cell's code (minus gallery settings).
+            if any(lines[i].strip() for i in run):
+                text = "\n".join(lines[i] for i in run)
+                parts.append(CodePart(self.code(text, cell.first_line + run[0]), folded))
+            run.clear()
+
+        for i in range(len(lines)):
+            number = cell.first_line + i
+            in_fold = fold is not None and fold[0] <= number <= fold[1]
+            if in_fold and number == fold[0]:
+                flush()
+            if i not in hidden:
+                run.append(i)
+            if in_fold and number == fold[1]:
+                flush(fold[1] - fold[0] + 1)
+            elif i in hidden:
+                flush()
+        flush()
+        return tuple(parts)
 
     def page(self, template: str, **context: object) -> bytes:
         return self.env.get_template(template).render(site=self.info, **context).encode("utf-8")
@@ -298,8 +296,8 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result)
-                 for cell in script.cells]
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i)
+                 for i, cell in enumerate(script.cells)]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
             for b in result.blocks
@@ -310,7 +308,12 @@ class _Renderer:
             root="../",
             name=name,
             script=script,
-            purpose=self.markdown(script.purpose) if script.purpose.strip() else None,
+            heading=self.heading(build),
+            page_title=self.heading(build) if script.title else name,
+            purpose=self.introduction(script),
+            summary=self.summary(script),
+            entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
+            entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
             requirements=join_words(list(script.requirements)),
             writes_files=demo_files,
             seeded=bool(_SEEDED.search(entry.source)),
@@ -337,12 +340,32 @@ class _Renderer:
             return SiteFile(path=path, source=self.notebooks[name])
         return SiteFile(path=path, data=make_notebook(name, script, result))
 
+    def heading(self, build: EntryBuild) -> str:
+        """The page's title: the docstring's reST title as text, else the entry_heading setting."""
+        script = build.script
+        if script.title:
+            return prose.plain(script.title, script.prose) or build.entry.name
+        return self.info.entry_heading.replace("{name}", build.entry.name)
+
+    def introduction(self, script: Script) -> Markup | None:
+        """The docstring body under a reST title, else the house style's Purpose section."""
+        if script.title:
+            return self.prose(script.intro, script.prose, "intro-") if script.intro.strip() else None
+        return self.prose(script.purpose, "markdown", "intro-") if script.purpose.strip() else None
+
+    @staticmethod
+    def summary(script: Script) -> str:
+        """The one-line summary as plain text (reST markup resolved)."""
+        return prose.plain(script.summary, script.prose) if script.title else script.summary
+
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
-        result: RunResult | None = None,
+        result: RunResult | None = None, script: Script | None = None, index: int = 0,
     ) -> CellView:
         if cell.kind == "markdown":
-            return CellView(kind="markdown", name="", description="", html=self.markdown(cell.text),
+            language = script.prose if script else "markdown"
+            return CellView(kind="markdown", name="", description="",
+                            html=self.prose(cell.text, language, f"prose-{index}-"),
                             status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
@@ -353,7 +376,8 @@ class _Renderer:
             kind="code",
             name=cell.name,
             description=cell.description,
-            html=self.code(cell),
+            html=Markup(""),
+            code=self.code_parts(cell, script.docstring_lines if script else None),
             status=block.status,
             duration="" if block.status == "not-run" else format_duration(block.duration),
             output=fold_output(head, self.info.output_fold_lines),
@@ -405,11 +429,13 @@ class _Renderer:
 
     def site_files(self, builds: list[EntryBuild]) -> list[SiteFile]:
         entries = [
-            {"name": b.entry.name, "summary": b.script.summary, "ok": b.result.ok}
+            {"name": b.entry.name, "label": self.heading(b) if b.script.title else b.entry.name,
+             "summary": self.summary(b.script), "ok": b.result.ok}
             for b in builds
         ]
         files = [
             SiteFile("index.html", self.page("index.html", root="", entries=entries,
+                                             lead=self.info.index_intro.replace("{count}", str(len(entries))),
                                              groups=letter_groups(entries),
                                              canonical=self._url("index.html"))),
             SiteFile("404.html", self.page("404.html", root=self._url("") or "", canonical=None)),
@@ -439,7 +465,7 @@ def prepare(scripts: Iterable[Script]) -> None:
         renderer.env.get_template(template)
     for script in scripts:
         for cell in script.code_cells:
-            renderer.code(cell)
+            renderer.code_parts(cell, script.docstring_lines)
     prepare_notebooks()
 
 

@@ -16,6 +16,11 @@ ALLOWED_TAGS = frozenset({
     "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s",
     "samp", "section", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody",
     "td", "tfoot", "th", "thead", "tr", "u", "ul", "var",
+    # MathML Core's presentation elements (docutils writes formulas as MathML): no mglyph,
+    # malignmark, annotation-xml or semantics, the elements of known namespace-confusion tricks.
+    "math", "mi", "mn", "mo", "ms", "mtext", "mspace", "mrow", "msub", "msup", "msubsup",
+    "mfrac", "msqrt", "mroot", "munder", "mover", "munderover", "mtable", "mtr", "mtd",
+    "mstyle", "mpadded", "mphantom",
 })
 ALLOWED_ATTRIBUTES = {
     "*": {"class", "id", "title", "lang"},
@@ -25,6 +30,13 @@ ALLOWED_ATTRIBUTES = {
     "th": {"colspan", "rowspan", "align", "scope"},
     "col": {"span"},
     "ol": {"start", "type"},
+    "math": {"display"},
+    "mo": {"stretchy", "fence", "separator", "accent", "largeop", "movablelimits"},
+    "mstyle": {"displaystyle", "scriptlevel", "mathvariant"},
+    "mi": {"mathvariant"},
+    "mspace": {"width"},
+    "mtd": {"columnalign"},
+    "mtable": {"columnalign"},
 }
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 

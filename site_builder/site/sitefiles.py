@@ -42,6 +42,12 @@ class SiteFile:
 class SiteInfo:
     """Site-wide settings the templates need."""
 
-    title: str = "Dictionary of Applied Machine Learning"
+    title: str = "Demos"
     site_url: str | None = None  # e.g. "https://example.org/dictionary/"; None: no sitemap
+    # The wording settings of config.Config (see there); neutral defaults.
+    entry_heading: str = "{name}"
+    entry_intro: str = ""
+    entry_url: str | None = None
+    search_placeholder: str = "Search"
+    index_intro: str = ""
     output_fold_lines: int = 40  # longer outputs show head and tail around a "show all" control

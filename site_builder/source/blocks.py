@@ -4,7 +4,12 @@ Cells are delimited by Jupytext "percent" markers (``# %% Title [markdown] key=v
 found among the real comment tokens at column 0 so a ``# %%`` inside a string is ignored.
 Naming rules: the text before the first marker is the ``setup`` cell (dropped only when
 the script has markers and nothing but blank lines precedes the first one); a code marker
-without a title is named ``block-N``, N being its 1-based ordinal among the code markers.
+without a title is named ``block-N``, N being its 1-based ordinal among the code cells.
+
+Sphinx-Gallery style: after an untitled ``# %%`` (or a line of 20 or more ``#``), the
+leading run of ``#`` comment lines is a prose cell and the code after it a code cell; a
+cell holding only comments is prose alone. ``# sphinx_gallery_KEY = VALUE`` comments are
+read into ``Script.gallery_settings``.
 """
 
 from __future__ import annotations
@@ -30,10 +35,10 @@ from site_builder.errors import ParseError
 class Cell:
     """One cell of a demo: a named code block or a Markdown prose cell."""
 
-    kind: Literal["code", "markdown"]
-    name: str  # "setup", "B-train", ...; markdown cells: "" (they have no anchor of their own)
+    kind: Literal["code", "markdown"]  # "markdown": a prose cell, in the Script's prose language
+    name: str  # "setup", "B-train", ...; prose cells: "" (they have no anchor of their own)
     text: str  # code: the block's source lines (no marker line, trailing blank lines dropped);
-    #            markdown: the Markdown text with the leading "# " comment prefix removed
+    #            prose: the text with the leading "# " comment prefix removed
     first_line: int  # 1-based line number in the script of the first line of ``text``
     marker_line: int | None  # 1-based line of the "# %%" marker; None for setup
     description: str = ""  # from the docstring's Blocks section, "" when none
@@ -51,6 +56,12 @@ class Script:
     #                          empty (the script starts with a marker after blank lines only)
     requirements: tuple[str, ...]  # third-party top-level imports, display names ("NumPy", ...)
     warnings: tuple[str, ...] = field(default=())  # one-line messages (Blocks list mismatches)
+    prose: Literal["markdown", "rst"] = "markdown"  # the language of the prose (see prose_language)
+    title: str = ""  # the docstring's reST title (source text), "" when it has none
+    intro: str = ""  # the docstring after a reST title (reST source), "" when it has no title
+    docstring_lines: tuple[int, int] | None = None  # first and last script line of the docstring
+    gallery_settings: dict[str, str] = field(default_factory=dict)  # sphinx_gallery_KEY -> VALUE
+    thumbnail_number: int | None = None  # sphinx_gallery_thumbnail_number (1-based, -1: last)
 
     @property
     def code_cells(self) -> tuple[Cell, ...]:
@@ -60,6 +71,9 @@ class Script:
 
 # Jupytext accepts "# %%" and "#%%", followed by whitespace and options or by nothing.
 _MARKER = re.compile(r"^#[ \t]*%%(?:[ \t]+(?P<options>.*))?$")
+# Sphinx-Gallery's older separator: a line of 20 or more "#".
+_SEPARATOR = re.compile(r"^#{20,}[ \t]*$")
+GALLERY_SETTING = re.compile(r"^#\s*sphinx_gallery_(?P<key>\w+)\s*=\s*(?P<value>.*?)\s*$")
 _CELL_TYPE = re.compile(r"\[(markdown|md|raw)\]")
 _META_KEY = re.compile(r"(?:^|(?<=\s))([A-Za-z_][\w.-]*)=")
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)=")
@@ -79,6 +93,7 @@ class _Marker:
     kind: Literal["code", "markdown"]
     title: str
     tags: tuple[str, ...]
+    separator: bool = False  # a "#####..." line rather than a "# %%" marker
 
 
 def _options(options: str, where: str) -> tuple[str, str, dict[str, object]]:
@@ -126,10 +141,13 @@ def _find_markers(source: str, where: str) -> tuple[list[_Marker], Exception | N
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type != tokenize.COMMENT or tok.start[1] != 0:
                 continue
+            line = tok.start[0]
+            if _SEPARATOR.match(tok.string):
+                markers.append(_Marker(line, "code", "", (), separator=True))
+                continue
             match = _MARKER.match(tok.string.rstrip())
             if not match:
                 continue
-            line = tok.start[0]
             title, cell_type, metadata = _options(match.group("options") or "", f"{where}:{line}")
             if cell_type == "raw":
                 raise ParseError(f"{where}:{line}: raw cells ([raw]) are not supported")
@@ -251,14 +269,39 @@ def _describe(cells: list[Cell], doc: str, rel_path: str, entry: str) -> tuple[l
     return out, messages
 
 
-def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exception | None]:
-    """The normalised text and its cells (not yet compiled), plus any tokenize error."""
+def _house_style(markers: list[_Marker]) -> bool:
+    """Named blocks or ``[markdown]`` cells: the house style, where "#####" lines are plain comments."""
+    return any(m.title or m.kind == "markdown" for m in markers if not m.separator)
+
+
+def _prose_run(body: list[str]) -> int:
+    """How many leading lines of an untitled cell are its prose: blank lines, then ``#`` lines."""
+    i = 0
+    while i < len(body) and not body[i].strip():
+        i += 1
+    start = i
+    while i < len(body) and body[i].startswith("#"):
+        i += 1
+    return i if i > start else 0
+
+
+def _prose_text(lines: list[str]) -> str:
+    """The prose of ``#`` comment lines: the comment prefix and gallery settings removed."""
+    kept = [line for line in lines if not GALLERY_SETTING.match(line.strip())]
+    return _markdown(kept, "").strip("\n")
+
+
+def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exception | None, bool]:
+    """The normalised text and its cells (not yet compiled), any tokenize error, whether house style."""
     # One "\n" per original line ending, so line numbers survive CRLF/CR normalisation.
     text = source.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the final newline ends the last line; it does not start another
     markers, token_error = _find_markers(text, f"{entry}: {rel_path}")
+    house = _house_style(markers)
+    if house:
+        markers = [m for m in markers if not m.separator]
 
     bounds = [m.line for m in markers] + [len(lines) + 1]
     cells: list[Cell] = []
@@ -273,6 +316,18 @@ def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exc
         if marker.kind == "markdown":
             cells.append(Cell("markdown", "", _markdown(body, where), marker.line + 1, marker.line))
             continue
+        first = marker.line + 1
+        if not marker.title:
+            run = _prose_run(body)
+            if run:
+                prose = _prose_text(body[:run])
+                if prose.strip():
+                    cells.append(Cell("markdown", "", prose, first, marker.line))
+                body, first = body[run:], first + run
+                while body and not body[0].strip():
+                    body, first = body[1:], first + 1
+                if not body:
+                    continue  # prose only: no empty code cell
         ordinal += 1
         name = marker.title or f"block-{ordinal}"
         if name in seen:
@@ -281,17 +336,64 @@ def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exc
                 f"at {rel_path}:{seen[name]} and :{marker.line}"
             )
         seen[name] = marker.line
-        cells.append(Cell("code", name, "\n".join(body), marker.line + 1, marker.line, tags=marker.tags))
+        cells.append(Cell("code", name, "\n".join(body), first, marker.line, tags=marker.tags))
 
-    return text, cells, token_error
+    return text, cells, token_error, house
 
 
-def parse(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:
+def prose_language(doc: str, cells: list[Cell], house: bool) -> Literal["markdown", "rst"]:
+    """The prose language when the settings leave it to the script ("auto").
+
+    reST when the docstring opens with a reST title; else Markdown when the script uses the
+    house style (named blocks or ``[markdown]`` cells); else reST when it has a prose cell
+    made of comment lines (Sphinx-Gallery style); else Markdown.
+    """
+    if ds.rst_head(doc):
+        return "rst"
+    if house:
+        return "markdown"
+    return "rst" if any(c.kind == "markdown" for c in cells) else "markdown"
+
+
+def _gallery_settings(text: str) -> dict[str, str]:
+    """``# sphinx_gallery_KEY = VALUE`` comment lines, anywhere in the script (the last one wins)."""
+    found: dict[str, str] = {}
+    for line in text.split("\n"):
+        match = GALLERY_SETTING.match(line.strip()) if line.startswith("#") else None
+        if match:
+            found[match.group("key")] = match.group("value")
+    return found
+
+
+def _thumbnail_number(settings: dict[str, str], where: str, messages: list[str]) -> int | None:
+    value = settings.get("thumbnail_number")
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        messages.append(f"{where}: sphinx_gallery_thumbnail_number must be a whole number, not {value!r}")
+        return None
+
+
+def _docstring_lines(tree: ast.Module) -> tuple[int, int] | None:
+    first = tree.body[0] if tree.body else None
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and first.end_lineno is not None):
+        return first.lineno, first.end_lineno
+    return None
+
+
+def parse(
+    source: str, rel_path: str, entry: str, *, local_dir: Path | None = None,
+    prose: Literal["auto", "markdown", "rst"] = "auto",
+) -> Script:
     """Split ``source`` into cells and read its docstring; raise ParseError on bad input.
 
-    ``local_dir`` is the script's folder: modules found there are not requirements.
+    ``local_dir`` is the script's folder: modules found there are not requirements;
+    ``prose`` the language of its prose ("auto": see prose_language).
     """
-    text, cells, token_error = _split(source, rel_path, entry)
+    text, cells, token_error, house = _split(source, rel_path, entry)
     for cell in cells:
         if cell.kind == "code":
             _compile(cell, rel_path, entry)
@@ -312,13 +414,23 @@ def parse(source: str, rel_path: str, entry: str, *, local_dir: Path | None = No
     doc = ast.get_docstring(tree, clean=True) or ""
     sections = ds.sections(doc)
     cells, messages = _describe(cells, doc, rel_path, entry)
+    head = ds.rst_head(doc)
+    language = prose_language(doc, cells, house) if prose == "auto" else prose
+    settings = _gallery_settings(text)
+    thumbnail = _thumbnail_number(settings, f"{entry}: {rel_path}", messages)
     return Script(
-        summary=ds.summary(doc),
+        summary=head.summary if head else ds.summary(doc),
         purpose=sections.get("purpose", (0, ""))[1],
         docstring=doc,
         cells=tuple(cells),
         requirements=_requirements(tree, local_dir),
         warnings=tuple(messages),
+        prose=language,
+        title=head.title if head else "",
+        intro=head.intro if head else "",
+        docstring_lines=_docstring_lines(tree) if doc else None,
+        gallery_settings=settings,
+        thumbnail_number=thumbnail,
     )
 
 
@@ -328,8 +440,9 @@ def outline(source: str, rel_path: str, entry: str) -> Script:
     Used for the failed build's page of that demo; nothing is compiled or checked.
     """
     try:
-        _text, cells, _error = _split(source, rel_path, entry)
+        _text, cells, _error, house = _split(source, rel_path, entry)
     except ParseError:  # unreadable markers: the whole script as one block
         text = source.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-        cells = [Cell("code", "setup", text.rstrip("\n"), 1, None)]
-    return Script(summary="", purpose="", docstring="", cells=tuple(cells), requirements=())
+        cells, house = [Cell("code", "setup", text.rstrip("\n"), 1, None)], True
+    return Script(summary="", purpose="", docstring="", cells=tuple(cells), requirements=(),
+                  prose=prose_language("", cells, house))

@@ -77,3 +77,44 @@ def block_entries(body: str, first_line: int = 1) -> list[BlockEntry]:
             name, parts = "", []
     flush()
     return entries
+
+
+# reST section adornment: one punctuation character repeated (docutils accepts any of these).
+_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
+_LABEL = re.compile(r"^\.\.\s+_[^:]+:\s*$")
+
+
+@dataclass(frozen=True)
+class RstHead:
+    """The head of a docstring that opens with a reST title (Sphinx-Gallery style)."""
+
+    title: str  # the title's source text, one line (may hold inline markup)
+    intro: str  # the docstring after the title, labels removed, dedented
+    summary: str  # the intro's first paragraph, one line (reST source)
+
+
+def rst_head(doc: str) -> RstHead | None:
+    """The title and introduction when ``doc`` opens with a reST title (labels may precede it), else None."""
+    lines = doc.split("\n")
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or _LABEL.match(lines[i].strip())):
+        i += 1
+    over = _ADORNMENT.match(lines[i]) if i < len(lines) else None
+    if over and i + 2 < len(lines) and lines[i + 1].strip() and lines[i + 2].strip() == lines[i].strip():
+        title, rest = lines[i + 1].strip(), lines[i + 3 :]
+    elif i + 1 < len(lines) and lines[i].strip() and not over and _ADORNMENT.match(lines[i + 1]):
+        title, rest = lines[i].strip(), lines[i + 2 :]
+    else:
+        return None
+    # Labels anywhere in the intro are link targets for Sphinx; here they would only be noise.
+    intro = textwrap.dedent("\n".join(l for l in rest if not _LABEL.match(l.strip()))).strip("\n")
+    first: list[str] = []
+    for line in intro.split("\n"):
+        if not line.strip():
+            if first:
+                break
+            continue
+        if line.lstrip().startswith(".. "):  # a directive or comment is no summary
+            break
+        first.append(line.strip())
+    return RstHead(title, intro, " ".join(first))

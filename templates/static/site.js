@@ -31,17 +31,18 @@ function focusableScrollers() {
 function addCopyButtons() {
   if (!navigator.clipboard) return; // no Clipboard API (e.g. insecure context): no buttons
   document.querySelectorAll(".cell .code").forEach(function (box) {
-    var pre = box.querySelector("pre");
+    // A block may be in parts (the module docstring folded apart): copy them all.
+    var pres = Array.prototype.slice.call(box.querySelectorAll("pre"));
+    if (!pres.length) return;
     // The button sits in the block's head row, never over the code (issue 14).
     var head = box.closest(".cell").querySelector(".cell-head") || box;
-    if (!pre) return;
     var button = document.createElement("button");
     button.type = "button";
     button.className = "copy copy-button";
     button.textContent = "Copy";
     button.setAttribute("aria-label", "Copy this block's code");
     button.addEventListener("click", function () {
-      navigator.clipboard.writeText(codeText(pre)).then(
+      navigator.clipboard.writeText(pres.map(codeText).join("\n")).then(
         function () { flash(button, "Copied"); },
         function () { flash(button, "Copy failed"); }
       );
@@ -246,20 +247,24 @@ var MAX_BLOCK_HITS = 3;
 var BLOCK_EXCERPT_WORDS = 24;
 
 // Pagefind lists every element with an id it met (hit.anchors, with the position of the
-// first word after it); a block is a <section id="NAME">, so a matched word belongs to
-// the last block that starts at or before it.  Words before the first block (title,
-// summary, purpose) are the page's own.
+// first word after it).  A block is a <section id="NAME"> whose name the page lists in its
+// "blocks" metadata; prose and output may hold sections of their own, which end a block.
+// A matched word belongs to the last section that starts at or before it: a block's, or
+// else the page's own (title, summary, purpose, prose).
 function blockHits(hit) {
+  var names = ((hit.meta && hit.meta.blocks) || "").split(" ").filter(Boolean).map(function (n) {
+    try { return decodeURIComponent(n); } catch (e) { return null; }
+  });
   var starts = (hit.anchors || []).filter(function (a) { return a.element === "section" && a.id; })
     .sort(function (x, y) { return x.location - y.location; });
   var words = (hit.content || "").split(/[\r\n\s]+/g);
-  var before = []; // matches before the first block
+  var before = []; // matches outside every block
   var found = {};
   var order = [];
   (hit.locations || []).forEach(function (at) {
     var owner = null;
     starts.forEach(function (a, i) { if (a.location <= at) owner = i; });
-    if (owner === null) { before.push(at); return; }
+    if (owner === null || names.indexOf(starts[owner].id) === -1) { before.push(at); return; }
     if (!found[owner]) { found[owner] = []; order.push(owner); }
     found[owner].push(at);
   });
@@ -272,7 +277,7 @@ function blockHits(hit) {
       part.id = starts[i].id;
       return part;
     });
-  var page = before.length ? excerptWords(words, 0, starts.length ? starts[0].location : words.length, before) : null;
+  var page = before.length ? excerptWords(words, 0, words.length, before) : null;
   return { page: page, blocks: blocks };
 }
 
