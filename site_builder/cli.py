@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Sequence
 
 from site_builder import __version__
-from site_builder.config import Config, load_config, with_overrides
+from site_builder.config import Config, load_config, source_date_epoch, with_overrides
 from site_builder.fs import relative_to_root
 from site_builder.errors import SiteBuilderError, UsageError
 from site_builder.site.output import failed_dir
@@ -250,6 +250,20 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise Terminated()
 
 
+def _forget_handled_interrupt() -> None:
+    """Make a handled Ctrl-C end with our exit status, not a death by SIGINT.
+
+    CPython (3.11 to 3.13) marks a KeyboardInterrupt as unhandled whenever it escapes code run
+    by a string ``exec`` (every dataclass and namedtuple a lazy import creates does that), even
+    when a caller catches it; under ``python -m`` the interpreter then kills itself with
+    SIGINT at exit.  A Ctrl-C landing in such an import (render's imports while demos run)
+    made an interrupted build die by SIGINT instead of exiting 130.  Each string ``exec``
+    clears the mark as it starts, so an empty one forgets it; a KeyboardInterrupt still
+    propagating out of ``main`` sets it again.
+    """
+    exec("")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = make_parser().parse_args(argv)
@@ -261,6 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if on_main_thread else None
     try:
+        if args.command in ("build", "serve"):
+            source_date_epoch()  # a malformed value is refused before anything runs
         if args.command == "build":
             return _run_build(args)
         if args.command == "check":
@@ -279,4 +295,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        _forget_handled_interrupt()
     raise AssertionError(f"unhandled command {args.command}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,7 +180,9 @@ def load_config(root: Path) -> Config:
             data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise UsageError(f"pyproject.toml: not valid TOML: {exc}") from None
-        table = data.get("tool", {}).get("site_builder", {})
+        tools = data.get("tool", {})
+        _refuse_misspelled_table(tools)
+        table = tools.get("site_builder", {})
         if not isinstance(table, dict):
             raise UsageError("pyproject.toml: [tool.site_builder] must be a table")
     values: dict[str, Any] = {"title": _project_name(data) or root.name or "Site"}
@@ -193,6 +197,39 @@ def load_config(root: Path) -> Config:
         values[key] = float(value) if key in ("timeout", "tolerance") else value
     config = Config(root=root, **values)
     return with_overrides(config)
+
+
+def _refuse_misspelled_table(tools: Any) -> None:
+    """Refuse ``[tool.site-builder]`` and other spellings of the table: silently ignoring them
+    would build with the defaults while the user believes their settings apply."""
+    if not isinstance(tools, dict):
+        return
+    for name in tools:
+        if name != "site_builder" and re.sub(r"[-_.\s]", "", str(name)).lower() == "sitebuilder":
+            also = " (it exists too)" if "site_builder" in tools else ""
+            raise UsageError(
+                f"pyproject.toml: [tool.{name}] is not read: the settings table is [tool.site_builder] "
+                f"(with an underscore){also}; rename it"
+            )
+
+
+# The largest SOURCE_DATE_EPOCH a page can show: 9999-12-31 23:59:59 UTC.
+_MAX_EPOCH = 253402300799
+
+
+def source_date_epoch() -> int | None:
+    """``SOURCE_DATE_EPOCH`` as a Unix time, None when unset or empty; UsageError when malformed."""
+    text = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not text:
+        return None
+    # ASCII digits only: str.isdigit() would accept '²', which int() then refuses.
+    if not re.fullmatch(r"[0-9]+", text) or int(text) > _MAX_EPOCH:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise UsageError(
+            f"SOURCE_DATE_EPOCH must be a whole number of seconds since 1970 (as `date +%s` prints), "
+            f"at most {_MAX_EPOCH} (the year 9999), not {shown!r}"
+        )
+    return int(text)
 
 
 def with_overrides(config: Config, **overrides: Any) -> Config:

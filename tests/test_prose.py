@@ -438,3 +438,15 @@ def test_unresolved_rst_markup_shows_as_its_text() -> None:
     assert "Filled markers" in text and "nosub" in text and "anonymous" in text and "unclosed emphasis" in text
     for raw in ("`", "_ ", "|", "[1]", "*"):
         assert raw not in text, raw
+
+
+def test_indented_gallery_setting_is_read_and_hidden(tmp_path: Path) -> None:
+    source = ('"""\nTwo figures\n===========\n\nThe second one is the thumbnail.\n"""\n'
+              "def main():\n    x = 1\n    # sphinx_gallery_thumbnail_number = -1\n\n    return x\n\n\nmain()\n")
+    script = run(source)
+    assert script.thumbnail_number == -1 and script.gallery_settings == {"thumbnail_number": "-1"}
+    write_demo(tmp_path, "two", source)
+    result = run_cli("build", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "build" / "two" / "index.html").read_text(encoding="utf-8")
+    assert "sphinx_gallery" not in page and 'linenos">11</span>' in page and 'linenos">9</span>' not in page

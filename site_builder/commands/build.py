@@ -19,6 +19,7 @@ from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server
 from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
+from site_builder.fs import relative_to_root
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.site.output import check_writable, failed_dir, write_site
 from site_builder.commands.progress import Progress, summarize
@@ -113,6 +114,11 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     report = BuildReport()
     # A file that cannot be an entry fails the build like a broken demo: the others still run.
     entries = discover(config.demos, config.root, problems=report.failures)
+    if not entries and not report.failures:
+        report.warnings.append(
+            f"the demos folder {relative_to_root(config.demos, config.root)} holds no demo "
+            "(a *.py file; those named _* are helpers, not entries): the site has no entries"
+        )
     _check_force_names(options, entries)
     names = {e.name for e in entries}
     if options.shard:  # the other shards' entries run elsewhere

@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 EVENTS_PATH = "/__livereload"
 SCRIPT_PATH = "/__livereload.js"
 _KEEPALIVE_SECONDS = 15.0
+MAX_PATH = 2048  # bytes of a request path; no page of a site has a longer address
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
 
 
@@ -138,7 +139,15 @@ class _Handler(SimpleHTTPRequestHandler):
         self._respond(send_body=False)
 
     def _respond(self, send_body: bool) -> None:
+        # The request path is data from the network: too long or with a NUL byte, it names
+        # no file of the site (and the file system would raise on it).
+        if len(self.path) > MAX_PATH:
+            self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG, f"the address is longer than {MAX_PATH} bytes")
+            return
         path = unquote(urlsplit(self.path).path)
+        if "\0" in path:
+            self.send_error(HTTPStatus.BAD_REQUEST, "the address contains a NUL byte")
+            return
         if path == EVENTS_PATH:
             self._events()
             return
@@ -158,11 +167,16 @@ class _Handler(SimpleHTTPRequestHandler):
             return
         self.directory = os.fspath(snapshot.site_dir)
         target = Path(self.translate_path(self.path))
-        if target.is_dir() and path.endswith("/"):
-            target = target / "index.html"
-        if target.suffix == ".html" and target.is_file():
+        try:
+            if target.is_dir() and path.endswith("/"):
+                target = target / "index.html"
+            page = target.suffix == ".html" and target.is_file()
+            missing = not page and not target.exists()
+        except (OSError, ValueError):  # a name the file system refuses (a segment too long...)
+            page, missing = False, True
+        if page:
             self._send_page(HTTPStatus.OK, target, snapshot, send_body)
-        elif not target.exists() and (snapshot.site_dir / "404.html").is_file():
+        elif missing and (snapshot.site_dir / "404.html").is_file():
             self._send_page(HTTPStatus.NOT_FOUND, snapshot.site_dir / "404.html", snapshot, send_body)
         elif send_body:
             super().do_GET()

@@ -22,6 +22,8 @@ from site_builder.run.records import RECORD_FILE, store_dir
 
 log = logging.getLogger(__name__)
 
+MAX_SHARDS = 1000  # more CI jobs than any matrix runs (GitHub Actions allows 256)
+
 
 def parse_shard(text: str) -> tuple[int, int]:
     """``"K/N"`` -> (K, N) with 1 <= K <= N (an argparse type: a bad value is a usage error)."""
@@ -34,6 +36,8 @@ def parse_shard(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"expected K/N, e.g. 2/4, not {text!r}") from None
     if n < 1 or not 1 <= k <= n:
         raise argparse.ArgumentTypeError(f"K/N needs 1 <= K <= N, not {text!r}")
+    if n > MAX_SHARDS:
+        raise argparse.ArgumentTypeError(f"N is at most {MAX_SHARDS} shares, not {n}")
     return k, n
 
 

@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from site_builder.run.runner import kill_tree
+
 log = logging.getLogger(__name__)
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -41,7 +43,7 @@ class DemoProcess(Protocol):
         """Wait until it has exited (or ``timeout`` passed); its return code or None."""
 
     def kill_group(self) -> None:
-        """SIGKILL its whole process group (the demo's subprocesses too)."""
+        """SIGKILL it, its process group and every process below it (detached ones too, on Linux)."""
 
     def release(self) -> None:
         """After ``kill_group``, when its exit status does not matter: let it be reaped."""
@@ -70,7 +72,7 @@ class SpawnedProcess:
             return None
 
     def kill_group(self) -> None:
-        _kill_group(self.pid)
+        kill_tree(self.pid)
 
     def release(self) -> None:
         self.proc.wait()  # quick: it has been killed
@@ -102,7 +104,7 @@ class ForkedProcess:
 
     def kill_group(self) -> None:
         if not self.exited.is_set():  # after the exit the server killed the group itself
-            _kill_group(self.pid)
+            kill_tree(self.pid)
 
     def release(self) -> None:
         pass  # the server reaps it: no need to wait for the message
@@ -274,13 +276,6 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
                 log.debug("fork server could not start (%s); spawning demos", exc)
                 return None
         return _server
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass  # the whole group has already exited
 
 
 def _alive(pid: int) -> bool:

@@ -76,11 +76,13 @@ class Server:
                     while _read_some(self.wake_r):
                         pass
                 self.reap()
+                self.kill_orphans()
                 if self.sock in ready and not self.request():
                     return
         finally:
             for pid in self.children:
-                _kill_group(pid)
+                self.runner.kill_tree(pid)
+            self.kill_orphans()
 
     def request(self) -> bool:
         """Handle one message; False when the parent has gone."""
@@ -108,7 +110,7 @@ class Server:
 
     def reap(self) -> None:
         """Report every child that has exited, after killing what it left in its group."""
-        while self.children:
+        while True:  # its runners, and the orphans it adopted
             try:
                 # WNOWAIT: the zombie keeps its pid (and so its group id) from being reused
                 # until the group is killed.
@@ -120,8 +122,16 @@ class Server:
             pid = info.si_pid
             _kill_group(pid)  # grandchildren of the demo (a never-ending subprocess)
             _, status = os.waitpid(pid, 0)
-            self.children.discard(pid)
-            self.send({"exited": pid, "returncode": os.waitstatus_to_exitcode(status)})
+            if pid in self.children:  # not an orphan it adopted
+                self.children.discard(pid)
+                self.send({"exited": pid, "returncode": os.waitstatus_to_exitcode(status)})
+
+    def kill_orphans(self) -> None:
+        """Kill what a runner that died (a crash, a timeout) left running: as a subreaper the
+        server adopts it instead of init; its death brings the next generation here in turn."""
+        for pid in self.runner.live_children(os.getpid()):
+            if pid not in self.children:
+                self.runner.kill_tree(pid)
 
     def send(self, message: dict[str, Any]) -> bool:
         try:
@@ -180,6 +190,7 @@ def main(argv: list[str]) -> None:
     sock = socket.socket(fileno=int(argv[1]))
     os.set_inheritable(sock.fileno(), False)
     runner = load_runner()
+    runner.become_subreaper()  # the orphans of a runner that died come here, not to init
     warm()
     runner.warm_realpaths()
     # Keep the collector away from everything loaded so far: a collection in a child

@@ -29,6 +29,7 @@ import types
 from typing import Any
 
 BUILDER_DIR = "_site_builder"  # same as site_builder.run.execute.BUILDER_DIR
+BUILDER_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # site_builder/
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp")
 FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
@@ -296,6 +297,9 @@ class Paths:
         self.files_dir = os.path.realpath(files_dir)
         outside = {sys.prefix, sys.base_prefix, sys.exec_prefix}
         outside |= {p for p in sys.path if "site-packages" in p or "dist-packages" in p}
+        # The builder itself (run_cell's frame): it may sit inside the project (a checkout of
+        # the builder building its own demos) and must never show in a demo's traceback.
+        outside.add(BUILDER_PACKAGE)
         self.outside = [cached_realpath(p) for p in outside if p]
 
     def project_rel(self, path: str) -> str | None:
@@ -610,6 +614,7 @@ def main(argv: list[str]) -> None:
     with open(int(argv[1]), encoding="utf-8") as f:  # closes it: the demo must not inherit it
         job = json.load(f)
     events = Events(int(argv[2]))
+    become_subreaper()
     os.set_inheritable(events.fd, False)  # grandchildren must not keep the pipe open
     saved_err = os.dup(2)  # the runner's own stderr (a file the parent reads)
     faulthandler.enable(file=saved_err)  # a segfault's traceback: the parent finds the line
@@ -624,10 +629,110 @@ def main(argv: list[str]) -> None:
 
 
 def _exit_if_orphaned(parent: int) -> None:
-    """Kill the demo's whole process group when the builder (or fork server) has died:
+    """Kill the demo's whole process tree when the builder (or fork server) has died:
     after a SIGKILL there is nobody else to do it."""
     if os.getppid() != parent:
+        kill_descendants(os.getpid())
         os.killpg(0, signal.SIGKILL)  # the runner leads its own session and group
+
+
+# ---- the demo's process tree ----------------------------------------------------------
+# A process group is not enough to find a demo's processes: a child may start its own
+# session (start_new_session=True, a daemon's double fork).  On Linux the runner becomes a
+# child subreaper, so the orphans of its tree are re-parented to it rather than to init, and
+# /proc lists every process below it.  Elsewhere only the group is killed.
+
+_PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+
+
+def become_subreaper() -> bool:
+    """Adopt the orphans of this process's descendants (Linux); False where that is not possible."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def live_children(pid: int) -> list[int]:
+    """The child processes of ``pid`` that have not exited (from /proc; [] where there is none)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:  # an adopted orphan is the child of whichever thread adopted it
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return [c for c in found if not _exited(c)]
+
+
+def _exited(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2:][:1] in (b"Z", b"X")  # a zombie: dead, not yet reaped
+
+
+def kill_descendants(pid: int, patience: float = 5.0) -> None:
+    """SIGKILL every process below ``pid`` (which lives on), until none is left or ``patience`` s passed.
+
+    ``pid`` should be a subreaper: then the children of a killed process come back to it.
+    """
+    deadline, pause = time.monotonic() + patience, 0.0005
+    while True:
+        found, stack = [], [pid]
+        while stack:
+            for child in live_children(stack.pop()):
+                found.append(child)
+                stack.append(child)
+        if not found:
+            return
+        for child in found:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except OSError:
+                pass
+        if time.monotonic() > deadline:
+            return
+        time.sleep(pause)  # a killed process takes a moment to become a zombie
+        pause = min(2 * pause, 0.05)
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL the runner ``pid``, its process group and every process below it, detached ones too."""
+    for kill in (os.kill, os.killpg):
+        try:
+            kill(pid, signal.SIGSTOP)  # frozen, the runner and its group start nothing new
+        except OSError:
+            pass
+    kill_descendants(pid)
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def flush_demo_files(namespace: dict[str, Any]) -> None:
+    """Flush what interpreter shutdown would (the runner skips it): a ``sys.stdout`` or
+    ``sys.stderr`` the demo replaced (``sys.stdout = open("log.txt", "w")``) and files its
+    globals hold open, so what it wrote is on disk before its files are listed."""
+    for stream in [sys.stdout, sys.stderr, *list(namespace.values())]:
+        if isinstance(stream, io.IOBase) and not isinstance(stream, (TextStream, BinaryStream)):
+            try:
+                if not stream.closed:
+                    stream.flush()
+            except Exception:
+                pass  # a demo's broken stream: shutdown would have ignored it too
 
 
 def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
@@ -642,6 +747,7 @@ def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
                 sink.finish()
                 events.send([{"event": "os-exit", "status": status,
                               "line": frame.f_lineno if frame is not None else None}])
+                kill_descendants(os.getpid())
             except Exception:
                 pass
         _REAL_EXIT(status)
@@ -684,6 +790,8 @@ def _run(job: dict[str, Any], events: Events) -> None:
         audit.on = True
         t0 = time.perf_counter()
         status, error, stop, flags = run_cell(cell, ns, rel_path, paths, flags)
+        if stop or index == len(job["blocks"]) - 1:
+            flush_demo_files(ns)  # the script has ended
         duration = time.perf_counter() - t0
         audit.on = False
         artifacts = save_figures(cell["name"], files_dir)
@@ -694,6 +802,7 @@ def _run(job: dict[str, Any], events: Events) -> None:
         if stop:
             break
     sink.stop()
+    kill_descendants(os.getpid())  # no process the demo started outlives it
     # The script's namespace and those of project modules it imported (demos/_shared.py).
     imported = modules_since(preloaded)
     namespaces = [ns] + [vars(m) for m in imported

@@ -245,7 +245,7 @@ class _Renderer:
         """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings left out."""
         lines = cell.text.split("\n")
         fold = docstring_lines if cell.name == "setup" else None
-        hidden = {i for i, line in enumerate(lines) if line.startswith("#") and GALLERY_SETTING.match(line)}
+        hidden = {i for i, line in enumerate(lines) if GALLERY_SETTING.match(line)}
         if fold is None and not hidden:
             return (CodePart(self.code(cell.text, cell.first_line)),)
         parts: list[CodePart] = []
@@ -263,8 +263,8 @@ class _Renderer:
             in_fold = fold is not None and fold[0] <= number <= fold[1]
             if in_fold and number == fold[0]:
                 flush()
-            if i not in hidden:
-                run.append(i)
+            if i not in hidden and (run or lines[i].strip() or i - 1 not in hidden):
+                run.append(i)  # (blank lines right after a hidden setting go with it)
             if in_fold and number == fold[1]:
                 flush(fold[1] - fold[0] + 1)
             elif i in hidden:

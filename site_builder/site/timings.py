@@ -6,10 +6,10 @@ clock of the current build, so a rebuild from the cache renders the same pages.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 
+from site_builder.config import source_date_epoch
 from site_builder.run.execute import RunResult
 
 # Distribution name -> how its project writes it; others are shown as their distribution name.
@@ -70,10 +70,10 @@ def entry_status(result: RunResult) -> str:
 def format_ran_at(started_at: float) -> str:
     """When a run started, in UTC to the minute: "2024-05-01 14:03 UTC".
 
-    A valid ``SOURCE_DATE_EPOCH`` (reproducible builds) stands in for the run's time.
+    ``SOURCE_DATE_EPOCH`` (reproducible builds) stands in for the run's time.
     """
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch.isdigit():
+    epoch = source_date_epoch()  # checked when the command started: never raises here
+    if epoch is not None:
         started_at = float(epoch)
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started_at))
 

@@ -73,7 +73,8 @@ class Script:
 _MARKER = re.compile(r"^#[ \t]*%%(?:[ \t]+(?P<options>.*))?$")
 # Sphinx-Gallery's older separator: a line of 20 or more "#".
 _SEPARATOR = re.compile(r"^#{20,}[ \t]*$")
-GALLERY_SETTING = re.compile(r"^#\s*sphinx_gallery_(?P<key>\w+)\s*=\s*(?P<value>.*?)\s*$")
+# "# sphinx_gallery_KEY = VALUE", at any indentation (as Sphinx-Gallery reads them).
+GALLERY_SETTING = re.compile(r"^[ \t]*#\s*sphinx_gallery_(?P<key>\w+)\s*=\s*(?P<value>.*?)\s*$")
 _CELL_TYPE = re.compile(r"\[(markdown|md|raw)\]")
 _META_KEY = re.compile(r"(?:^|(?<=\s))([A-Za-z_][\w.-]*)=")
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)=")
@@ -359,7 +360,7 @@ def _gallery_settings(text: str) -> dict[str, str]:
     """``# sphinx_gallery_KEY = VALUE`` comment lines, anywhere in the script (the last one wins)."""
     found: dict[str, str] = {}
     for line in text.split("\n"):
-        match = GALLERY_SETTING.match(line.strip()) if line.startswith("#") else None
+        match = GALLERY_SETTING.match(line)
         if match:
             found[match.group("key")] = match.group("value")
     return found

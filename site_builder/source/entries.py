@@ -51,6 +51,10 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
         except UnicodeDecodeError as exc:
             found.append(f"{rel}: not UTF-8 (byte {exc.start})")
             continue
+        if "\0" in text:  # Python refuses such a script; a page must never carry the byte
+            line = text.count("\n", 0, text.index("\0")) + 1
+            found.append(f"{rel}:{line}: a NUL byte (a Python script cannot contain one)")
+            continue
         entries.append(Entry(path.stem, path.resolve(), rel, text, data))
     if found and problems is None:
         raise EntryError("; ".join(found))
