@@ -69,6 +69,8 @@ def make_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--fail-fast", action="store_true", help="stop at the first failing demo")
     build.add_argument("-q", "--quiet", action="store_true", help="print only warnings and errors")
+    build.add_argument("--no-wait", action="store_true",
+                       help="when another build of this project is running, stop (exit status 2) instead of waiting")
     records = build.add_mutually_exclusive_group()
     records.add_argument(
         "--force", nargs="*", metavar="NAME",
@@ -108,6 +110,8 @@ def make_parser() -> argparse.ArgumentParser:
         "-j", "--jobs", type=_positive_int, default=os.cpu_count() or 1, help="demos run in parallel (default: CPUs)"
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print only the verdicts")
+    check.add_argument("--no-wait", action="store_true",
+                       help="when a build of this project is running, stop (exit status 2) instead of waiting")
     new = commands.add_parser("new", help="create demos/NAME.py from the house-style template")
     new.add_argument("name", help="the entry's name: its file name and URL segment, e.g. k-means")
     new.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
@@ -164,7 +168,8 @@ def _run_check(args: argparse.Namespace) -> int:
     from site_builder.commands.check import CheckOptions, check
 
     config = with_overrides(load_config(Path.cwd()), demos=args.demos, timeout=args.timeout)
-    options = CheckOptions(names=tuple(args.names), tolerance=args.tolerance, runs=args.runs, jobs=args.jobs)
+    options = CheckOptions(names=tuple(args.names), tolerance=args.tolerance, runs=args.runs, jobs=args.jobs,
+                           wait=not args.no_wait)
     return check(config, options, sys.stdout)
 
 
@@ -188,7 +193,7 @@ def _run_build(args: argparse.Namespace) -> int:
     progress = make_progress(sys.stderr, quiet=args.quiet)
     force_names = frozenset(args.force or ())
     options = BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast, force=args.force == [],
-                           force_names=force_names, frozen=args.frozen, shard=args.shard)
+                           force_names=force_names, frozen=args.frozen, shard=args.shard, wait=not args.no_wait)
     report = build(config, options, progress)
     rows = [summarize(b.result, b.entry.name in report.from_cache) for b in report.builds]
     progress.summary(rows, report.wall_time)

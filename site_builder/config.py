@@ -247,13 +247,38 @@ def with_overrides(config: Config, **overrides: Any) -> Config:
 
 
 def _check_folders(config: Config) -> None:
-    """Refuse an output folder whose replacement would take the project, the demos or the records with it."""
-    output = config.output.resolve()
-    for what, folder in (("project", config.root), ("demos", config.demos), ("records", config.records)):
-        folder = folder.resolve()
-        if output == folder or output in folder.parents:
-            relation = "is" if output == folder else "contains"
-            raise UsageError(
-                f"the output folder (output / --out) {relation} the {what} folder: "
-                "every build replaces the output folder as a whole, so pick a folder of its own, e.g. 'build'"
-            )
+    """Refuse folders that contain or are one another, the project, or a parent of these:
+    a build replaces the output folder and record folders as a whole, and must never take
+    a folder it did not make with them."""
+    root = config.root.resolve()
+    folders = {
+        "output folder (output / --out)": config.output.resolve(),
+        "records folder (records)": config.records.resolve(),
+        "demos folder (demos / --demos)": config.demos.resolve(),
+    }
+    names = list(folders)
+    for what, default in zip(names, _DEFAULTS):
+        folder = folders[what]
+        if folder == root or folder in root.parents:
+            relation = "is" if folder == root else "contains"
+            raise UsageError(f"the {what} {relation} the project folder: "
+                             f"{_shown(config.root, folder)}; give it a folder of its own, e.g. '{default}'")
+    for i, what in enumerate(names):
+        folder = folders[what]
+        for other in names[i + 1:]:
+            a, b = folder, folders[other]
+            if a == b or a in b.parents or b in a.parents:
+                relation = "is" if a == b else "contains" if a in b.parents else "is inside"
+                raise UsageError(f"the {what} {relation} the {other}: {_shown(config.root, a)}; "
+                                 "each needs a folder of its own (one build replaces what the other holds)")
+
+
+_DEFAULTS = ("build", "_freeze", "demos")
+
+
+def _shown(root: Path, folder: Path) -> str:
+    """``folder`` for a message: relative to the project when inside it, else its name."""
+    try:
+        return folder.relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        return folder.name or str(folder)

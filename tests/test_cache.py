@@ -199,7 +199,7 @@ def test_changed_artifact_in_the_record_is_a_miss(project: Path, caplog: pytest.
     with caplog.at_level(logging.WARNING):
         report = _build(project)
     assert not report.from_cache
-    assert "out.txt is missing or changed" in caplog.text
+    assert "out.txt changed since it was recorded" in caplog.text
     assert (folder / "out.txt").read_text() == "hello"
     assert (project / "build" / "demo" / "out.txt").read_text() == "hello"
 

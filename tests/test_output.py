@@ -59,9 +59,10 @@ def test_unsafe_file_leaves_previous_site(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["build"]
 
 
-def test_clashing_paths_refused(tmp_path: Path) -> None:
-    with pytest.raises(UnsafePathError, match="same path"):
-        write_site(tmp_path / "build", [SiteFile("A.html", b"1"), SiteFile("a.html", b"2")])
+def test_paths_clashing_but_for_case_skip_the_second_never_fail_the_build(tmp_path: Path) -> None:
+    write_site(tmp_path / "build", [SiteFile("A.html", b"1"), SiteFile("a.html", b"2")])
+    assert (tmp_path / "build" / "A.html").read_bytes() == b"1"
+    assert not (tmp_path / "build" / "a.html").exists()
 
 
 def test_recover_after_kill_between_renames(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ only at the end, atomically (see output.py).
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -21,7 +20,9 @@ from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
 from site_builder.fs import relative_to_root
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
-from site_builder.site.output import check_writable, failed_dir, write_site
+from site_builder.commands.lock import project_lock
+from site_builder.fs import relative_to_root
+from site_builder.site.output import check_writable, failed_dir, remove_site, write_site
 from site_builder.commands.progress import Progress, summarize
 from site_builder.run.records import RecordStore, run_options, store_dir
 from site_builder.site.rebuild import Rebuild, SiteState, captured_warnings, forget, unchanged_site
@@ -41,6 +42,7 @@ class BuildOptions:
     force: bool = False  # re-run every demo, whatever its record says
     force_names: frozenset[str] = frozenset()  # re-run these entries
     frozen: bool = False  # run nothing: every result comes from its record
+    wait: bool = True  # another build of the project is running: wait for it (else exit status 2)
     shard: tuple[int, int] | None = None  # (K, N): run only shard K of N, record it, write no site
 
 
@@ -108,7 +110,16 @@ def _parse_all(config: Config, entries: list[Entry], report: BuildReport) -> dic
 
 
 def build(config: Config, options: BuildOptions, progress: Progress | None = None) -> BuildReport:
-    """Build the whole site from ``config.demos`` into ``config.output``; ``progress`` shows it."""
+    """Build the whole site from ``config.demos`` into ``config.output``; ``progress`` shows it.
+
+    One build of a project at a time: a second one waits for the first (or, with
+    ``options.wait`` false, raises UsageError).
+    """
+    with project_lock(config, wait=options.wait):
+        return _build(config, options, progress)
+
+
+def _build(config: Config, options: BuildOptions, progress: Progress | None) -> BuildReport:
     started = time.perf_counter()
     progress = progress or Progress()
     report = BuildReport()
@@ -124,7 +135,7 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     if options.shard:  # the other shards' entries run elsewhere
         entries = shard_entries(config, entries, options.shard)
     else:
-        check_writable(config.output)
+        check_writable(config.output, relative_to_root(config.output, config.root))
         if not (options.force or options.force_names or report.failures):
             state = unchanged_site(config, entries)
             if state is not None:
@@ -134,6 +145,8 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     for warning in report.warnings:
         log.warning("%s", warning)
     store = RecordStore(config)
+    if not options.frozen:
+        store.check_replaceable(entries)
     if options.frozen:
         results = store.frozen_results(entries, parsed)
         report.from_cache.update(results)
@@ -170,7 +183,7 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
     for warning in state.warnings:
         log.warning("%s", warning)
     report.warnings.extend(state.warnings)
-    shutil.rmtree(failed_dir(config.output), ignore_errors=True)  # as any good build does
+    remove_site(failed_dir(config.output))  # as any good build does
     report.from_cache.update(e.name for e in entries)
     report.unchanged = report.published = True
     report.site_dir = config.output

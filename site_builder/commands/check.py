@@ -20,6 +20,7 @@ from typing import TextIO
 
 from site_builder.source.blocks import Script, parse
 from site_builder.config import Config
+from site_builder.commands.lock import project_lock
 from site_builder.run.drift import Comparison, compare_runs, environment_rows
 from site_builder.fs import relative_to_root
 from site_builder.source.entries import Entry, discover
@@ -39,6 +40,7 @@ class CheckOptions:
     tolerance: float | None = None  # overrides every entry's configured tolerance
     runs: int = 2
     jobs: int = 1
+    wait: bool = True  # a build of the project is running: wait for it (else exit status 2)
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,15 @@ class EntryCheck:
 
 
 def check(config: Config, options: CheckOptions, out: TextIO) -> int:
-    """Check the demos; print the report to ``out``; return 0 when all match, 1 on drift."""
+    """Check the demos; print the report to ``out``; return 0 when all match, 1 on drift.
+
+    Holds the project's build lock: a build must not replace a record being compared.
+    """
+    with project_lock(config, wait=options.wait):
+        return _check(config, options, out)
+
+
+def _check(config: Config, options: CheckOptions, out: TextIO) -> int:
     targets = _gather(config, options)
     started = time.perf_counter()
     runs = _run_all(config, targets, options)

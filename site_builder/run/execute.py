@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import select
+import shutil
 import signal
 import tempfile
 import threading
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Literal
 
 from site_builder.ansi import remove_escapes
+from site_builder.fs import adopt_dir
 from site_builder.source.blocks import Script
 from site_builder.run.demo_process import DemoProcess, start_demo_process
 from site_builder.source.entries import Entry
@@ -31,8 +33,10 @@ log = logging.getLogger(__name__)
 Stream = Literal["stdout", "stderr"]
 BlockStatus = Literal["ok", "error", "expected-error", "not-run", "timeout", "crashed", "exited"]
 
-# Files the builder itself makes inside a run's folder (figures, complete outputs) live
-# under this sub-folder, so they can never be mistaken for files the demo wrote.
+# Files the builder itself makes (figures, complete outputs, record.json) end up under
+# this sub-folder of a run's folder.  While the demo runs they are written to a sibling
+# folder the demo does not know of, and moved in only once the demo is dead: whatever the
+# demo left under this name (a link, a file) is removed first, never written through.
 BUILDER_DIR = "_site_builder"
 
 
@@ -159,6 +163,23 @@ def run_demo(
     cells = script.code_cells
     files_dir = Path(files_dir).resolve()
     files_dir.mkdir(parents=True, exist_ok=True)
+    builder_dir = files_dir.with_name(files_dir.name + ".builder")
+    builder_dir.mkdir()
+    try:
+        result = _run(entry, script, cells, files_dir, builder_dir, options, on_event, cancel)
+    except BaseException:
+        shutil.rmtree(builder_dir, ignore_errors=True)
+        raise
+    planted = adopt_dir(builder_dir, files_dir / BUILDER_DIR)
+    if planted:
+        log.warning("%s: the %s %s the demo made is not published: the name is reserved for the "
+                    "builder's own files", entry.name, planted, BUILDER_DIR)
+    return result
+
+
+def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, builder_dir: Path,
+         options: RunOptions, on_event: EventCallback | None,
+         cancel: threading.Event | None) -> RunResult:
     root = Path(options.project_root).resolve()
     scrub = path_scrubber([(files_dir, "."), (root, "."), (Path.home(), "~")])
     job = {
@@ -166,13 +187,14 @@ def run_demo(
         "rel_path": entry.rel_path,
         "source": entry.source,
         "files_dir": str(files_dir),
+        "builder_dir": str(builder_dir),
         "project_root": str(root),
         "blocks": [
             {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags)}
             for c in cells
         ],
     }
-    state = _RunState(entry.name, cells, files_dir, options.output_limit, scrub, on_event)
+    state = _RunState(entry.name, cells, builder_dir, options.output_limit, scrub, on_event)
     started_at = time.time()
     t0 = time.perf_counter()
     # Unnamed temporary files: no folder to create and remove for every demo.
@@ -314,8 +336,7 @@ class _Output:
         self._push_tail(stream, data)
 
     def _cut(self) -> None:
-        self.full_path.parent.mkdir(parents=True, exist_ok=True)
-        self.file = open(self.full_path, "wb")
+        self.file = open(self.full_path, "xb")
         flat = [(stream, b"".join(pieces)) for stream, pieces in self.parts]
         for _stream, data in flat:
             self._write_full(data)
@@ -393,9 +414,9 @@ class _Output:
 class _RunState:
     """What the event reader learned from the runner, shared with ``run_demo``."""
 
-    def __init__(self, entry: str, cells: tuple[Any, ...], files_dir: Path, limit: int,
+    def __init__(self, entry: str, cells: tuple[Any, ...], builder_dir: Path, limit: int,
                  scrub: Callable[[str], str], on_event: EventCallback | None) -> None:
-        self.entry, self.cells, self.files_dir = entry, cells, files_dir
+        self.entry, self.cells, self.builder_dir = entry, cells, builder_dir
         self.limit, self.scrub, self.on_event = limit, scrub, on_event
         self.outputs: dict[int, _Output] = {}
         self.ends: dict[int, dict[str, Any]] = {}
@@ -460,8 +481,8 @@ class _RunState:
 
     def _output(self, i: int) -> _Output:
         if i not in self.outputs:
-            rel = f"{BUILDER_DIR}/output-{_safe_name(self.cells[i].name)}.txt"
-            self.outputs[i] = _Output(self.limit, self.files_dir / rel, self.scrub)
+            name = f"output-{_safe_name(self.cells[i].name)}.txt"
+            self.outputs[i] = _Output(self.limit, self.builder_dir / name, self.scrub)
         return self.outputs[i]
 
     def _notify(self, event: BlockEvent) -> None:

@@ -29,6 +29,7 @@ import hashlib
 import io
 import json
 import logging
+import os
 import platform
 import shutil
 import tempfile
@@ -50,7 +51,21 @@ from site_builder.run.execute import (
     RunOptions,
     RunResult,
 )
-from site_builder.fs import UnsafePathError, recover, replace_dir, safe_join
+from site_builder.fs import (
+    UnsafeFileError,
+    check_replaceable,
+    relative_to_root,
+    UnsafePathError,
+    make_records_dir,
+    open_regular,
+    recover,
+    remove_stale,
+    replace_dir,
+    safe_join,
+    sha256_regular,
+    write_new,
+)
+from site_builder.run.record_schema import SchemaError, parse_record
 
 log = logging.getLogger(__name__)
 
@@ -64,11 +79,17 @@ _NOT_PACKAGES = frozenset({"python", "platform", "blas"})
 
 
 class RecordError(Exception):
-    """A record that cannot be read or whose files are missing or changed."""
+    """A record that cannot be read, does not have the declared shape, or whose files changed."""
 
 
 class FrozenError(SiteBuilderError):
-    """``build --frozen`` found entries without a usable record (exit status 1)."""
+    """``build --frozen`` found entries without a matching record (exit status 1)."""
+
+
+class UnusableRecordError(FrozenError):
+    """``build --frozen`` found a record that is broken or forged: bad data (exit status 2)."""
+
+    exit_status = 2
 
 
 @dataclass(frozen=True)
@@ -91,6 +112,7 @@ class Lookup:
 
     result: RunResult | None
     reason: str = ""  # on a miss: "no record", "code changed", "data/x.csv changed", ...
+    unusable: bool = False  # the record itself is broken or forged (not merely out of date)
 
 
 # ---------------------------------------------------------------- fingerprints
@@ -170,20 +192,35 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
-def _file_sha(folder: Path, rel: str) -> str | None:
-    """sha256 of ``folder/rel``; None when missing or when it leads outside ``folder`` (symlinks)."""
-    try:
-        path = safe_join(folder, rel)
-        if not path.resolve().is_relative_to(folder.resolve()):
-            return None  # a committed record must not smuggle in files from elsewhere
-        return sha256_file(path)
-    except (OSError, UnsafePathError):
-        return None  # written, then deleted or replaced by the demo: nothing to verify
-
-
-def to_record(result: RunResult, inputs: RunInputs) -> dict[str, Any]:
-    """The JSON-ready record of ``result`` (files are hashed in ``result.files_dir``)."""
+def hashed_files(result: RunResult) -> tuple[RunResult, dict[str, str]]:
+    """``result`` without the files that are no regular file of its folder any more, and the
+    sha256 of those kept.  A file the demo wrote, then removed or replaced by a link, is
+    dropped with a warning: a record hashes every file it names."""
     folder = result.files_dir
+    shas: dict[str, str] = {}
+    blocks = []
+    for b in result.blocks:
+        kept = []
+        for art in b.artifacts:
+            try:
+                shas[art.path] = sha256_regular(folder, art.path)
+                kept.append(art)
+            except (UnsafeFileError, UnsafePathError) as exc:
+                why = exc.reason if isinstance(exc, UnsafeFileError) else "its path leaves the entry's folder"
+                log.warning("%s: the file %s the demo wrote is not published: %s", result.entry, art.path, why)
+        full = b.full_output
+        if full is not None:
+            try:
+                shas[full] = sha256_regular(folder, full)
+            except (UnsafeFileError, UnsafePathError):
+                full = None  # the head and tail are still shown; only the link to all of it goes
+        blocks.append(dataclasses.replace(b, artifacts=tuple(kept), full_output=full,
+                                          omitted_at=b.omitted_at if full else None))
+    return dataclasses.replace(result, blocks=tuple(blocks)), shas
+
+
+def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dict[str, Any]:
+    """The JSON-ready record of ``result``, whose files have the sha256s ``shas`` (hashed_files)."""
     blocks = []
     for b in result.blocks:
         blocks.append({
@@ -195,14 +232,14 @@ def to_record(result: RunResult, inputs: RunInputs) -> dict[str, Any]:
             "omitted_bytes": b.omitted_bytes,
             "omitted_at": b.omitted_at,
             "full_output": b.full_output,
-            "full_output_sha256": _file_sha(folder, b.full_output) if b.full_output else None,
+            "full_output_sha256": shas[b.full_output] if b.full_output else None,
             "error": None if b.error is None else {
                 "type": b.error.type,
                 "message": b.error.message,
                 "line": b.error.line,
                 "traceback": _lines(b.error.traceback),
             },
-            "artifacts": [{**dataclasses.asdict(a), "sha256": _file_sha(folder, a.path)} for a in b.artifacts],
+            "artifacts": [{**dataclasses.asdict(a), "sha256": shas[a.path]} for a in b.artifacts],
         })
     return {
         "format": RECORD_FORMAT,
@@ -218,7 +255,8 @@ def to_record(result: RunResult, inputs: RunInputs) -> dict[str, Any]:
 
 
 def from_record(data: dict[str, Any], folder: Path) -> tuple[RunResult, RunInputs]:
-    """Rebuild the RunResult (files in ``folder``) and its inputs; raise RecordError when malformed."""
+    """Rebuild the RunResult (files in ``folder``) and its inputs from a record checked by
+    ``parse_record``; raise RecordError when malformed."""
     if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
         raise RecordError(f"not a record of format {RECORD_FORMAT}")
     try:
@@ -264,45 +302,68 @@ def _block(raw: dict[str, Any]) -> BlockResult:
 
 
 def _check_files(data: dict[str, Any], folder: Path) -> None:
-    """Raise RecordError when a file the record lists is missing or not what was recorded."""
-    expected: dict[str, str] = {}
-    for block in data["blocks"]:
-        if block.get("full_output_sha256"):
-            expected[block["full_output"]] = block["full_output_sha256"]
-        for art in block["artifacts"]:
-            if art.get("sha256"):
-                expected[art["path"]] = art["sha256"]
-    for rel, sha in expected.items():
-        if _file_sha(folder, rel) != sha:
-            raise RecordError(f"{rel} is missing or changed")
+    """Raise RecordError unless every file the record names is a regular file of ``folder``
+    (reached without following a link) with the recorded sha256."""
+    expected: dict[str, tuple[str, str]] = {}
+    for i, block in enumerate(data["blocks"]):
+        if block["full_output"] is not None:
+            field = f"blocks[{i}].full_output_sha256"
+            if block["full_output_sha256"] is None:
+                raise RecordError(f"field {field}: {block['full_output']} is not hashed")
+            expected[block["full_output"]] = (block["full_output_sha256"], field)
+        for k, art in enumerate(block["artifacts"]):
+            expected[art["path"]] = (art["sha256"], f"blocks[{i}].artifacts[{k}].path")
+    for rel, (sha, field) in expected.items():
+        try:
+            now = sha256_regular(folder, rel)
+        except UnsafeFileError as exc:
+            raise RecordError(f"field {field}: {rel} is refused: {exc.reason}") from None
+        except UnsafePathError:
+            raise RecordError(f"field {field}: {rel} leaves the record folder") from None
+        if now != sha:
+            raise RecordError(f"field {field}: {rel} changed since it was recorded (sha256 differs)")
 
 
-def save_record(folder: Path, result: RunResult, inputs: RunInputs) -> None:
-    """Write ``folder/_site_builder/record.json`` for ``result`` (whose files are in ``folder``)."""
-    data = to_record(dataclasses.replace(result, files_dir=folder), inputs)
+def save_record(folder: Path, result: RunResult, inputs: RunInputs) -> RunResult:
+    """Write ``folder/_site_builder/record.json`` for ``result`` (whose files are in ``folder``);
+    return the result as recorded (without files that could not be hashed)."""
+    result, shas = hashed_files(dataclasses.replace(result, files_dir=folder))
+    data = to_record(result, inputs, shas)
     try:
         text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
         raw = (text + "\n").encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate in some output: escape everything
         raw = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("ascii")
-    path = folder / RECORD_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(raw)
+    # The builder's folder is its own (run_demo put it there); still, never write through a link.
+    (folder / BUILDER_DIR).mkdir(exist_ok=True)
+    write_new(folder / RECORD_FILE, raw)
+    return result
 
 
 def read_record(folder: Path) -> tuple[RunResult, RunInputs]:
-    """Load the record in ``folder`` and verify its files; raise RecordError when unusable."""
+    """Load the record in ``folder``, check its shape and its files; raise RecordError when
+    unusable, FileNotFoundError when there is none."""
+    if not folder.is_dir():
+        raise FileNotFoundError(folder)
     try:
-        data = json.loads((folder / RECORD_FILE).read_bytes())
-    except FileNotFoundError:
-        raise
-    except (OSError, ValueError) as exc:
-        raise RecordError(f"unreadable ({type(exc).__name__}: {exc})") from None
+        with open_regular(folder, RECORD_FILE) as f:
+            raw = f.read()
+    except UnsafeFileError as exc:
+        if exc.reason == "it is missing":
+            raise FileNotFoundError(folder / RECORD_FILE) from None
+        raise RecordError(f"{RECORD_FILE} is refused: {exc.reason}") from None
+    except OSError as exc:
+        raise RecordError(f"unreadable ({exc.strerror})") from None
+    try:
+        data = parse_record(raw)
+    except SchemaError as exc:
+        raise RecordError(str(exc)) from None
+    except ValueError as exc:
+        raise RecordError(f"not valid JSON ({exc})") from None
+    if data["entry"] != folder.name:
+        raise RecordError(f"field entry: {data['entry']!r} is not the record of {folder.name}")
     result, inputs = from_record(data, folder)
-    try:
-        _check_files(data, folder)
-    except (KeyError, TypeError) as exc:
-        raise RecordError(f"malformed record ({type(exc).__name__}: {exc})") from None
+    _check_files(data, folder)
     return result, inputs
 
 
@@ -351,8 +412,8 @@ class RecordStore:
             return Lookup(None, "no record")
         except RecordError as exc:
             where = f"{self.config.records.name}/{entry.name}"
-            log.warning("%s: ignoring the run record in %s: %s", entry.name, where, exc)
-            return Lookup(None, f"unusable record ({exc})")
+            log.warning("%s: ignoring the run record in %s (running the demo again): %s", entry.name, where, exc)
+            return Lookup(None, f"unusable record in {where}: {exc}", unusable=True)
         reason = self._mismatch(entry, script, options, inputs, frozen)
         return Lookup(None, reason) if reason else Lookup(result)
 
@@ -386,20 +447,29 @@ class RecordStore:
             return "run options changed (timeout or output limit)"
         return ""
 
+    def check_replaceable(self, entries: list[Entry]) -> None:
+        """Refuse (exit status 2) before anything runs when a folder in the records' place of an
+        entry is not a record: committing the entry's run would delete it."""
+        for entry in entries:
+            folder = store_dir(self.config, entry.name)
+            check_replaceable(folder, RECORD_FILE, "a run record",
+                              f"{relative_to_root(self.config.records, self.config.root)}/{entry.name}")
+
     def staging(self, name: str) -> Path:
         """A fresh, empty folder beside the records to run entry ``name`` into."""
-        self.config.records.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=self.config.records))
+        make_records_dir(self.config.records)
+        # The pid in the name: only the scratch folders of dead builds are ever removed.
+        return Path(tempfile.mkdtemp(prefix=f".{name}.tmp-{os.getpid()}-", dir=self.config.records))
 
     def commit(self, entry: Entry, script: Script, result: RunResult, options: RunOptions) -> RunResult:
         """Save ``result`` (run in a staging folder) as the entry's record; return it from there."""
         staging = result.files_dir
-        save_record(staging, result, self.inputs(entry, script, result, options))
+        result = save_record(staging, result, self.inputs(entry, script, result, options))
         target = store_dir(self.config, entry.name)
+        check_replaceable(target, RECORD_FILE, "a run record", f"{self.config.records.name}/{entry.name}")
         staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
         replace_dir(staging, target)
-        for leftover in self.config.records.glob(f".{entry.name}.tmp-*"):
-            shutil.rmtree(leftover, ignore_errors=True)  # from builds killed mid-run
+        remove_stale(self.config.records, f".{entry.name}.tmp-")  # from builds killed mid-run
         return dataclasses.replace(result, files_dir=target)
 
     def discard(self, staging: Path) -> None:
@@ -410,6 +480,7 @@ class RecordStore:
         """Every parsable entry's recorded result; raise FrozenError naming those without one."""
         results: dict[str, RunResult] = {}
         refused: list[str] = []
+        unusable = False
         for entry in entries:
             script = parsed[entry.name]
             if not isinstance(script, Script):
@@ -418,10 +489,12 @@ class RecordStore:
             found = self.lookup(entry, script, options, frozen=True)
             if found.result is None:
                 refused.append(f"{entry.name} ({found.reason})")
+                unusable = unusable or found.unusable
             else:
                 results[entry.name] = found.result
         if refused:
-            raise FrozenError(
+            error = UnusableRecordError if unusable else FrozenError
+            raise error(
                 f"--frozen: no matching run record for {len(refused)} entr{'y' if len(refused) == 1 else 'ies'}: "
                 f"{'; '.join(refused)}; run `site-builder build` to record them"
             )

@@ -483,17 +483,20 @@ def file_artifacts(before: dict[str, tuple[int, int]], after: dict[str, tuple[in
     return arts
 
 
-def save_figures(block: str, files_dir: str) -> list[dict[str, Any]]:
-    """Save every open Matplotlib figure as a PNG artifact, then close them all."""
+def save_figures(block: str, builder_dir: str) -> list[dict[str, Any]]:
+    """Save every open Matplotlib figure as a PNG artifact, then close them all.
+
+    ``builder_dir`` is the builder's own folder, outside the demo's working folder: the
+    builder moves it to BUILDER_DIR of the run's folder once the demo is dead.
+    """
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is None:
         return []
     arts = []
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", block)  # as execute._safe_name
-    os.makedirs(os.path.join(files_dir, BUILDER_DIR), exist_ok=True)
     for k, num in enumerate(plt.get_fignums(), start=1):
         rel = f"{BUILDER_DIR}/{safe}-figure-{k}.png"
-        path = os.path.join(files_dir, rel)
+        path = os.path.join(builder_dir, f"{safe}-figure-{k}.png")
         try:
             fig = plt.figure(num)
             fig.savefig(path, format="png", dpi=2 * fig.dpi, metadata={"Software": None})
@@ -794,7 +797,7 @@ def _run(job: dict[str, Any], events: Events) -> None:
             flush_demo_files(ns)  # the script has ended
         duration = time.perf_counter() - t0
         audit.on = False
-        artifacts = save_figures(cell["name"], files_dir)
+        artifacts = save_figures(cell["name"], job["builder_dir"])
         artifacts += file_artifacts(before, snapshot(files_dir), files_dir)
         sink.finish()
         events.send([{"event": "end", "i": index, "block": cell["name"], "status": status,

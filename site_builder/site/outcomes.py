@@ -5,10 +5,12 @@ Used by the render stage; kept apart so render.py stays about pages and files.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.ansi import Span, to_spans
+from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.run.execute import BlockResult, OutputChunk, RunResult
 
 FAILED_STATUSES = ("error", "timeout", "crashed", "exited")
@@ -135,16 +137,25 @@ def not_run_reason(result: RunResult) -> str:
     return "Not run."
 
 
-def unpublishable(files_dir: Path, rel: str, safe: str | None, page_paths: set[str]) -> str | None:
-    """Why the file ``rel`` a demo wrote can't be published beside its page, or None when it can."""
+def unpublishable(files_dir: Path, rel: str, safe: str | None, page_paths: set[str],
+                  published: Iterable[str] = ()) -> str | None:
+    """Why the file ``rel`` a demo wrote can't be published beside its page, or None when it can.
+
+    ``published``: the paths already published beside the page (a name differing only in
+    case from one of them is skipped: some hosts cannot tell them apart).
+    """
     if safe is None:
         return "its path leaves the entry's folder"
-    if safe in page_paths:
-        return f"its name clashes with the page's own {safe}"
-    source = files_dir / safe
-    # A symlink could publish any file of the building machine.
-    if source.is_symlink() or any(p.is_symlink() for p in source.parents if files_dir in p.parents):
-        return "it is a symbolic link"
-    if not source.is_file():
-        return "it is not a regular file"
+    if any(part.startswith(".") for part in safe.split("/")):
+        return "hidden files (names starting with '.', such as .htaccess) are never published"
+    folded = {p.lower(): p for p in page_paths}
+    if safe.lower() in folded:
+        return f"its name clashes with the page's own {folded[safe.lower()]}"
+    for other in published:
+        if other != safe and other.lower() == safe.lower():
+            return f"its name differs only in case from {other}, published already"
+    try:
+        open_regular(files_dir, safe).close()  # a link could publish any file of the machine
+    except UnsafeFileError as exc:
+        return exc.reason
     return None

@@ -15,24 +15,42 @@ from collections.abc import Callable
 from pathlib import Path
 
 from site_builder.errors import UsageError
-from site_builder.fs import UnsafePathError, recover, replace_dir, safe_join
+from site_builder.fs import (
+    SITE_MARK,
+    check_replaceable,
+    copy_regular,
+    recover,
+    remove_stale,
+    replace_dir,
+    safe_join,
+)
 from site_builder.site.sitefiles import SiteFile
 
 log = logging.getLogger(__name__)
 
 
+def site_mark() -> SiteFile:
+    """The file that marks a folder as a site the builder wrote (it replaces only those)."""
+    return SiteFile(SITE_MARK, b"This folder was written by site_builder; each build replaces it as a whole.\n")
+
+
 def _write_tree(root: Path, files: list[SiteFile]) -> None:
     seen: set[str] = set()
+    if not any(file.path == SITE_MARK for file in files):
+        files = [*files, site_mark()]
     for file in files:
         target = safe_join(root, file.path)
         key = file.path.lower()  # two paths differing in case clash on some hosts
-        if key in seen:
-            raise UnsafePathError(f"two files of the site claim the same path: {file.path}")
+        if key in seen:  # render skips these with a warning already; never fail the build here
+            log.warning("not published: %s (another file of the site has the same name but for case)", file.path)
+            continue
         seen.add(key)
         target.parent.mkdir(parents=True, exist_ok=True)
-        if file.source is not None:
+        if file.root is not None and file.source is not None:
+            copy_regular(file.root, file.source.relative_to(file.root).as_posix(), target)
+        elif file.source is not None:
             try:
-                # record files are never modified in place, so sharing their inode is safe and free
+                # a file of the published site: both folders are the builder's own
                 os.link(file.source, target)
             except OSError:
                 shutil.copyfile(file.source, target)
@@ -45,23 +63,11 @@ def _staging_dir(output: Path) -> Path:
     try:
         parent.mkdir(parents=True, exist_ok=True)
         # The pid in the name lets a later build remove the folder if this one is killed.
-        return Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp-{os.getpid()}-", dir=parent))
+        staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp-{os.getpid()}-", dir=parent))
+        staging.chmod(0o755)  # mkdtemp made it private: a web server running as another user must read it
+        return staging
     except OSError as exc:
         raise UsageError(f"cannot write the output folder {output.name}: {exc.strerror}") from None
-
-
-def _remove_stale_staging(output: Path) -> None:
-    """Remove the staging folders of builds that were killed (their process is gone)."""
-    for stale in output.parent.glob(f".{output.name}.tmp-*"):
-        pid = stale.name.removeprefix(f".{output.name}.tmp-").partition("-")[0]
-        if not pid.isdigit():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(stale, ignore_errors=True)
-        except OSError:
-            pass  # alive, or not ours to judge
 
 
 def failed_dir(output: Path) -> Path:
@@ -82,7 +88,7 @@ def write_site(
     Returns the folder where the files ended up.
     """
     recover(output)
-    _remove_stale_staging(output)
+    remove_stale(output.parent, f".{output.name}.tmp-")
     staging = _staging_dir(output)
     try:
         _write_tree(staging, files)
@@ -93,16 +99,29 @@ def write_site(
         raise
     if not publish:
         target = failed_dir(output)
-        shutil.rmtree(target, ignore_errors=True)
+        remove_site(target)
         staging.rename(target)
         return target
-    shutil.rmtree(failed_dir(output), ignore_errors=True)
+    remove_site(failed_dir(output))
+    check_replaceable(output, SITE_MARK, "a site")  # checked before the build too: still ours?
     replace_dir(staging, output)
     return output
 
 
-def check_writable(output: Path) -> None:
-    """Fail early (exit status 2) when the output folder cannot be created or replaced."""
+def remove_site(folder: Path) -> None:
+    """Remove ``folder`` if it is a site the builder wrote; leave anything else alone."""
+    try:
+        check_replaceable(folder, SITE_MARK, "a site")
+    except UsageError:
+        log.warning("%s was left alone: it is not a folder site_builder wrote", folder.name)
+        return
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def check_writable(output: Path, shown: str | None = None) -> None:
+    """Fail early (exit status 2) when the output folder cannot be created, or is a folder
+    the builder did not write (it replaces only its own); ``shown`` names it in messages."""
+    shown = shown or output.name
     parent = output.parent
     probe = parent
     while not probe.exists():
@@ -113,3 +132,5 @@ def check_writable(output: Path) -> None:
         raise UsageError(f"output folder is not writable: {output.name} (in a folder we cannot write to)")
     if output.exists() and not output.is_dir():
         raise UsageError(f"output path exists and is not a folder: {output.name}")
+    check_replaceable(output, SITE_MARK, "a site", shown)
+    check_replaceable(failed_dir(output), SITE_MARK, "a site", shown + ".failed")

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.config import Config
-from site_builder.fs import relative_to_root
+from site_builder.fs import relative_to_root, write_new
 from site_builder.source.entries import Entry
 from site_builder.run import records
 from site_builder.run.records import RECORD_FILE, store_dir
@@ -44,7 +44,8 @@ from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, Sit
 
 log = logging.getLogger(__name__)
 
-STATE_FORMAT = 1  # bump when the state file's layout changes; another format is a full build
+STATE_FORMAT = 2  # bump when the state file's layout or meaning changes; another format is a full build
+# 2: published record files are copies (1 hard-linked them: a full build makes the copies)
 CACHE_DIR = ".cache"  # inside the records folder
 # Libraries whose version can change a page's bytes (and the search index).
 RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbformat", "pagefind", "pagefind_bin")
@@ -107,12 +108,18 @@ def load_state(config: Config) -> SiteState | None:
         return None
 
 
-def _save(config: Config, state: SiteState) -> None:
+def ensure_cache_dir(config: Config) -> Path:
+    """The cache folder, created with the ``.gitignore`` that keeps it out of commits."""
     folder = cache_dir(config)
     folder.mkdir(parents=True, exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
-        ignore.write_text("# the site builder's cache: never commit it\n*\n", encoding="utf-8")
+        write_new(ignore, b"# the site builder's cache: never commit it\n*\n")
+    return folder
+
+
+def _save(config: Config, state: SiteState) -> None:
+    ensure_cache_dir(config)
     data = {"format": STATE_FORMAT, "fingerprint": state.fingerprint, "site_key": state.site_key,
             "warnings": state.warnings, "entries": state.entries, "files": state.files,
             "packages_stamp": state.packages_stamp, "versions": state.versions}

@@ -22,6 +22,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.source.blocks import GALLERY_SETTING, Cell, Script
 from site_builder.source.entries import Entry
 from site_builder.run.execute import (
@@ -33,6 +34,7 @@ from site_builder.run.execute import (
 )
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.site.notebook import make_notebook, prepare_notebooks
+from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
 from site_builder.site import prose
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
@@ -152,9 +154,9 @@ def _is_number(text: str) -> bool:
 def csv_preview(path: Path, delimiter: str = ",") -> CsvPreview | None:
     """The first rows of a CSV file (bounded read); None when it is empty or unreadable."""
     try:
-        with path.open("rb") as f:
+        with open_regular(path.parent, path.name) as f:
             head = f.read(CSV_PREVIEW_BYTES + 1)
-    except OSError:
+    except (OSError, UnsafeFileError):
         return None
     complete = len(head) <= CSV_PREVIEW_BYTES
     lines = head[:CSV_PREVIEW_BYTES].decode("utf-8", errors="replace").splitlines()
@@ -287,12 +289,13 @@ class _Renderer:
 
         def publish(rel: str) -> str | None:
             safe = _safe_rel_path(rel)
-            why = unpublishable(result.files_dir, rel, safe, page_paths)
+            why = unpublishable(result.files_dir, rel, safe, page_paths, published)
             if why:
                 log.warning("%s: the file %s the demo wrote is not published: %s", name, rel, why)
                 return None
             assert safe is not None
-            published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe)
+            published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe,
+                                       root=result.files_dir)
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
@@ -394,12 +397,12 @@ class _Renderer:
     def artifact_view(art: Artifact, publish: _Publish, files_dir: Path | None = None) -> ArtifactView:
         suffix = PurePosixPath(art.path).suffix.lower()
         preview = None
-        if art.kind == "file" and suffix in (".csv", ".tsv") and files_dir is not None:
-            if _safe_rel_path(art.path) is not None:
-                preview = csv_preview(files_dir / art.path, "\t" if suffix == ".tsv" else ",")
+        href = publish(art.path)  # checks the file first: only a published file is previewed
+        if href is not None and art.kind == "file" and suffix in (".csv", ".tsv") and files_dir is not None:
+            preview = csv_preview(files_dir / art.path, "\t" if suffix == ".tsv" else ",")
         return ArtifactView(
             name=PurePosixPath(art.path).name,
-            href=publish(art.path),
+            href=href,
             is_image=art.kind in ("figure", "image"),
             size=format_size(art.size),
             alt=art.alt or PurePosixPath(art.path).name,
@@ -446,6 +449,7 @@ class _Renderer:
             SiteFile("static/theme.js", (TEMPLATES_DIR / "static" / "theme.js").read_bytes()),
             SiteFile("static/favicon.svg", (TEMPLATES_DIR / "static" / "favicon.svg").read_bytes()),
             SiteFile(".nojekyll", b""),
+            site_mark(),
             SiteFile("timings/index.html", self.timings_page(builds)),
         ]
         if self.info.site_url:
