@@ -1,8 +1,8 @@
-"""Benchmarks of issue 4 (not part of the test suite): the builder's own cost, measured.
+"""Benchmarks of issues 4 and 12 (not part of the test suite): the builder's own cost, measured.
 
     python benchmarks/run.py            # 5 runs of each measurement, medians
     python benchmarks/run.py --quick    # 2 runs, smaller CPU-bound entries
-    python benchmarks/run.py --only a,b # some of the measurements
+    python benchmarks/run.py --only a,b # some of the measurements ((g)-(j) live in scale.py)
 
 Every build is ``python -m site_builder build -q`` run as a subprocess in a fresh
 temporary project; the baselines (plain ``python demos/<entry>.py``) are measured in the
@@ -16,6 +16,15 @@ same run, interleaved with the builds, so both see the same machine load.
     (one page rendered, the other 99 linked from the published site, records reused)
 (f) render 100 eight-block pages in one process, second time    target <= 1 s
     (watch mode: highlighted cells are kept; was the timed test_hundred_pages_render_fast)
+(g) 60 generated figure entries (NumPy + pyplot, 2-3 figures each), cold build -j 1 against
+    the same scripts run one after another with plain python (no figure saved):
+    wall <= 0.8x, CPU <= 0.75x; -j 2 wall against Sphinx-Gallery's, when it is installed,
+    <= 0.5x (pip install sphinx sphinx-gallery: optional, for this benchmark only)
+(h) 100 small NumPy entries, cold build: CPU against the plain runs <= 0.3x
+(i) 1000 two-block entries, a comment edited in one: rebuild     target <= 1 s
+(j) serve: from saving a one-line change in a small NumPy + pyplot demo to the new page
+    being served, less the demo's own run time                  target <= 0.3 s
+Builds (g)-(i) print the peak memory of the builder and of the fork server beside the times.
 """
 
 from __future__ import annotations
@@ -205,7 +214,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, help="runs per measurement (default 5; --quick: 2)")
     parser.add_argument("--quick", action="store_true", help="fewer runs, smaller CPU-bound entries")
-    parser.add_argument("--only", default="a,b,c,d,e,f", help="comma-separated subset of a,b,c,d,e,f")
+    parser.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j", help="comma-separated subset of a,...,j")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects")
     args = parser.parse_args()
     runs = args.runs or (2 if args.quick else 5)
@@ -226,6 +235,13 @@ def main() -> int:
             results += bench_one_changed(workdir, runs)
         if "f" in only:
             results += bench_render(runs)
+        if only & set("ghij"):
+            import scale  # (g)-(j): gallery scale (issue 12)
+
+            for letter, bench in (("g", scale.bench_gallery), ("h", scale.bench_numpy),
+                                  ("i", scale.bench_thousand), ("j", scale.bench_serve)):
+                if letter in only:
+                    results += bench(workdir, runs)
     finally:
         if args.keep:
             print(f"projects kept in {workdir}", file=sys.stderr)

@@ -48,6 +48,8 @@ class Config:
     tolerance: float = 0.0  # `check`: relative difference allowed between printed numbers (0: exact)
     output_fold_lines: int = 40  # a block's output longer than this shows its head and tail, folded
     entries: dict[str, EntryOverrides] = field(default_factory=dict)
+    # modules the fork server imports before forking demos, besides those it learns; () disables
+    preload: tuple[str, ...] | None = None
 
     def timeout_for(self, name: str) -> float:
         """The timeout of entry ``name``: its override, else the default."""
@@ -96,6 +98,25 @@ _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "tolerance": ((int, float), "a relative tolerance"),
     "prose": _SCALAR_KEYS["prose"],
 }
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+def _parse_preload(value: Any) -> tuple[str, ...]:
+    """``preload = ["module", "package.module"]``: a list of importable module names."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(
+            f"pyproject.toml: [tool.site_builder] preload must be a list of module names "
+            f"(e.g. [\"numpy\", \"matplotlib.pyplot\"]; [] turns preloading off), not {value!r}"
+        )
+    for name in value:
+        if not _MODULE_NAME.fullmatch(name):
+            raise UsageError(
+                f"pyproject.toml: [tool.site_builder] preload: {name!r} is not a module name "
+                "(dotted Python identifiers, e.g. 'scipy.stats')"
+            )
+    return tuple(dict.fromkeys(value))
 
 
 def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -> None:
@@ -190,8 +211,11 @@ def load_config(root: Path) -> Config:
         if key == "entries":
             values["entries"] = _parse_entries(value)
             continue
+        if key == "preload":
+            values["preload"] = _parse_preload(value)
+            continue
         if key not in _SCALAR_KEYS:
-            known = ", ".join(sorted([*_SCALAR_KEYS, "entries"]))
+            known = ", ".join(sorted([*_SCALAR_KEYS, "entries", "preload"]))
             raise UsageError(f"pyproject.toml: unknown key '{key}' in [tool.site_builder] (known: {known})")
         _check_value(key, value, _SCALAR_KEYS[key])
         values[key] = float(value) if key in ("timeout", "tolerance") else value

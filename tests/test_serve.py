@@ -177,3 +177,48 @@ def test_a_busy_port_is_one_clear_line(
     assert err.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
     assert err.rstrip().endswith("(try another --port)")
     assert len(err.strip().splitlines()) == 1
+
+
+PARENT = '''
+"""parent.py — says which process forked it.
+
+Blocks
+------
+[B-who]  print the parent's pid
+"""
+import os
+
+# %% B-who
+print("[B-who] {text} parent", os.getppid())
+'''
+
+
+def test_serve_keeps_its_fork_server_warm_until_the_packages_change(project: Path) -> None:
+    packages = project / "site-packages"  # on the import path: installing a package changes its mtime
+    packages.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "site_builder", "serve", "--port", "0", "-j", "1"],
+        cwd=project, env={**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{packages}"},
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        url = re.search(r"(http://\S+/) ", read_line(proc.stdout, timeout=10)).group(1)  # type: ignore[union-attr]
+        page = f"{url}parent/"
+
+        def parent_after(text: str) -> int:
+            write_demo(project, "parent", PARENT.format(text=text))
+            wait_for(f"the page saying {text}", lambda: f"[B-who] {text} parent" in fetch(page)[1], timeout=30)
+            found = re.search(rf"\[B-who\] {text} parent (\d+)", fetch(page)[1])
+            assert found
+            return int(found.group(1))
+
+        first = parent_after("one")
+        assert first != proc.pid  # forked from the fork server, not from serve itself
+        assert parent_after("two") == first, "a rebuild must reuse the warm fork server"
+        (packages / "newly_installed.py").write_text("VALUE = 1\n", encoding="utf-8")
+        assert parent_after("three") != first, "new packages need a new fork server"
+        stop_with_ctrl_c(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()

@@ -346,3 +346,23 @@ def test_a_demo_replacing_sys_stdout_leaves_its_file_as_full_as_a_plain_run(proj
     for name in ("log.txt", "notes.txt"):
         assert (published / name).read_bytes() == (plain / name).read_bytes(), name
     assert (published / "log.txt").read_text().count("\n") == 2000
+
+
+@pytest.mark.parametrize("umask, folder, file", [(0o022, 0o755, 0o644), (0o027, 0o750, 0o640)])
+def test_the_published_site_has_the_permissions_the_umask_gives(project: Path, umask: int, folder: int,
+                                                                file: int) -> None:
+    # mkdtemp's private 0700 made a web server running as another user answer 403
+    write_demo(project, "good", GOOD)
+    previous = os.umask(umask)
+    try:
+        r = run_cli("build", cwd=project)
+    finally:
+        os.umask(previous)
+    assert r.returncode == 0, r.stderr
+    site = project / "build"
+    assert site.stat().st_mode & 0o777 == folder
+    for path in site.rglob("*"):
+        if path.is_dir():
+            assert path.stat().st_mode & 0o777 == folder, path
+        else:
+            assert path.stat().st_mode & 0o777 == file, path

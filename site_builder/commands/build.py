@@ -15,7 +15,8 @@ from pathlib import Path
 
 from site_builder.source.blocks import Script, outline, parse
 from site_builder.config import Config
-from site_builder.run.demo_process import close_fork_server
+from site_builder.run.demo_process import close_fork_server, set_preload
+from site_builder.run.preload import preload_for
 from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, UsageError
 from site_builder.fs import relative_to_root
@@ -24,7 +25,7 @@ from site_builder.commands.lock import project_lock
 from site_builder.fs import relative_to_root
 from site_builder.site.output import check_writable, failed_dir, remove_site, write_site
 from site_builder.commands.progress import Progress, summarize
-from site_builder.run.records import RecordStore, run_options, store_dir
+from site_builder.run.records import RECORD_FILE, RecordStore, run_options, store_dir
 from site_builder.site.rebuild import Rebuild, SiteState, captured_warnings, forget, unchanged_site
 from site_builder.site.search import index_site
 from site_builder.commands.shard import estimated_seconds, recorded_durations, shard_entries
@@ -44,6 +45,7 @@ class BuildOptions:
     frozen: bool = False  # run nothing: every result comes from its record
     wait: bool = True  # another build of the project is running: wait for it (else exit status 2)
     shard: tuple[int, int] | None = None  # (K, N): run only shard K of N, record it, write no site
+    keep_warm: bool = False  # leave the fork server running for the next build (serve)
 
 
 @dataclass
@@ -158,10 +160,15 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         }
         report.not_run.extend(sorted(results))
     else:
+        runnable = [e for e in entries if isinstance(parsed[e.name], Script)]
+        # Computed only when a demo really runs (the fork server starts then).
+        set_preload(lambda: preload_for(config, runnable, [store_dir(config, e.name) / RECORD_FILE
+                                                            for e in runnable]))
         try:
             results = _execute_all(entries, parsed, config, options, store, report, progress)
         finally:
-            close_fork_server()  # its children are all done; serve's next build starts afresh
+            if not options.keep_warm:
+                close_fork_server()  # its children are all done
             progress.close()
     for entry in entries:
         script = parsed[entry.name]

@@ -25,6 +25,7 @@ from site_builder.commands.build import BuildOptions, build
 from site_builder.config import Config, load_config, with_overrides
 from site_builder.fs import relative_to_root
 from site_builder.errors import SiteBuilderError, UsageError
+from site_builder.run.demo_process import close_fork_server
 from site_builder.run.execute import path_scrubber
 from site_builder.site.output import failed_dir
 from site_builder.commands.preview_http import PreviewServer, SiteState
@@ -157,7 +158,9 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
         state.publish(None, message, config.title)
         return
     try:
-        report = build(config, BuildOptions(jobs=options.jobs), make_progress(sys.stderr, quiet=False))
+        # keep_warm: the fork server (its preloaded modules) serves the next rebuild too
+        report = build(config, BuildOptions(jobs=options.jobs, keep_warm=True),
+                       make_progress(sys.stderr, quiet=False))
     except SiteBuilderError as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         state.publish(None, str(exc), config.title)
@@ -221,6 +224,7 @@ def serve(root: Path, options: ServeOptions) -> int:
         print("stopped serving", file=sys.stderr, flush=True)
         return 0
     finally:
+        close_fork_server()
         watcher.stop()
         state.stop()
         server.shutdown()

@@ -3,12 +3,15 @@
 Both ways give the runner the same fresh process (own session and group, cwd, fds,
 environment); forking skips the interpreter start-up, which dominates small demos.
 ``SITE_BUILDER_FORK_SERVER=0`` forces spawning (for debugging); so does a platform
-without fork and fd passing, or a server that cannot start.
+without fork and fd passing, or a server that cannot start.  The server imports the
+modules ``set_preload`` names before its first fork; it is replaced when the environment
+or that set changes, and lives on between builds when the caller keeps it (``serve``).
 """
 
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import itertools
 import json
 import logging
@@ -20,8 +23,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Protocol
 
+from site_builder.run.preload import Preload
 from site_builder.run.runner import kill_tree
 
 log = logging.getLogger(__name__)
@@ -113,12 +118,17 @@ class ForkedProcess:
 class ForkServer:
     """Client of one ``fork_server.py`` process, shared by the build's worker threads."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], preload: Preload | None = None) -> None:
         self.env = env
+        self.preload = preload
+        self.ready = threading.Event()
+        self.preloaded: dict[str, Any] = {}  # the server's "ready" message
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        wanted = [] if preload is None or not preload.modules else [json.dumps(
+            {"modules": list(preload.modules), "demos": preload.demos, "project": preload.project})]
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-P", str(FORK_SERVER), str(theirs.fileno())],
+                [sys.executable, "-P", str(FORK_SERVER), str(theirs.fileno()), *wanted],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 env=env, pass_fds=(theirs.fileno(),), start_new_session=True,
             )
@@ -157,6 +167,13 @@ class ForkServer:
             raise OSError(f"the fork server could not start the demo: {reply.get('error')}")
         return reply["process"]
 
+    def wait_ready(self) -> bool:
+        """Wait until its preloads are done; False when it exited first."""
+        while not self.ready.wait(0.05):
+            if not self.alive:
+                return False
+        return True
+
     def busy(self) -> bool:
         """Whether a demo it started (or is starting) may still run."""
         with self.replied:
@@ -178,6 +195,10 @@ class ForkServer:
             self.replied.notify_all()
 
     def _handle(self, message: dict[str, Any]) -> None:
+        if "ready" in message:
+            self.preloaded = message["ready"]
+            self.ready.set()
+            return
         if "exited" in message:
             child = self.children.pop(message["exited"], None)
             if child is not None:
@@ -195,6 +216,7 @@ class ForkServer:
 
     def close(self) -> None:
         """Stop the server: it kills whatever children are left and exits."""
+        log.debug("fork server %d: peak memory %s", self.proc.pid, _peak_memory(self.proc.pid))
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -212,6 +234,20 @@ _server: ForkServer | None = None
 _retired: list[ForkServer] = []  # replaced while their demos may still run: closed at the end
 _server_lock = threading.Lock()
 _server_broken = False  # it could not start once: spawn for the rest of this process
+_preload_source: Callable[[], Preload] | None = None
+_preload: Preload | None = None  # _preload_source(), once per set_preload
+_preload_known = True
+_refused: set[str] = set()  # modules whose import is not fork-safe: never preloaded again here
+
+
+def set_preload(source: Callable[[], Preload] | None) -> None:
+    """What the fork server of the next demos preloads: ``source()``, asked once, when one starts.
+
+    A server already running with another set (or environment) is replaced.
+    """
+    global _preload_source, _preload_known
+    with _server_lock:
+        _preload_source, _preload_known = source, False
 
 
 def start_demo_process(job_fd: int, cwd: Path, events_fd: int, stderr_fd: int,
@@ -253,9 +289,10 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
         for idle in [r for r in _retired if not r.busy()]:
             _retired.remove(idle)
             idle.close()
-        if _server is not None and (not _server.alive or _server.env != env):
+        preload = _current_preload()
+        if _server is not None and (not _server.alive or _server.env != env or _server.preload != preload):
             if _server.alive:
-                log.debug("fork server: the environment changed; starting another")
+                log.debug("fork server: the environment or the preloaded modules changed; starting another")
             elif _server.started_any:
                 log.warning("the fork server died (did a demo kill it?); starting a new one")
             else:  # it never worked here: do not retry for every demo
@@ -268,14 +305,61 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
             _server = None
             if _server_broken:
                 return None
-        if _server is None:
+        while _server is None:
             try:
-                _server = ForkServer(env)
+                _server = ForkServer(env, preload)
             except OSError as exc:
                 _server_broken = True
                 log.debug("fork server could not start (%s); spawning demos", exc)
                 return None
+            if not _server.wait_ready():
+                _server.close()
+                _server, _server_broken = None, True
+                log.debug("the fork server exited at start; spawning demos")
+                return None
+            refused: dict[str, str] = _server.preloaded.get("refused", {})
+            for module, why in _server.preloaded.get("skipped", {}).items():
+                log.debug("fork server: not preloading %s: %s", module, why)
+            if refused:  # that server is no fresh interpreter any more: start one without them
+                for module, why in refused.items():
+                    log.warning("not preloading %s in the fork server: %s; demos import it themselves",
+                                module, why)
+                _refused.update(refused)
+                _server.close()
+                _server = None
+                preload = _current_preload()
         return _server
+
+
+def _current_preload() -> Preload | None:
+    """This build's preload set (computed on first need), less the modules refused so far."""
+    global _preload, _preload_known
+    if not _preload_known:
+        _preload = _preload_source() if _preload_source is not None else None
+        _preload_known = True
+    if _preload is None or not _refused & set(_preload.modules):
+        return _preload
+    kept = tuple(m for m in _preload.modules if m not in _refused and m.partition(".")[0] not in _refused)
+    return dataclasses.replace(_preload, modules=kept)
+
+
+def _peak_memory(pid: int) -> str:
+    """The peak resident memory of a process (Linux: VmHWM), for the debug log."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the whole group has already exited
 
 
 def _alive(pid: int) -> bool:

@@ -1,12 +1,16 @@
 """Fork server: a warmed interpreter that forks one fresh child per demo run.
 
-Started once per build by ``site_builder.run.demo_process`` as ``python -P fork_server.py FD``
-with the environment a spawned runner gets.  Standard library only, never imports
-site_builder, single-threaded (it forks) and never runs demo code itself: each child
-does what ``python -P runner.py JOB_FD EVENTS_FD`` would, minus the interpreter start-up.
+Started once per build (kept across the rebuilds of ``serve``) by
+``site_builder.run.demo_process`` as ``python -P fork_server.py FD [PRELOAD_JSON]`` with the
+environment a spawned runner gets.  Standard library only, never imports site_builder,
+single-threaded (it forks) and never runs demo code itself: each child does what
+``python -P runner.py JOB_FD EVENTS_FD`` would, minus the interpreter start-up and the
+imports of the third-party modules the demos use, which it preloads (see ``preload``).
 
 Messages on the SOCK_SEQPACKET socket FD, one JSON object each:
 
+    server -> parent  {"ready": {"preloaded": [...], "skipped": {M: WHY}, "refused": {M: WHY}}}
+                      first, once the preloads are done; after a refusal the server exits
     parent -> server  {"job": ID, "cwd": DIR}  with fds [job JSON, events, stderr]
     server -> parent  {"started": ID, "pid": PID} or {"failed": ID, "error": TEXT}
                       {"exited": PID, "returncode": RC}  (negative: killed by that signal)
@@ -23,8 +27,11 @@ import json
 import os
 import select
 import signal
+import shutil
 import socket
+import stat
 import sys
+import tempfile
 from types import ModuleType
 from typing import Any
 
@@ -52,6 +59,170 @@ def warm() -> None:
 
     ctypes.CDLL(None)
     platform.platform()  # cached: libc_ver() reads the interpreter binary
+
+
+def _threads() -> int:
+    """Threads of this process, native ones included (a BLAS pool is invisible to ``threading``)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+def _sockets() -> set[int]:
+    try:
+        fds = [int(fd) for fd in os.listdir("/proc/self/fd")]
+    except OSError:
+        return set()
+    found = set()
+    for fd in fds:
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                found.add(fd)
+        except OSError:
+            pass
+    return found
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _shadowed(name: str, demos: str) -> bool:
+    """Whether ``python demos/x.py`` would import ``name`` from the demos folder (sys.path[0])."""
+    top = name.partition(".")[0]
+    try:
+        listing = os.listdir(demos)
+    except OSError:
+        return False
+    return any(n == top or n.startswith(top + ".") for n in listing)
+
+
+def _installed(top: str, installed: list[str]) -> bool:
+    """Whether top-level module ``top`` would be imported from an installed package's folder."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return False
+    if spec is None:
+        return False
+    places = [spec.origin] if spec.origin and spec.has_location else list(spec.submodule_search_locations or ())
+    return bool(places) and all(any(_inside(os.path.realpath(p), folder) for folder in installed)
+                                for p in places)
+
+
+def _recorded_folder(modules: list[ModuleType], folder: str) -> str | None:
+    """The first module whose globals hold ``folder`` (it recorded the working folder at import)."""
+    for module in modules:
+        for value in list(vars(module).values()):
+            if isinstance(value, (str, os.PathLike)) and folder in os.fspath(value):
+                return module.__name__
+    return None
+
+
+def preload(names: list[str], demos: str, project: str) -> dict[str, Any]:
+    """Import the third-party modules the demos use, once, so no child pays for them.
+
+    A module is only kept when importing it is invisible to a demo: it runs in an empty
+    temporary working folder (what a demo's fresh scratch folder is at import time) with
+    the children's environment; it is skipped when it is missing or the demos folder
+    would shadow it, and refused (the server then exits, the parent starts another
+    without it) when its import started a thread, opened a socket, loaded a project
+    file or kept the working folder's name.
+    """
+    preloaded: list[str] = []
+    skipped: dict[str, str] = {}
+    refused: dict[str, str] = {}
+    root = os.path.realpath(project)
+    # as runner.Paths: installed packages are never project files, even inside the project
+    outside = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    outside |= {p for p in sys.path if "site-packages" in p or "dist-packages" in p}
+    installed = [os.path.realpath(p) for p in outside if p]
+    packages = [os.path.realpath(p) for p in sys.path if "site-packages" in p or "dist-packages" in p]
+    home = os.getcwd()
+    scratch = tempfile.mkdtemp(prefix="site_builder-preload-")
+    argv = sys.argv
+    try:
+        os.chdir(scratch)
+        sys.argv = [""]
+        for name in names:
+            if name in sys.modules:  # loaded by an earlier one
+                preloaded.append(name)
+                continue
+            if _shadowed(name, demos):
+                skipped[name] = "a file of the demos folder has its name"
+                continue
+            if not _installed(name.partition(".")[0], packages):
+                # on PYTHONPATH or installed in editable mode: it may change while serve runs
+                skipped[name] = "not an installed package (site-packages)"
+                continue
+            threads, sockets, before = _threads(), _sockets(), set(sys.modules)
+            try:
+                importlib.import_module(name)
+            except BaseException as exc:  # an optional dependency, a broken install
+                skipped[name] = f"{type(exc).__name__}: {exc}"
+                continue
+            new = [m for k, m in list(sys.modules.items()) if k not in before and m is not None]
+            files = [os.path.realpath(f) for m in new if isinstance(f := getattr(m, "__file__", None), str)]
+            if _threads() > threads:
+                refused[name] = f"importing it started {_threads() - threads} thread(s)"
+            elif _sockets() - sockets:
+                refused[name] = "importing it opened a socket"
+            elif any(_inside(f, root) and not any(_inside(f, o) for o in installed) for f in files):
+                refused[name] = "importing it loads a file of the project"
+            elif (holder := _recorded_folder(new, scratch)) is not None:
+                refused[name] = f"{holder} keeps the working folder of its import"
+            if refused:
+                break  # this interpreter is no longer a fresh one: the parent starts another
+            preloaded.append(name)
+            if name == "matplotlib.pyplot":
+                _warm_matplotlib()
+    finally:
+        sys.argv = argv
+        os.chdir(home)
+        shutil.rmtree(scratch, ignore_errors=True)
+    return {"preloaded": preloaded, "skipped": skipped, "refused": refused}
+
+
+def _warm_matplotlib() -> None:
+    """Draw one figure outside pyplot (no figure number, no registry, rcParams untouched):
+    fonts, the Agg renderer and the PNG writer are then loaded once, not in every child."""
+    try:
+        import io
+
+        # by name: this file imports nothing outside the standard library unless asked to
+        figure = importlib.import_module("matplotlib.figure").Figure()
+        importlib.import_module("matplotlib.backends.backend_agg").FigureCanvasAgg(figure)
+        axes = figure.add_subplot()
+        axes.plot([0, 1], [0, 1], label="a")
+        axes.set_title("warm")
+        axes.legend()
+        figure.savefig(io.BytesIO(), format="png", metadata={"Software": None})
+    except Exception:
+        pass  # only a warm-up: each child would do the same work itself
+
+
+def _version(distribution: str) -> str | None:
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(distribution)
+    except Exception:  # not a distribution's name (PIL is Pillow's): the child looks it up
+        return None
+
+
+def reseed() -> None:
+    """In a child: give generators seeded at import what a fresh interpreter gives them.
+
+    (``random`` reseeds itself after a fork.)  NumPy's legacy global generator
+    (``np.random.seed`` / ``np.random.rand``) gets the state a fresh import would give it:
+    one seeded from OS entropy.
+    """
+    mtrand = sys.modules.get("numpy.random.mtrand")
+    if mtrand is not None:
+        mtrand._rand.set_state(mtrand.RandomState().get_state())
 
 
 class Server:
@@ -157,6 +328,7 @@ class Server:
             os.close(null)
             os.close(err_fd)
             os.chdir(job["cwd"])
+            reseed()
         except BaseException:
             os._exit(71)
         try:
@@ -192,11 +364,21 @@ def main(argv: list[str]) -> None:
     runner = load_runner()
     runner.become_subreaper()  # the orphans of a runner that died come here, not to init
     warm()
+    wanted = json.loads(argv[2]) if len(argv) > 2 else {"modules": []}
+    before = {name.partition(".")[0] for name in sys.modules}
+    ready = preload(wanted["modules"], wanted.get("demos", ""), wanted.get("project", "/"))
+    # every package the preloads loaded, their dependencies too (numpy under matplotlib)
+    runner.PRELOADED = frozenset({name.partition(".")[0] for name in sys.modules} - before)
+    # the versions of the packages the demos import by name (numpy, matplotlib), looked up once
+    named = sorted({m.partition(".")[0] for m in ready["preloaded"]})
+    runner.KNOWN_VERSIONS = {top: version for top in named if (version := _version(top))}
     runner.warm_realpaths()
     # Keep the collector away from everything loaded so far: a collection in a child
     # would touch (and so copy) every page the children share with the server.
     gc.freeze()
-    Server(sock, runner).serve()
+    server = Server(sock, runner)
+    if server.send({"ready": ready}) and not ready["refused"]:
+        server.serve()
     os._exit(0)
 
 

@@ -35,6 +35,11 @@ FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
     FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
 _REAL_EXIT = os._exit  # the demo's os._exit is wrapped (see _report_os_exit)
+# Top-level packages the fork server imported before forking (set by fork_server.py), and
+# those of them the demo imported: only those count as imported, as in a fresh interpreter.
+PRELOADED: frozenset[str] = frozenset()
+PRELOADED_USED: set[str] = set()
+KNOWN_VERSIONS: dict[str, str] = {}  # top-level package -> version, found once by the fork server
 MAX_EVENT_TEXT = 1 << 20  # split huge writes so no single JSON line is enormous
 BURST = 50  # writes per 10 ms beyond which output is batched
 
@@ -532,7 +537,7 @@ def environment(namespaces: list[dict[str, Any]]) -> dict[str, str]:
     except Exception:
         pass
     numpy = sys.modules.get("numpy")
-    if numpy is not None:
+    if numpy is not None and ("numpy" not in PRELOADED or "numpy" in PRELOADED_USED):
         try:
             blas = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]
             env["blas"] = f"{blas.get('name', '')} {blas.get('version', '')}".strip()
@@ -553,6 +558,9 @@ def _versions(tops: list[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     unnamed = []
     for top in tops:
+        if top in KNOWN_VERSIONS:  # each lookup scans the import path: ~0.1 s
+            found[top] = KNOWN_VERSIONS[top]
+            continue
         try:
             found[top] = metadata.version(top)
         except Exception:
@@ -585,6 +593,19 @@ def imported_packages(namespaces: list[dict[str, Any]]) -> set[str]:
                 tops.add(name.partition(".")[0])
     return {t for t in tops if t and not t.startswith("_") and t not in sys.stdlib_module_names
             and t != "builtins"}
+
+
+def track_preloaded_imports() -> None:
+    """Note each import statement (the demo's, or a module's it loads) naming a preloaded package."""
+    real = builtins.__import__
+
+    def __import__(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),  # noqa: A002
+                   level: int = 0) -> Any:
+        if level == 0 and (top := name.partition(".")[0]) in PRELOADED:
+            PRELOADED_USED.add(top)
+        return real(name, globals, locals, fromlist, level)
+
+    builtins.__import__ = __import__
 
 
 def modules_since(preloaded: dict[str, Any]) -> list[types.ModuleType]:
@@ -782,6 +803,8 @@ def _run(job: dict[str, Any], events: Events) -> None:
     sys.path.insert(0, os.path.dirname(script))
     sys.argv = [script]
     ns = module.__dict__
+    if PRELOADED:
+        track_preloaded_imports()
     audit = ReadAudit()
     preloaded = dict(sys.modules)
 

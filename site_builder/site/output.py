@@ -64,10 +64,26 @@ def _staging_dir(output: Path) -> Path:
         parent.mkdir(parents=True, exist_ok=True)
         # The pid in the name lets a later build remove the folder if this one is killed.
         staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp-{os.getpid()}-", dir=parent))
-        staging.chmod(0o755)  # mkdtemp made it private: a web server running as another user must read it
+        # mkdtemp made it private (0700): a web server running as another user must read the
+        # site, so it gets what any folder made here gets (0755 under the usual umask).
+        staging.chmod(0o777 & ~_umask())
         return staging
     except OSError as exc:
         raise UsageError(f"cannot write the output folder {output.name}: {exc.strerror}") from None
+
+
+def _umask() -> int:
+    """The process's umask, read where Linux shows it (setting it to read it is not thread-safe)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def failed_dir(output: Path) -> Path:

@@ -38,6 +38,7 @@ from site_builder.config import Config
 from site_builder.fs import relative_to_root, write_new
 from site_builder.source.entries import Entry
 from site_builder.run import records
+from site_builder.run.preload import packages_stamp
 from site_builder.run.records import RECORD_FILE, store_dir
 from site_builder.site.search import SEARCH_DIR
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo
@@ -149,24 +150,17 @@ def _sha(*parts: str | bytes) -> str:
     return digest.hexdigest()
 
 
-def packages_stamp() -> str:
-    """The mtimes of the import path's folders: installing, upgrading or removing a package changes them.
+_VERSIONS: dict[str, dict[str, str]] = {}  # packages_stamp() -> versions found: serve's rebuilds ask once
 
-    (pip replaces ``NAME-VERSION.dist-info`` in site-packages.)  While it holds, the versions
-    found last time still hold, and asking importlib.metadata (~3 ms a package) is skipped.
-    """
-    parts = [sys.version]
-    cwd = os.getcwd()
-    for entry in sys.path:
-        # The project folder is on the path under `python -m`; every build renames folders
-        # in it, so its mtime says nothing about packages and would defeat the stamp.
-        if not entry or entry == cwd:
-            continue
-        try:
-            parts += [entry, str(os.stat(entry or ".").st_mtime_ns)]
-        except OSError:
-            parts += [entry, "-"]
-    return _sha(*parts)
+
+def _known_versions(saved: SiteState | None = None) -> dict[str, str]:
+    """The versions found so far while the installed packages are as now (the saved state's too)."""
+    stamp = packages_stamp()
+    versions = _VERSIONS.setdefault(stamp, {})
+    if saved is not None and saved.packages_stamp == stamp:
+        for dist, version in saved.versions.items():
+            versions.setdefault(dist, version)
+    return versions
 
 
 def _version(dist: str, cache: dict[str, str]) -> str:
@@ -315,7 +309,7 @@ def unchanged_site(config: Config, entries: list[Entry]) -> SiteState | None:
     records = {e.name: _record_sha(config, e.name) for e in entries}
     if any(records[name] != state.entries[name].get("record") for name in records):
         return None
-    versions = dict(state.versions) if state.packages_stamp == packages_stamp() else {}
+    versions = _known_versions(state)
     base = _sha(code_fingerprint(versions), templates_fingerprint(), settings_fingerprint(config))
     packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
     if _site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:
@@ -339,19 +333,31 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     neighbours = [f"{b.entry.name}\0{b.script.summary}\0{b.script.title}" for b in ordered]
     notebooks: dict[str, str] = {}
     pages: dict[str, str] = {}
+    # What the site-wide pages show of each entry: its index line (name, summary, outcome),
+    # its timings and environment (the result), its sitemap line; not its code or prose.
+    listed: list[str] = []
     for i, build in enumerate(ordered):
         name = build.entry.name
-        notebooks[name] = _sha(notebook_base, name, _sha(build.entry.source_bytes), _result_digest(build))
+        result = _result_digest(build)
+        notebooks[name] = _sha(notebook_base, name, _sha(build.entry.source_bytes), result)
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
         pages[name] = _sha(page_base, repr(info), build.script.prose, notebooks[name], prev, next)
-    return notebooks, pages, _sha(page_base, repr(info), *pages.values())
+        listed += [neighbours[i], result]
+    return notebooks, pages, _sha(page_base, repr(info), *listed)
 
 
 def _result_digest(build: EntryBuild) -> str:
     """Every output, time and file of the run the page shows, the same whether just run or read back."""
-    data = json.dumps(dataclasses.asdict(build.result), sort_keys=True, default=str, ensure_ascii=False)
+    data = json.dumps(build.result, sort_keys=True, default=_plain, ensure_ascii=False)
     return _sha(data)
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass as its fields (no deep copy: ``dataclasses.asdict`` costs 8 ms a result), else text."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    return str(value)
 
 
 @dataclass
@@ -366,17 +372,24 @@ class Rebuild:
     notebook_keys: dict[str, str] = field(default_factory=dict)
     page_keys: dict[str, str] = field(default_factory=dict)
     site_key: str = ""
+    _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
 
     def __post_init__(self) -> None:
+        self.state = load_state(self.config) if self.config.output.is_dir() else None
+        self.versions = _known_versions(self.state)
         code = code_fingerprint(self.versions)
         page_base = _sha(code, templates_fingerprint(), settings_fingerprint(self.config))
         self.notebook_keys, self.page_keys, self.site_key = _page_keys(self.builds, self.info, code, page_base)
-        self.state = load_state(self.config) if self.config.output.is_dir() else None
 
     def _intact(self, prefix: str) -> list[str] | None:
-        """The published files under ``prefix`` when all are as saved (None when one is not)."""
+        """The tracked files of one folder (``out:NAME/``) when all are as saved (None when one is not)."""
         assert self.state is not None
-        keys = [k for k in self.state.files if k.startswith(prefix)]
+        if self._folders is None:  # grouped once: a lookup per entry, not a scan of every file
+            self._folders = {}
+            for key in self.state.files:
+                kind, _, rel = key.partition(":")
+                self._folders.setdefault(f"{kind}:{rel.split('/', 1)[0]}/", []).append(key)
+        keys = self._folders.get(prefix, [])
         if not all(_intact(_resolve(self.config, k), self.state.files[k]) for k in keys):
             return None
         return keys
@@ -405,8 +418,8 @@ class Rebuild:
                 notebooks[name] = _resolve(self.config, notebook)
         site_pages = True
         if self.state.site_key == self.site_key:
-            shared = [k for k in self.state.files if k.startswith("out:")
-                      and k[4:].split("/", 1)[0] not in {*names, SEARCH_DIR}]
+            own = {*names, SEARCH_DIR}
+            shared = [k for k in self.state.files if k.startswith("out:") and k[4:].split("/", 1)[0] not in own]
             if shared and all(_intact(_resolve(self.config, k), self.state.files[k]) for k in shared):
                 reused += [SiteFile(k[4:], source=_resolve(self.config, k)) for k in shared]
                 site_pages = False

@@ -1,0 +1,148 @@
+"""Which modules the fork server imports before it forks any demo (``fork_server.preload``).
+
+Learned from the demos themselves: the third-party modules their scripts import (found
+with ``ast`` in the import statements) and the packages their run records list (what
+they, or the local modules they use, imported last time).  ``preload = [...]`` in
+``[tool.site_builder]`` adds modules; ``preload = []`` turns preloading off.  Only installed
+packages (site-packages) are preloaded: a module on PYTHONPATH or installed in editable mode
+may be edited while ``serve`` runs, and each demo imports it afresh.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from site_builder.config import Config
+from site_builder.source.entries import Entry
+
+# Lines that start an import statement: only these are parsed (a whole script costs ~1 ms).
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:import|from)[ \t]", re.MULTILINE)
+# Record environment rows that are no packages.
+_NOT_PACKAGES = {"python", "platform", "blas"}
+_CACHE: dict[str, tuple[str, ...]] = {}  # source text -> its modules (serve rebuilds)
+_CACHE_MAX = 10_000
+
+
+@dataclass(frozen=True)
+class Preload:
+    """What one fork server imports up front, and what it needs to judge those imports."""
+
+    modules: tuple[str, ...]
+    demos: str  # the demos folder: a module a file of it would shadow is not preloaded
+    project: str  # a module whose import loads a project file is refused
+    installed: str = ""  # packages_stamp(): a server that loaded older packages is replaced
+
+
+def script_imports(source: str) -> tuple[str, ...]:
+    """Absolute modules a script's import statements name (``import a.b``, ``from a import b``:
+    ``a.b``, and ``a.b`` when b may be a submodule)."""
+    cached = _CACHE.get(source)
+    if cached is not None:
+        return cached
+    found: set[str] = set()
+    for statement in _import_statements(source):
+        try:
+            tree = ast.parse(statement)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names if a.name != "*")
+    result = tuple(sorted(found))
+    if len(_CACHE) >= _CACHE_MAX:
+        _CACHE.clear()
+    _CACHE[source] = result
+    return result
+
+
+def _import_statements(source: str) -> Iterable[str]:
+    """Each import statement's text, dedented; a parenthesised or continued one whole."""
+    for match in _IMPORT_LINE.finditer(source):
+        start = match.start()
+        end = source.find("\n", start)
+        end = len(source) if end < 0 else end
+        text = source[start:end]
+        while (text.count("(") > text.count(")") or text.rstrip().endswith("\\")) and end < len(source):
+            nxt = source.find("\n", end + 1)
+            nxt = len(source) if nxt < 0 else nxt
+            text = source[start:nxt]
+            end = nxt
+        yield text.strip().split(";")[0]
+
+
+def _third_party(module: str) -> bool:
+    top = module.partition(".")[0]
+    return bool(top) and top not in sys.stdlib_module_names and top != "__future__"
+
+
+def recorded_packages(record_file: Path) -> list[str]:
+    """The top-level modules of the packages a run record lists (distribution names as modules)."""
+    try:
+        environment = json.loads(record_file.read_bytes()).get("environment", {})
+    except (OSError, ValueError, AttributeError):
+        return []
+    if not isinstance(environment, dict):
+        return []
+    names = [str(d).lower().replace("-", "_") for d in environment if d not in _NOT_PACKAGES]
+    return [n for n in names if n.isidentifier()]
+
+
+def packages_stamp(installed_only: bool = False) -> str:
+    """The mtimes of the import path's folders: installing, upgrading or removing a package changes them.
+
+    (pip replaces ``NAME-VERSION.dist-info`` in site-packages.)  ``installed_only``: only the
+    folders pip installs into (site-packages, dist-packages), the only ones preloaded from.
+    """
+    parts = [sys.version]
+    cwd = os.getcwd()
+    for entry in sys.path:
+        # The project folder is on the path under `python -m`; every build renames folders
+        # in it, so its mtime says nothing about packages and would defeat the stamp.
+        if not entry or entry == cwd or (installed_only and not _installs_here(entry)):
+            continue
+        try:
+            parts += [entry, str(os.stat(entry).st_mtime_ns)]
+        except OSError:
+            parts += [entry, "-"]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _installs_here(folder: str) -> bool:
+    return "site-packages" in folder or "dist-packages" in folder
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def preload_for(config: Config, entries: Iterable[Entry], record_files: Iterable[Path]) -> Preload:
+    """The modules to preload for these entries (see the module docstring)."""
+    demos, project, installed = str(config.demos), str(config.root), packages_stamp(installed_only=True)
+    if config.preload == ():
+        return Preload((), demos, project, installed)
+    modules: set[str] = set(config.preload or ())
+    for entry in entries:
+        modules.update(m for m in script_imports(entry.source) if _third_party(m))
+    recorded = {m for record in record_files for m in recorded_packages(record) if _third_party(m)}
+    # distribution names that are no module (scikit-learn) are left out
+    modules.update(m for m in recorded - modules if _installed(m))
+    if "matplotlib" in {m.partition(".")[0] for m in modules}:
+        modules.add("matplotlib.pyplot")  # the builder saves the figures through pyplot
+    # importing a.b imports a: the same set, however it was learned, keeps serve's server
+    kept = sorted(m for m in modules if not any(o.startswith(m + ".") for o in modules))
+    return Preload(tuple(kept), demos, project, installed)
