@@ -46,6 +46,7 @@ class Config:
     records: Path = Path("_freeze")  # run records: the execution cache, committable
     timeout: float = 600.0  # seconds per demo
     tolerance: float = 0.0  # `check`: relative difference allowed between printed numbers (0: exact)
+    output_fold_lines: int = 40  # a block's output longer than this shows its head and tail, folded
     entries: dict[str, EntryOverrides] = field(default_factory=dict)  # by section-qualified name
     sections: tuple[str, ...] = ()  # sections listed first on the index, in this order
     values: bool = True  # show the value of a block's last expression (as Jupyter does)
@@ -102,6 +103,7 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "search_placeholder": ((str,), "a string"),
     "index_intro": ((str,), "a string"),
     "prose": ((str,), "one of " + ", ".join(repr(p) for p in PROSE_LANGUAGES)),
+    "output_fold_lines": ((int,), "a number of lines"),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),

@@ -24,6 +24,82 @@ class OutputView:
     spans: tuple[Span, ...]
 
 
+@dataclass(frozen=True)
+class FoldedOutput:
+    """A run of output as the page shows it: all of it, or a head and a tail around a folded middle."""
+
+    head: tuple[OutputView, ...]  # everything when nothing is folded
+    middle: tuple[OutputView, ...] = ()  # the lines hidden until the reader asks for them
+    tail: tuple[OutputView, ...] = ()
+    lines: int = 0  # lines in all three parts
+
+    @property
+    def folded(self) -> bool:
+        """True when some lines are hidden behind the "show all" control."""
+        return bool(self.middle)
+
+    @property
+    def hidden_lines(self) -> int:
+        """How many lines the middle holds."""
+        return _count_lines(self.middle)
+
+
+def fold_output(views: tuple[OutputView, ...], max_lines: int) -> FoldedOutput:
+    """Split output longer than ``max_lines`` lines into head (3/4), middle and tail (1/4)."""
+    total = _count_lines(views)
+    if max_lines <= 0 or total <= max_lines:
+        return FoldedOutput(head=views, lines=total)
+    tail_lines = max_lines // 4
+    head_lines = max_lines - tail_lines
+    head, rest = _split_at_line(views, head_lines)
+    middle, tail = _split_at_line(rest, total - head_lines - tail_lines)
+    return FoldedOutput(head=head, middle=middle, tail=tail, lines=total)
+
+
+def _count_lines(views: tuple[OutputView, ...]) -> int:
+    """Lines as a reader counts them: a last line without its newline still counts."""
+    text = "".join(s.text for v in views for s in v.spans)
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _split_at_line(views: tuple[OutputView, ...], lines: int) -> tuple[tuple[OutputView, ...], tuple[OutputView, ...]]:
+    """(the first ``lines`` lines, the rest), cutting spans and chunks at the newline that ends them."""
+    before: list[OutputView] = []
+    after: list[OutputView] = []
+    left = lines
+    for view in views:
+        first: list[Span] = []
+        second: list[Span] = []
+        for span in view.spans:
+            if left <= 0:
+                second.append(span)
+                continue
+            cut = _after_newlines(span.text, left)
+            if cut is None:  # the whole span fits
+                left -= span.text.count("\n")
+                first.append(span)
+                continue
+            left = 0
+            first.append(Span(span.text[:cut], span.classes))
+            if span.text[cut:]:
+                second.append(Span(span.text[cut:], span.classes))
+        if first:
+            before.append(OutputView(view.stream, tuple(first)))
+        if second:
+            after.append(OutputView(view.stream, tuple(second)))
+    return tuple(before), tuple(after)
+
+
+def _after_newlines(text: str, n: int) -> int | None:
+    """The index just past the ``n``-th newline of ``text``, or None when it has fewer."""
+    at = -1
+    for _ in range(n):
+        at = text.find("\n", at + 1)
+        if at == -1:
+            return None
+    return at + 1
+
+
 def output_views(block: BlockResult) -> tuple[tuple[OutputView, ...], tuple[OutputView, ...]]:
     """The block's output as (head, tail): the tail is empty unless the output was cut."""
     cut = block.omitted_at if block.full_output and block.omitted_at is not None else len(block.output)

@@ -202,7 +202,9 @@ def settings_fingerprint(config: Config) -> str:
     wording = (config.entry_heading, config.entry_intro, repr(config.entry_url),
                config.search_placeholder, config.index_intro, config.prose)
     return _sha(config.title, repr(config.site_url), repr(config.timeout), repr(overrides), *wording,
-                repr(config.sections), repr(config.values), os.environ.get("SOURCE_DATE_EPOCH", ""))
+                repr(config.output_fold_lines), repr(config.sections), repr(config.values),
+                os.environ.get("SOURCE_DATE_EPOCH", ""))
+
 
 
 def _headers_fingerprint(config: Config, entries: list[Entry]) -> str:

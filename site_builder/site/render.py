@@ -39,7 +39,7 @@ from site_builder.site.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP
 from site_builder.site.notebook import make_notebook, prepare_notebooks
 from site_builder.site.sanitize import clean_html
 from site_builder.site.output import site_mark
-from site_builder.site.outcomes import OutputView, block_note, output_views, unpublishable
+from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
 from site_builder.site import prose
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds
@@ -128,13 +128,13 @@ class CellView:
     html: Markup  # rendered prose ("" for code cells: see code)
     status: str  # BlockStatus; "not-run" when the run has no result for the block
     duration: str  # "" when not run
-    output: tuple[OutputView, ...]  # all of it, or the head when it was cut
+    output: FoldedOutput  # all of it, or the head when it was cut
     omitted_lines: int
     omitted_bytes: str  # formatted size, "" when nothing was left out
     full_output: str | None  # relative URL of the complete output
     error: BlockError | None
     artifacts: tuple[ArtifactView, ...]
-    output_tail: tuple[OutputView, ...] = ()  # after the cut, when the output was cut
+    output_tail: FoldedOutput = FoldedOutput(())  # after the cut, when the output was cut
     note: str = ""  # why it did not run, that it ended the script, or should have raised
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
     value_text: str = ""  # the repr of its last expression ("" when none is shown)
@@ -381,7 +381,7 @@ class _Renderer:
             language = script.prose if script else "markdown"
             return CellView(kind="markdown", name="", description="",
                             html=self.prose(cell.text, language, f"prose-{index}-"),
-                            status="ok", duration="", output=(), omitted_lines=0, omitted_bytes="",
+                            status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
@@ -395,8 +395,8 @@ class _Renderer:
             code=self.code_parts(cell, script.docstring_lines if script else None),
             status=block.status,
             duration="" if block.status == "not-run" else format_duration(block.duration),
-            output=head,
-            output_tail=tail,
+            output=fold_output(head, self.info.output_fold_lines),
+            output_tail=fold_output(tail, self.info.output_fold_lines),
             note=block_note(block, result, expects_error) if result else "",
             omitted_lines=block.omitted_lines,
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",

@@ -56,6 +56,7 @@ class SiteInfo:
     entry_url: str | None = None
     search_placeholder: str = "Search"
     index_intro: str = ""
+    output_fold_lines: int = 40  # longer outputs show head and tail around a "show all" control
 
 
 def ordered_builds(builds: list[EntryBuild], info: SiteInfo) -> list[EntryBuild]:

@@ -13,6 +13,8 @@ document.addEventListener("DOMContentLoaded", function () {
   setUpFilter();
   setUpThemeToggle();
   setUpSearch();
+  setUpOnThisPage();
+  setUpOutputFolds();
 });
 
 // ---- code and output that scroll sideways can be scrolled with the keyboard too
@@ -32,6 +34,8 @@ function addCopyButtons() {
     // A block may be in parts (the module docstring folded apart): copy them all.
     var pres = Array.prototype.slice.call(box.querySelectorAll("pre"));
     if (!pres.length) return;
+    // The button sits in the block's head row, never over the code (issue 14).
+    var head = box.closest(".cell").querySelector(".cell-head") || box;
     var button = document.createElement("button");
     button.type = "button";
     button.className = "copy copy-button";
@@ -43,7 +47,7 @@ function addCopyButtons() {
         function () { flash(button, "Copy failed"); }
       );
     });
-    box.appendChild(button);
+    head.appendChild(button);
   });
 }
 
@@ -168,6 +172,20 @@ function setUpSearch() {
     event.preventDefault(); // the results show under the box; Enter just searches now
     if (!form.classList.contains("offline")) run();
   });
+  input.setAttribute("aria-keyshortcuts", "/");
+  document.addEventListener("keydown", function (event) {
+    // "/" jumps to search, as on most documentation sites, unless the reader is typing.
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
+    event.preventDefault();
+    input.focus();
+    input.select();
+  });
+  input.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || !input.value) return;
+    event.preventDefault();
+    input.value = "";
+    if (!form.classList.contains("offline")) run();
+  });
   if (location.protocol === "file:") {
     // Say it before the reader types, in the page's flow rather than in a drop-down.
     form.classList.add("offline");
@@ -175,27 +193,114 @@ function setUpSearch() {
     return;
   }
   input.addEventListener("input", run);
-  input.addEventListener("keydown", function (event) {
-    if (event.key === "Escape") { input.value = ""; run(); }
-  });
 }
 
+function isTyping(target) {
+  if (!target || !target.closest) return false;
+  return Boolean(target.closest("input, textarea, select, [contenteditable]:not([contenteditable='false'])"));
+}
+
+// One entry of the results: the page when its title or introduction matched (or nothing
+// more precise is known), and each block whose code, output or description matched,
+// linking to the block's anchor ("attention \u203a B-train").
 function resultItem(hit) {
   var li = document.createElement("li");
-  var a = document.createElement("a");
-  a.href = hit.url;
-  var title = document.createElement("span");
-  title.className = "result-title";
-  title.textContent = (hit.meta && hit.meta.title) || hit.url;
-  a.appendChild(title);
-  li.appendChild(a);
-  if (hit.excerpt) {
+  var name = (hit.meta && hit.meta.title) || hit.url;
+  var split = blockHits(hit);
+  if (split.page || !split.blocks.length) {
+    li.appendChild(resultLink(hit.url, name, "result-title"));
     var excerpt = document.createElement("span");
     excerpt.className = "result-excerpt";
-    appendExcerpt(excerpt, hit.excerpt);
-    li.appendChild(excerpt);
+    if (split.page) appendWords(excerpt, split.page.words, split.page.marked);
+    else if (hit.excerpt) appendExcerpt(excerpt, hit.excerpt);
+    if (excerpt.firstChild) li.appendChild(excerpt);
+  }
+  if (split.blocks.length) {
+    var sub = document.createElement("ul");
+    sub.className = "result-blocks";
+    split.blocks.forEach(function (block) {
+      var item = document.createElement("li");
+      var url = hit.url.split("#")[0] + "#" + encodeURIComponent(block.id);
+      item.appendChild(resultLink(url, name + " \u203a " + block.id, "result-title"));
+      var excerpt = document.createElement("span");
+      excerpt.className = "result-excerpt";
+      appendWords(excerpt, block.words, block.marked);
+      item.appendChild(excerpt);
+      sub.appendChild(item);
+    });
+    li.appendChild(sub);
   }
   return li;
+}
+
+function resultLink(href, text, className) {
+  var a = document.createElement("a");
+  a.href = href;
+  var span = document.createElement("span");
+  span.className = className;
+  span.textContent = text;
+  a.appendChild(span);
+  return a;
+}
+
+var MAX_BLOCK_HITS = 3;
+var BLOCK_EXCERPT_WORDS = 24;
+
+// Pagefind lists every element with an id it met (hit.anchors, with the position of the
+// first word after it).  A block is a <section id="NAME"> whose name the page lists in its
+// "blocks" metadata; prose and output may hold sections of their own, which end a block.
+// A matched word belongs to the last section that starts at or before it: a block's, or
+// else the page's own (title, summary, purpose, prose).
+function blockHits(hit) {
+  var names = ((hit.meta && hit.meta.blocks) || "").split(" ").filter(Boolean).map(function (n) {
+    try { return decodeURIComponent(n); } catch (e) { return null; }
+  });
+  var starts = (hit.anchors || []).filter(function (a) { return a.element === "section" && a.id; })
+    .sort(function (x, y) { return x.location - y.location; });
+  var words = (hit.content || "").split(/[\r\n\s]+/g);
+  var before = []; // matches outside every block
+  var found = {};
+  var order = [];
+  (hit.locations || []).forEach(function (at) {
+    var owner = null;
+    starts.forEach(function (a, i) { if (a.location <= at) owner = i; });
+    if (owner === null || names.indexOf(starts[owner].id) === -1) { before.push(at); return; }
+    if (!found[owner]) { found[owner] = []; order.push(owner); }
+    found[owner].push(at);
+  });
+  var blocks = order.sort(function (x, y) { return found[y].length - found[x].length || x - y; })
+    .slice(0, MAX_BLOCK_HITS)
+    .sort(function (x, y) { return x - y; })
+    .map(function (i) {
+      var end = i + 1 < starts.length ? starts[i + 1].location : words.length;
+      var part = excerptWords(words, starts[i].location, end, found[i]);
+      part.id = starts[i].id;
+      return part;
+    });
+  var page = before.length ? excerptWords(words, 0, words.length, before) : null;
+  return { page: page, blocks: blocks };
+}
+
+// A few words of [start, end) around the first match, the matched ones to be marked.
+function excerptWords(words, start, end, matches) {
+  var first = Math.max(start, Math.min.apply(null, matches) - 6);
+  var last = Math.min(end, first + BLOCK_EXCERPT_WORDS);
+  var marked = {};
+  matches.forEach(function (at) { marked[at - first] = true; });
+  return { words: words.slice(first, last), marked: marked };
+}
+
+function appendWords(target, words, marked) {
+  words.forEach(function (word, i) {
+    if (i) target.appendChild(document.createTextNode(" "));
+    if (marked[i]) {
+      var mark = document.createElement("mark");
+      mark.textContent = word;
+      target.appendChild(mark);
+    } else {
+      target.appendChild(document.createTextNode(word));
+    }
+  });
 }
 
 // Pagefind's excerpt is HTML with <mark> around the matches.  Parse it inertly and copy
@@ -210,5 +315,69 @@ function appendExcerpt(target, html) {
     } else {
       target.appendChild(document.createTextNode(node.textContent));
     }
+  });
+}
+
+// ---- "On this page": mark the block in view (aria-current) in the list of blocks
+
+function setUpOnThisPage() {
+  var lists = document.querySelectorAll("nav.toc");
+  if (!lists.length || !("IntersectionObserver" in window)) return;
+  var links = {};
+  lists.forEach(function (nav) {
+    nav.querySelectorAll('a[href^="#"]').forEach(function (a) {
+      var id = decodeURIComponent(a.getAttribute("href").slice(1));
+      (links[id] = links[id] || []).push(a);
+    });
+  });
+  var sections = Array.prototype.filter.call(document.querySelectorAll("section.cell[id]"),
+    function (s) { return links[s.id]; });
+  var inView = new Set();
+  var current = null;
+  function mark(id) {
+    if (id === current) return;
+    if (current) links[current].forEach(function (a) { a.removeAttribute("aria-current"); });
+    current = id;
+    if (!id) return;
+    links[id].forEach(function (a) {
+      a.setAttribute("aria-current", "true");
+      keepInSight(a);
+    });
+  }
+  // A block counts as in view while it crosses the upper part of the window, where the eye reads.
+  var observer = new IntersectionObserver(function (changes) {
+    changes.forEach(function (c) {
+      if (c.isIntersecting) inView.add(c.target); else inView.delete(c.target);
+    });
+    var first = sections.find(function (s) { return inView.has(s); });
+    if (first) mark(first.id);
+    else if (sections.length && sections[0].getBoundingClientRect().top > 0) mark(null); // above the first block
+  }, { rootMargin: "0px 0px -60% 0px" });
+  sections.forEach(function (s) { observer.observe(s); });
+}
+
+// Scroll the sticky list itself (never the page) so the marked block stays visible in it.
+function keepInSight(link) {
+  var box = link.closest(".toc-side");
+  if (!box || box.scrollHeight <= box.clientHeight) return;
+  var top = link.offsetTop - box.offsetTop;
+  if (top < box.scrollTop || top + link.offsetHeight > box.scrollTop + box.clientHeight) {
+    box.scrollTop = top - box.clientHeight / 3;
+  }
+}
+
+// ---- long outputs: the control between head and tail shows or hides the middle lines
+
+function setUpOutputFolds() {
+  document.querySelectorAll("pre.output-fold").forEach(function (pre) {
+    var button = pre.querySelector(".fold-toggle");
+    if (!button) return;
+    button.addEventListener("click", function () {
+      var open = !pre.classList.contains("is-open");
+      pre.classList.toggle("is-open", open);
+      button.setAttribute("aria-expanded", String(open));
+      button.textContent = open ? button.dataset.hide : button.dataset.show;
+      focusableScrollers();
+    });
   });
 }
