@@ -11,6 +11,7 @@ import pytest
 
 from site_builder.site import prose
 from site_builder.source.blocks import Script, parse
+from site_builder.source.docstring import rst_head
 from tests.conftest import run_cli, write_demo
 
 # A Sphinx-Gallery-style script, written for these tests: reST docstring with a label and an
@@ -450,3 +451,11 @@ def test_indented_gallery_setting_is_read_and_hidden(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     page = (tmp_path / "build" / "two" / "index.html").read_text(encoding="utf-8")
     assert "sphinx_gallery" not in page and 'linenos">11</span>' in page and 'linenos">9</span>' not in page
+
+
+def test_directives_before_the_title_do_not_hide_it() -> None:
+    # Sphinx-Gallery scripts put `.. redirect-from::` and labels above the title.
+    doc = ('\n.. redirect-from:: /gallery/old/name\n    /gallery/older/name\n\n.. _new-label:\n\n'
+           '==========\nPie charts\n==========\n\nPlot a pie chart.\n')
+    head = rst_head(doc)
+    assert head is not None and head.title == "Pie charts" and head.summary == "Plot a pie chart."

@@ -444,7 +444,7 @@ class _RunState:
         stop_deadline: float | None = None
         while True:
             if self.stopping and stop_deadline is None:
-                stop_deadline = time.perf_counter() + 2.0
+                stop_deadline = time.perf_counter() + 5.0  # a starved reader on a busy machine still drains the runner
             ready, _, _ = select.select([fd], [], [], 0.1)
             if not ready:
                 if self.stopping:

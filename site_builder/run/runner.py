@@ -417,8 +417,9 @@ HIDE_VALUE_TAG = "hide-value"
 
 
 def _noise(value: Any, text: str) -> bool:
-    """True for None, a default repr, or a list/tuple of only such values (e.g. ``plt.plot``'s)."""
-    if value is None or _DEFAULT_REPR.fullmatch(text):
+    """True for None, a default repr, a list/tuple of only such values (e.g. ``plt.plot``'s),
+    or any repr naming a memory address: it differs on every run, so ``check`` would call it drift."""
+    if value is None or _DEFAULT_REPR.fullmatch(text) or _DEFAULT_REPR.search(text):
         return True
     if type(value) in (list, tuple) and 0 < len(value) <= 1000:
         try:
@@ -460,7 +461,9 @@ def _compile_cell(source: str, rel_path: str, flags: int, with_value: bool) -> t
         return compile(source, rel_path, "exec", flags=flags, dont_inherit=True), None
     tree = compile(source, rel_path, "exec", flags=flags | ast.PyCF_ONLY_AST, dont_inherit=True)
     last = tree.body[-1] if tree.body else None
-    if not isinstance(last, ast.Expr):
+    # A bare string is a docstring or a comment in a script (Sphinx-Gallery's text blocks), not a result.
+    is_text = isinstance(last, ast.Expr) and isinstance(last.value, ast.Constant) and isinstance(last.value.value, str)
+    if not isinstance(last, ast.Expr) or is_text:
         return compile(tree, rel_path, "exec", flags=flags, dont_inherit=True), None
     body = ast.Module(body=tree.body[:-1], type_ignores=tree.type_ignores)
     expression = ast.Expression(body=last.value)

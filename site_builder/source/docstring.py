@@ -97,8 +97,11 @@ def rst_head(doc: str) -> RstHead | None:
     """The title and introduction when ``doc`` opens with a reST title (labels may precede it), else None."""
     lines = doc.split("\n")
     i = 0
-    while i < len(lines) and (not lines[i].strip() or _LABEL.match(lines[i].strip())):
+    # Labels and directives (``.. redirect-from::``) may stand before the title, with their indented bodies.
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith(".. ")):
         i += 1
+        while lines[i - 1].startswith(".. ") and i < len(lines) and lines[i][:1] in (" ", "\t"):
+            i += 1
     over = _ADORNMENT.match(lines[i]) if i < len(lines) else None
     if over and i + 2 < len(lines) and lines[i + 1].strip() and lines[i + 2].strip() == lines[i].strip():
         title, rest = lines[i + 1].strip(), lines[i + 3 :]
