@@ -30,6 +30,19 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | N
     )
 
 
+def run_main(args: list[str], project: Path, capsys: pytest.CaptureFixture[str],
+             monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
+    """Run the CLI's ``main`` in this process (fast), as ``python -m site_builder ARGS`` would: status, stderr."""
+    from site_builder.cli import main
+
+    monkeypatch.chdir(project)
+    try:
+        code = main(args)
+    except SystemExit as exc:  # argparse's own exits
+        code = int(exc.code or 0)
+    return code, capsys.readouterr().err
+
+
 def write_demo(project: Path, name: str, source: str) -> Path:
     """Write ``demos/NAME.py`` (NAME may be ``SECTION/NAME``) under ``project`` with dedented ``source``."""
     path = project / "demos" / f"{name}.py"

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.cli import main
-from tests.conftest import REPO, run_cli, write_demo
+from tests.conftest import REPO, run_cli, run_main, write_demo
 
 
 def page(site: Path, name: str) -> str:
@@ -429,7 +428,7 @@ def test_usage_errors(project: Path, args: list[str], message: str, capsys: pyte
                       monkeypatch: pytest.MonkeyPatch) -> None:
     write_demo(project, "good", '"""Good."""\n')
     (project / "a-file").write_text("not a folder")
-    code, err = _main(args, project, capsys, monkeypatch)
+    code, err = run_main(args, project, capsys, monkeypatch)
     assert_clean_usage_error(code, err)
     assert message in err
 
@@ -444,7 +443,7 @@ def test_bad_configuration(project: Path, toml: str, message: str, capsys: pytes
                            monkeypatch: pytest.MonkeyPatch) -> None:
     write_demo(project, "good", '"""Good."""\n')
     (project / "pyproject.toml").write_text(toml)
-    code, err = _main(["build"], project, capsys, monkeypatch)
+    code, err = run_main(["build"], project, capsys, monkeypatch)
     assert_clean_usage_error(code, err)
     assert message in err
 
@@ -453,14 +452,3 @@ def test_usage_error_through_the_real_command(project: Path) -> None:
     r = run_cli("build", "--demos", "nowhere", cwd=project)
     assert_clean_usage_error(r.returncode, r.stderr)
     assert r.stderr == "error: demos folder not found: nowhere\n"
-
-
-def _main(args: list[str], project: Path, capsys: pytest.CaptureFixture[str],
-          monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
-    """Run the CLI's ``main`` in this process (fast), as ``python -m site_builder ARGS`` would."""
-    monkeypatch.chdir(project)
-    try:
-        code = main(args)
-    except SystemExit as exc:  # argparse's own exits
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err

@@ -19,22 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.cli import main
 from site_builder.commands.preview_http import PreviewServer, SiteState
-from tests.conftest import REPO, run_cli, write_demo
+from tests.conftest import REPO, run_cli, run_main, write_demo
 
 GOOD = '"""good.py — prints one line."""\n# %% B-one\nprint("[B-one] fine")\n'
-
-
-def _main(args: list[str], project: Path, capsys: pytest.CaptureFixture[str],
-          monkeypatch: pytest.MonkeyPatch) -> tuple[int, str]:
-    """``python -m site_builder ARGS`` in this process (fast): exit status and stderr."""
-    monkeypatch.chdir(project)
-    try:
-        code = main(args)
-    except SystemExit as exc:  # argparse's own exits
-        code = int(exc.code or 0)
-    return code, capsys.readouterr().err
 
 
 def assert_one_clean_line(code: int, stderr: str, expected: str) -> None:
@@ -52,7 +40,7 @@ def test_a_malformed_source_date_epoch_is_refused_before_anything_runs(
         project: Path, value: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     write_demo(project, "good", GOOD)
     monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
-    code, err = _main(["build"], project, capsys, monkeypatch)
+    code, err = run_main(["build"], project, capsys, monkeypatch)
     assert_one_clean_line(code, err, "error: SOURCE_DATE_EPOCH must be a whole number of seconds since 1970")
     assert not (project / "build").exists() and not (project / "_freeze").exists()
 
@@ -70,9 +58,9 @@ def test_a_valid_source_date_epoch_dates_the_page(project: Path) -> None:
 def test_an_absurd_shard_count_is_a_usage_error_not_a_memory_error(
         project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     write_demo(project, "good", GOOD)
-    code, err = _main(["build", "--shard", "1/99999999999"], project, capsys, monkeypatch)
+    code, err = run_main(["build", "--shard", "1/99999999999"], project, capsys, monkeypatch)
     assert_one_clean_line(code, err, "argument --shard: N is at most 1000 shares, not 99999999999")
-    code, err = _main(["build", "--shard", "1000/1000", "--list"], project, capsys, monkeypatch)
+    code, err = run_main(["build", "--shard", "1000/1000", "--list"], project, capsys, monkeypatch)
     assert code == 0 and err == ""  # the largest count is fine: an empty share
 
 
@@ -84,7 +72,7 @@ def test_a_misspelled_settings_table_is_refused_not_ignored(
         project: Path, table: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     write_demo(project, "good", GOOD)
     (project / "pyproject.toml").write_text(f'[tool.{table}]\noutput = "public"\n')
-    code, err = _main(["build"], project, capsys, monkeypatch)
+    code, err = run_main(["build"], project, capsys, monkeypatch)
     assert_one_clean_line(code, err, f"pyproject.toml: [tool.{table}] is not read: the settings table is "
                                      "[tool.site_builder] (with an underscore); rename it")
     assert not (project / "build").exists() and not (project / "public").exists()
@@ -94,7 +82,7 @@ def test_both_settings_tables_are_refused(project: Path, capsys: pytest.CaptureF
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     write_demo(project, "good", GOOD)
     (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "A"\n[tool.site-builder]\ntitle = "B"\n')
-    code, err = _main(["build"], project, capsys, monkeypatch)
+    code, err = run_main(["build"], project, capsys, monkeypatch)
     assert_one_clean_line(code, err, "[tool.site-builder] is not read")
     assert "(it exists too)" in err
 

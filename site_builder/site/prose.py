@@ -212,21 +212,21 @@ class _AnyOptions(dict):  # type: ignore[type-arg]
         return dict.get(self, key, directives.unchanged)
 
 
-class _Vanish(Directive):
+class _AnyDirective(Directive):
+    """Takes any arguments, options and content, as the Sphinx directives it stands in for."""
+
     has_content = True
     optional_arguments = 99
     final_argument_whitespace = True
     option_spec = _AnyOptions()
 
+
+class _Vanish(_AnyDirective):
     def run(self) -> list[nodes.Node]:
         return []
 
 
-class _Container(Directive):
-    has_content = True
-    optional_arguments = 99
-    final_argument_whitespace = True
-    option_spec = _AnyOptions()
+class _Container(_AnyDirective):
 
     def run(self) -> list[nodes.Node]:
         node = nodes.container("\n".join(self.content))
