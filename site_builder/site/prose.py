@@ -236,13 +236,8 @@ class _Container(_AnyDirective):
         return [node]
 
 
-class _Aside(Directive):
+class _Aside(_AnyDirective):
     """``seealso`` and ``versionadded`` & co.: an admonition with a title of their own."""
-
-    has_content = True
-    optional_arguments = 99
-    final_argument_whitespace = True
-    option_spec = _AnyOptions()
 
     def run(self) -> list[nodes.Node]:
         if self.name == "seealso":
