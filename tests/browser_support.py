@@ -218,3 +218,13 @@ def block_source(script: Path, block: str) -> str:
     start = next(i for i, line in enumerate(lines) if line.strip() == f"# %% {block}") + 1
     end = next((i for i in range(start, len(lines)) if lines[i].startswith("# %%")), len(lines))
     return "\n".join(lines[start:end]).strip("\n")
+
+
+def load_images(page: Any) -> None:
+    """Scroll every image into view (they may be lazy) and wait until each has loaded."""
+    images = page.locator("img")
+    for i in range(images.count()):
+        image = images.nth(i)
+        image.scroll_into_view_if_needed()
+        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
+    page.evaluate("() => window.scrollTo(0, 0)")

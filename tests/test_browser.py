@@ -21,6 +21,7 @@ from tests.browser_support import (
     axe_violations,
     block_source,
     describe_violations,
+    load_images,
     serious_violations,
     serve_site,
 )
@@ -82,16 +83,6 @@ def visible_entry_names(page: Any) -> list[str]:
     return page.locator("li.entry-item").evaluate_all(
         "items => items.filter(li => !li.hidden && li.getClientRects().length > 0).map(li => li.dataset.name)"
     )
-
-
-def load_images(page: Any) -> None:
-    """Scroll every image into view (they may be lazy) and wait until each has loaded."""
-    images = page.locator("img")
-    for i in range(images.count()):
-        image = images.nth(i)
-        image.scroll_into_view_if_needed()
-        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
-    page.evaluate("() => window.scrollTo(0, 0)")
 
 
 def entry_name(url: str) -> str:

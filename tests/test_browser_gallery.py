@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations, serve_site
+from tests.browser_support import (
+    PageWatch, axe_violations, describe_violations, load_images, serious_violations, serve_site,
+)
 from tests.conftest import REPO, run_cli, write_demo
 
 ARTIFACTS = REPO / "test-artifacts"
@@ -101,15 +103,6 @@ def open_page(browser: Any, base: str, scheme: str = "light", width: int = 1280,
     watch = PageWatch(base_url=base)
     watch.attach(page)
     return context, page, watch
-
-
-def load_images(page: Any) -> None:
-    images = page.locator("img")
-    for i in range(images.count()):
-        image = images.nth(i)
-        image.scroll_into_view_if_needed()
-        page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.element_handle())
-    page.evaluate("() => window.scrollTo(0, 0)")
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
