@@ -572,7 +572,7 @@ def save_figures(block: str, builder_dir: str) -> list[dict[str, Any]]:
         path = os.path.join(builder_dir, f"{safe}-figure-{k}.png")
         try:
             fig = plt.figure(num)
-            fig.savefig(path, format="png", dpi=2 * fig.dpi, metadata={"Software": None})
+            save_png(fig, path, 2 * fig.dpi)
             size = png_size(path)
             arts.append({"path": rel, "kind": "figure", "size": os.path.getsize(path),
                          "alt": figure_alt(fig), "width": round(size[0] / 2) if size else None,
@@ -581,6 +581,40 @@ def save_figures(block: str, builder_dir: str) -> list[dict[str, Any]]:
             sys.stderr.write(f"site_builder: could not save figure {num}: {type(exc).__name__}: {exc}\n")
     plt.close("all")
     return arts
+
+
+class _Pixels:
+    """A file for ``savefig(format="rgba")``: keeps the buffer Agg writes, which knows its shape."""
+
+    buffer: Any = None
+
+    def write(self, data: Any) -> int:
+        self.buffer = data if self.buffer is None else None  # more than one write: not the buffer
+        return len(data)
+
+    def seek(self, offset: int, whence: int = 0) -> int:  # Matplotlib takes only seekable files
+        return 0
+
+
+def save_png(fig: Any, path: str, dpi: float) -> None:
+    """Save ``fig`` as the PNG ``savefig`` would, without an alpha channel when it is opaque.
+
+    An opaque figure (most are) then takes a quarter less to compress and to download.
+    Backends that write no shaped buffer get ``savefig``'s own PNG.
+    """
+    image_module = sys.modules.get("PIL.Image")  # matplotlib.image imports Pillow
+    pixels = _Pixels()
+    shape = None
+    if image_module is not None:
+        fig.savefig(pixels, format="rgba", dpi=dpi)  # the same drawing (bbox, facecolor) as png
+        shape = getattr(pixels.buffer, "shape", None)
+    if shape is None or len(shape) != 3 or shape[2] != 4:
+        fig.savefig(path, format="png", dpi=dpi, metadata={"Software": None})
+        return
+    image = image_module.frombuffer("RGBA", (shape[1], shape[0]), pixels.buffer, "raw", "RGBA", 0, 1)
+    if image.getchannel("A").getextrema() == (255, 255):
+        image = image.convert("RGB")
+    image.save(path, format="png", dpi=(dpi, dpi))
 
 
 def figure_alt(fig: Any) -> str:
