@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 THUMBNAIL_BOX = (320, 224)  # pixels; shown at half that size, sharp on high-density screens
 THUMBNAIL_DIR = "_thumbnails"  # in the site; never an entry name (names start with a letter or digit)
-THUMBNAIL_VERSION = 1  # bump when the way thumbnails are made changes: the cached ones are then remade
+THUMBNAIL_VERSION = 2  # bump when the way thumbnails are made changes: the cached ones are then remade
 
 
 @dataclass(frozen=True)
@@ -72,9 +72,11 @@ def _make(figure: bytes) -> bytes | None:
     try:
         with Image.open(io.BytesIO(figure)) as image:
             image = image.convert("RGBA")
-            image.thumbnail(THUMBNAIL_BOX, Image.Resampling.LANCZOS)
+            # reducing_gap: a box filter first, then Lanczos; optimize=False: Pillow's search for
+            # the smallest encoding cost twice the rest for 3% of the size (measured on figures)
+            image.thumbnail(THUMBNAIL_BOX, Image.Resampling.LANCZOS, reducing_gap=2.0)
             out = io.BytesIO()
-            image.save(out, format="PNG", optimize=True)
+            image.save(out, format="PNG")
     except (OSError, ValueError) as exc:
         log.debug("no thumbnail: %s", exc)
         return None
