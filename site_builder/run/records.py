@@ -463,10 +463,10 @@ class RecordStore:
     def check_replaceable(self, entries: list[Entry]) -> None:
         """Refuse (exit status 2) before anything runs when a folder in the records' place of an
         entry is not a record: committing the entry's run would delete it."""
+        shown = relative_to_root(self.config.records, self.config.root)  # once, not once per entry
         for entry in entries:
             folder = store_dir(self.config, entry.name)
-            check_replaceable(folder, RECORD_FILE, "a run record",
-                              f"{relative_to_root(self.config.records, self.config.root)}/{entry.name}")
+            check_replaceable(folder, RECORD_FILE, "a run record", f"{shown}/{entry.name}")
 
     def staging(self, name: str) -> Path:
         """A fresh, empty folder beside the record of entry ``name`` to run it into."""

@@ -36,6 +36,7 @@ def site_mark() -> SiteFile:
 
 def _write_tree(root: Path, files: list[SiteFile]) -> None:
     seen: set[str] = set()
+    made: set[Path] = {root}  # folders made so far: one mkdir per folder, not per file
     if not any(file.path == SITE_MARK for file in files):
         files = [*files, site_mark()]
     for file in files:
@@ -45,7 +46,9 @@ def _write_tree(root: Path, files: list[SiteFile]) -> None:
             log.warning("not published: %s (another file of the site has the same name but for case)", file.path)
             continue
         seen.add(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
         if file.root is not None and file.source is not None:
             copy_regular(file.root, file.source.relative_to(file.root).as_posix(), target)
         elif file.source is not None:

@@ -62,8 +62,9 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
         raise UsageError(f"demos folder not found: {relative_to_root(demos_dir, project_root)}")
     entries: list[Entry] = []
     found: list[str] = []
+    located = _Locator(demos_dir, project_root)
     for path, name in _candidates(demos_dir, project_root, found):
-        rel = relative_to_root(path, project_root)
+        resolved, rel = located(path)
         if not path.is_file():
             found.append(f"{rel}: not a regular file")
             continue
@@ -77,7 +78,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             line = text.count("\n", 0, text.index("\0")) + 1
             found.append(f"{rel}:{line}: a NUL byte (a Python script cannot contain one)")
             continue
-        entries.append(Entry(name, path.resolve(), rel, text, data))
+        entries.append(Entry(name, resolved, rel, text, data))
     sections = {e.section for e in entries}
     for entry in list(entries):
         if entry.name in sections:  # both would be the page folder NAME/
@@ -89,6 +90,26 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
     if problems is not None:
         problems.extend(found)
     return sorted(entries, key=lambda e: e.name)
+
+
+class _Locator:
+    """A demo's absolute path and its path from the project root, as ``Path.resolve`` and
+    ``relative_to_root`` give them, with the folders resolved once (not once per demo)."""
+
+    def __init__(self, demos_dir: Path, root: Path) -> None:
+        self.demos_dir, self.root = demos_dir, root
+        self.demos_abs = demos_dir.resolve()
+        try:
+            self.demos_rel: str | None = self.demos_abs.relative_to(root.resolve()).as_posix()
+        except ValueError:
+            self.demos_rel = None  # outside the project: demos are named by their file name
+
+    def __call__(self, path: Path) -> tuple[Path, str]:
+        if path.is_symlink():  # the link's target decides, as resolve() has it
+            return path.resolve(), relative_to_root(path, self.root)
+        sub = path.relative_to(self.demos_dir).as_posix()  # section folders are never links
+        rel = f"{self.demos_rel}/{sub}" if self.demos_rel is not None else path.name
+        return self.demos_abs / sub, rel
 
 
 def _candidates(folder: Path, root: Path, found: list[str], section: str = "") -> Iterable[tuple[Path, str]]:
