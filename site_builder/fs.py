@@ -9,13 +9,14 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import functools
 import hashlib
 import logging
 import os
 import shutil
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from site_builder.errors import SiteBuilderError, UsageError
 
@@ -155,13 +156,18 @@ def write_new(path: Path, data: bytes) -> None:
         f.write(data)
 
 
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two existing paths (Linux renameat2); False where unsupported."""
+@functools.cache
+def _renameat2() -> Any:
+    """libc's renameat2, or None (looked up once: find_library runs ldconfig, ~1 ms a call)."""
     libc_name = ctypes.util.find_library("c")
     if not libc_name:
-        return False
-    libc = ctypes.CDLL(libc_name, use_errno=True)
-    renameat2 = getattr(libc, "renameat2", None)
+        return None
+    return getattr(ctypes.CDLL(libc_name, use_errno=True), "renameat2", None)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two existing paths (Linux renameat2); False where unsupported."""
+    renameat2 = _renameat2()
     if renameat2 is None:
         return False
     at_fdcwd = -100

@@ -19,7 +19,6 @@ from site_builder.run.demo_process import close_fork_server, set_preload
 from site_builder.run.preload import preload_for
 from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import ParseError, UsageError
-from site_builder.fs import relative_to_root
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.site.archives import ARCHIVE_DIR, archive_files
 from site_builder.commands.lock import project_lock
