@@ -185,17 +185,28 @@ def recover(output: Path) -> None:
         return
 
 
-def replace_dir(staging: Path, target: Path) -> None:
-    """Put folder ``staging`` in place of ``target`` with renames: readers see the old or the new one."""
+def replace_dir(staging: Path, target: Path, keep_old: Path | None = None) -> None:
+    """Put folder ``staging`` in place of ``target`` with renames: readers see the old or the new one.
+
+    ``keep_old``: where the previous folder goes (a path that does not exist, on the same file
+    system) instead of being removed; where it cannot go there, it is removed.
+    """
     if not target.exists():
         staging.rename(target)
-    elif target.is_dir() and _exchange(staging, target):
-        shutil.rmtree(staging)  # holds the previous folder now
+        return
+    if target.is_dir() and _exchange(staging, target):
+        old = staging  # holds the previous folder now
     else:
         old = target.with_name(f".{target.name}.old-{os.getpid()}")
         target.rename(old)
         staging.rename(target)  # a kill before this line is undone by recover(target)
-        shutil.rmtree(old, ignore_errors=True)
+    if keep_old is not None:
+        try:
+            os.rename(old, keep_old)
+            return
+        except OSError:
+            pass
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def adopt_dir(folder: Path, target: Path) -> str | None:

@@ -26,7 +26,17 @@ from site_builder.fs import relative_to_root
 from site_builder.site.output import check_writable, failed_dir, remove_site, write_site
 from site_builder.commands.progress import Progress, summarize
 from site_builder.run.records import RECORD_FILE, RecordStore, run_options, store_dir
-from site_builder.site.rebuild import Rebuild, SiteState, cache_dir, captured_warnings, forget, unchanged_site
+from site_builder.site.rebuild import (
+    Rebuild,
+    SiteState,
+    cache_dir,
+    captured_warnings,
+    forget,
+    load_state,
+    spare_dir,
+    trusted_records,
+    unchanged_site,
+)
 from site_builder.site.search import index_site
 from site_builder.commands.shard import estimated_seconds, recorded_durations, shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
@@ -135,12 +145,14 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         )
     _check_force_names(options, entries)
     names = {e.name for e in entries}
+    previous: SiteState | None = None  # what the published site was made from
     if options.shard:  # the other shards' entries run elsewhere
         entries = shard_entries(config, entries, options.shard)
     else:
         check_writable(config.output, relative_to_root(config.output, config.root))
+        previous = load_state(config) if config.output.is_dir() else None
         if not (options.force or options.force_names or report.failures):
-            state = unchanged_site(config, entries)
+            state = unchanged_site(config, entries, previous)
             if state is not None:
                 return _unchanged(config, entries, state, report, started)
     parsed = _parse_all(config, entries, report)
@@ -148,7 +160,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     report.warnings.extend(config.unused_sections(_section_names(names)))
     for warning in report.warnings:
         log.warning("%s", warning)
-    store = RecordStore(config)
+    store = RecordStore(config, trusted=trusted_records(config, entries, previous))
     if not options.frozen:
         store.check_replaceable(entries)
     if options.frozen:
@@ -181,7 +193,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     if options.shard:  # a shard leaves records only; `build --frozen` assembles the site
         report.wall_time = time.perf_counter() - started
         return report
-    _render_and_write(config, entries, report)
+    _render_and_write(config, entries, report, previous, records_checked=not options.frozen, trusted=store.trusted)
     report.wall_time = time.perf_counter() - started
     return report
 
@@ -200,10 +212,12 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
     return report
 
 
-def _render_and_write(config: Config, entries: list[Entry], report: BuildReport) -> None:
+def _render_and_write(config: Config, entries: list[Entry], report: BuildReport, previous: SiteState | None,
+                      records_checked: bool, trusted: dict[str, str]) -> None:
     """Render what changed (unchanged pages are linked from the published site), write, remember."""
     info = site_info(config, entries)
-    rebuild = Rebuild(config, info, report.builds)
+    rebuild = Rebuild(config, info, report.builds, state=previous, records_checked=records_checked,
+                      trusted=trusted)
     plan = rebuild.plan()
     files = list(plan.reused)
     with captured_warnings() as rendered:
@@ -221,26 +235,28 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport)
     files = [f for f in files if not f.path.startswith(f"{ARCHIVE_DIR}/")]
     files += archive_files(report.builds, files)
     search_index = rebuild.search_index(files)  # None: some page's text changed
-    files += search_index or []
+    seeds = rebuild.index_seeds() if search_index is None else []  # then Pagefind writes only what changed
+    files += search_index or seeds
     report.published = report.ok
     described: list[SiteState] = []
 
     def finish(staged: Path) -> None:
         if search_index is None:
-            _index_search(staged, report)
+            _index_search(staged, report, frozenset(f.path for f in seeds))
         if report.published:  # described while staged: the swap keeps every file's stat
-            described.append(rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered))
+            described.append(rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files))
 
     if report.published:
         forget(config)  # until the new site is in place
-    report.site_dir = write_site(config.output, files, publish=report.ok, finish=finish)
+    report.site_dir = write_site(config.output, files, publish=report.ok, finish=finish, spare=spare_dir(config))
     if described:
         rebuild.save(described[0])
 
 
-def _index_search(site_dir: Path, report: BuildReport) -> None:
-    """Add the full-text search index to the staged site; a missing Pagefind only warns."""
-    warning = index_site(site_dir)
+def _index_search(site_dir: Path, report: BuildReport, seeded: frozenset[str]) -> None:
+    """Add the full-text search index to the staged site (``seeded`` with the published index's
+    files); a missing Pagefind only warns."""
+    warning = index_site(site_dir, seeded)
     if warning:
         log.warning("%s", warning)
         report.warnings.append(warning)
@@ -313,8 +329,11 @@ def _execute_all(
             future.cancel()
 
     # Order only matters when demos wait for a worker; then recorded times are worth reading.
-    expected = _expected_seconds(config, runnable) if len(runnable) > options.jobs else {}
-    order = _longest_first(runnable, expected)
+    # Trusted records are hits in microseconds: they go first and need no estimate.
+    trusted = [e for e in runnable if e.name in store.trusted]
+    to_check = [e for e in runnable if e.name not in store.trusted]
+    expected = _expected_seconds(config, to_check) if len(to_check) > options.jobs else {}
+    order = trusted + _longest_first(to_check, expected)
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures = {pool.submit(run_one, e): e for e in order}
         try:

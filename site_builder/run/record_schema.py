@@ -95,12 +95,17 @@ class SchemaError(ValueError):
         self.field = field
 
 
-def parse_record(raw: bytes) -> dict[str, Any]:
-    """The record in ``raw`` as checked JSON; raise SchemaError (or ValueError for bad JSON)."""
+def parse_record(raw: bytes, *, checked: bool = False) -> dict[str, Any]:
+    """The record in ``raw`` as checked JSON; raise SchemaError (or ValueError for bad JSON).
+
+    ``checked``: these very bytes passed the check before (the caller knows): parse only.
+    """
     # NaN and Infinity are not JSON: keep them as their names, so the schema rejects them
     # where they are ("blocks[0].duration must be number") instead of treating them as numbers.
     # A literal too large for a float (1e999) is kept as its text the same way.
     data = json.loads(raw, parse_constant=lambda name: name, parse_float=_finite_or_text)
+    if checked:
+        return data
     import fastjsonschema
 
     if not _validator:

@@ -34,9 +34,12 @@ def site_mark() -> SiteFile:
     return SiteFile(SITE_MARK, b"This folder was written by site_builder; each build replaces it as a whole.\n")
 
 
-def _write_tree(root: Path, files: list[SiteFile]) -> None:
+def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> None:
+    """Write ``files`` into the folder ``root``: exactly those files when it held a spare tree
+    (``recycled``: its folders are reused, everything else in it is removed)."""
     seen: set[str] = set()
-    made: set[Path] = {root}  # folders made so far: one mkdir per folder, not per file
+    present = _tree(root) if recycled else {}  # what the spare holds: path -> is a real folder
+    made: set[str] = {""}  # folders known to be real folders of ``root``: one check per folder
     if not any(file.path == SITE_MARK for file in files):
         files = [*files, site_mark()]
     for file in files:
@@ -46,9 +49,12 @@ def _write_tree(root: Path, files: list[SiteFile]) -> None:
             log.warning("not published: %s (another file of the site has the same name but for case)", file.path)
             continue
         seen.add(key)
-        if target.parent not in made:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            made.add(target.parent)
+        folder = file.path.rpartition("/")[0]
+        if folder not in made:
+            _make_folders(root, folder, present, made)
+        if file.path in present:
+            # never write into what is there: a spare's file may be an inode the published site shares
+            _remove(target, present.pop(file.path))
         if file.root is not None and file.source is not None:
             copy_regular(file.root, file.source.relative_to(file.root).as_posix(), target)
         elif file.source is not None:
@@ -59,6 +65,44 @@ def _write_tree(root: Path, files: list[SiteFile]) -> None:
                 shutil.copyfile(file.source, target)
         else:
             target.write_bytes(file.data or b"")
+    for rel in sorted(set(present) - made, reverse=True):  # what the new site does not hold
+        _remove(root / rel, present[rel])
+
+
+def _tree(root: Path) -> dict[str, bool]:
+    """Every path below ``root`` (POSIX, relative) -> whether it is a real folder; links are not followed."""
+    found: dict[str, bool] = {}
+    pending = [("", root)]
+    while pending:
+        prefix, folder = pending.pop()
+        for item in os.scandir(folder):
+            rel = f"{prefix}{item.name}"
+            found[rel] = item.is_dir(follow_symlinks=False)
+            if found[rel]:
+                pending.append((f"{rel}/", Path(item.path)))
+    return found
+
+
+def _make_folders(root: Path, folder: str, present: dict[str, bool], made: set[str]) -> None:
+    """Make ``root/folder`` and its parents real folders, replacing anything else in their place."""
+    parts = folder.split("/")
+    for depth in range(1, len(parts) + 1):
+        rel = "/".join(parts[:depth])
+        if rel in made:
+            continue
+        if rel in present and not present[rel]:  # a file or a link where a folder goes: never follow it
+            _remove(root / rel, False)
+            del present[rel]
+        if rel not in present:
+            (root / rel).mkdir(exist_ok=True)
+        made.add(rel)
+
+
+def _remove(path: Path, is_folder: bool) -> None:
+    if is_folder:
+        shutil.rmtree(path)  # removes links inside it, never what they point to
+    else:
+        path.unlink()
 
 
 def _staging_dir(output: Path) -> Path:
@@ -100,17 +144,21 @@ def write_site(
     *,
     publish: bool = True,
     finish: Callable[[Path], None] | None = None,
+    spare: Path | None = None,
 ) -> Path:
     """Write ``files`` as the new site; swap it in when ``publish``, else keep it as ``NAME.failed``.
 
     ``finish`` post-processes the staged folder (the search index) before it is swapped in.
+    ``spare``: where the replaced site is kept, to be staged into by the next build (its
+    folders are reused: creating a thousand folders costs more than a thousand files).
     Returns the folder where the files ended up.
     """
     recover(output)
     remove_stale(output.parent, f".{output.name}.tmp-")
     staging = _staging_dir(output)
+    recycled = spare is not None and _take_spare(spare, staging)
     try:
-        _write_tree(staging, files)
+        _write_tree(staging, files, recycled)
         if finish is not None:
             finish(staging)
     except BaseException:
@@ -123,8 +171,23 @@ def write_site(
         return target
     remove_site(failed_dir(output))
     check_replaceable(output, SITE_MARK, "a site")  # checked before the build too: still ours?
-    replace_dir(staging, output)
+    replace_dir(staging, output, keep_old=spare)
     return output
+
+
+def _take_spare(spare: Path, staging: Path) -> bool:
+    """Move the spare tree (a real folder, else removed) in place of the empty ``staging`` folder."""
+    try:
+        if not os.path.isdir(spare) or os.path.islink(spare):
+            if os.path.lexists(spare):
+                os.unlink(spare)
+            return False
+        os.rename(spare, staging)  # onto an empty folder: replaces it (same file system only)
+        return True
+    except OSError as exc:
+        log.debug("spare site not reused: %s", exc)
+        shutil.rmtree(spare, ignore_errors=True)
+        return False
 
 
 def remove_site(folder: Path) -> None:

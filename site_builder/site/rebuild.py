@@ -28,7 +28,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,18 +36,19 @@ from typing import Any
 
 from site_builder.config import Config
 from site_builder.fs import relative_to_root, write_new
-from site_builder.names import stem_of
+from site_builder.names import MAX_SECTION_DEPTH, stem_of
 from site_builder.source.entries import Entry, sections
 from site_builder.run import records
 from site_builder.run.preload import packages_stamp
-from site_builder.run.records import RECORD_FILE, store_dir
-from site_builder.site.search import SEARCH_DIR
+from site_builder.run.records import RECORD_FILE, record_digest, store_dir
+from site_builder.site.search import SEARCH_DIR, seedable
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo, ordered_builds
 
 log = logging.getLogger(__name__)
 
-STATE_FORMAT = 2  # bump when the state file's layout or meaning changes; another format is a full build
+STATE_FORMAT = 3  # bump when the state file's layout or meaning changes; another format is a full build
 # 2: published record files are copies (1 hard-linked them: a full build makes the copies)
+# 3: per entry the key of its record's lookup and the files it read (trusted_records)
 CACHE_DIR = ".cache"  # inside the records folder
 # Libraries whose version can change a page's bytes (and the search index).
 RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbformat", "pagefind", "pagefind_bin",
@@ -92,11 +93,21 @@ def cache_dir(config: Config) -> Path:
     return config.records / CACHE_DIR
 
 
-def _state_path(config: Config) -> Path:
+def _site_id(config: Config) -> str:
+    """A name for the output folder among the cache's files (a project may build to several)."""
     output = relative_to_root(config.output, config.root)
     if output == config.output.name and config.output.resolve().parent != config.root.resolve():
         output = str(config.output.resolve())  # outside the project: only hashed, never written out
-    return cache_dir(config) / f"site-{_sha(output)[:16]}.json"
+    return _sha(output)[:16]
+
+
+def _state_path(config: Config) -> Path:
+    return cache_dir(config) / f"site-{_site_id(config)}.json"
+
+
+def spare_dir(config: Config) -> Path:
+    """Where the site a build replaced is kept for the next build to stage into (see output.py)."""
+    return ensure_cache_dir(config) / f"spare-{_site_id(config)}"
 
 
 def load_state(config: Config) -> SiteState | None:
@@ -214,9 +225,19 @@ def _headers_fingerprint(config: Config, entries: list[Entry]) -> str:
 
 def _record_sha(config: Config, name: str) -> str:
     try:
-        return _sha((store_dir(config, name) / RECORD_FILE).read_bytes())
+        return record_digest((store_dir(config, name) / RECORD_FILE).read_bytes())
     except OSError:
         return "-"
+
+
+def _lookup_base(config: Config, versions: dict[str, str]) -> str:
+    """What every record lookup compares besides an entry's own files: the builder (its code,
+    Python, the execution and record versions), the settings (timeouts), the installed packages."""
+    return _sha(code_fingerprint(versions), settings_fingerprint(config), packages_stamp())
+
+
+def _lookup_key(base: str, entry: Entry) -> str:
+    return _sha(base, entry.rel_path, entry.source_bytes)
 
 
 def _site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
@@ -266,28 +287,40 @@ def _walk(folder: Path, prefix: str = "") -> Iterator[tuple[str, Path]]:
             yield rel, Path(item.path)
 
 
-def _resolve(config: Config, key: str, output: Path | None = None) -> Path:
+def _path(config: Config, key: str, output: Path | None = None) -> str:
+    """The file a tracked key names, as a plain string: pathlib would cost more than the stat
+    calls for a site of thousands of files."""
     kind, _, rel = key.partition(":")
     base = {"out": output or config.output, "rec": config.records, "src": config.root}[kind]
-    return base.joinpath(*rel.split("/"))
+    return f"{base}/{rel}"
 
 
-def _track(config: Config, keys: list[str], output: Path | None = None) -> dict[str, Signature]:
+def _resolve(config: Config, key: str, output: Path | None = None) -> Path:
+    return Path(_path(config, key, output))
+
+
+def _track(config: Config, keys: list[str], output: Path | None = None,
+           known: dict[str, Signature] | None = None) -> dict[str, Signature]:
     """Signatures of the files named by ``keys``; racy ones with their content hash too.
 
     ``output``: where the published files are now (a staged folder keeps them when renamed).
+    ``known``: signatures checked during this build, of files not written since.
     """
     now = time.time_ns()
     files: dict[str, Signature] = {}
     for key in keys:
-        path = _resolve(config, key, output)
+        if known and key in known:
+            files[key] = known[key]
+            continue
+        path = _path(config, key, output)
         signature = _signature(path)
         if signature is None:
             continue
         coarse = signature[1] % 1_000_000_000 == 0
         if signature[1] > now - (COARSE_RACY_NS if coarse else RACY_NS):
             try:
-                signature.append(_sha(path.read_bytes()))
+                with open(path, "rb") as f:
+                    signature.append(_sha(f.read()))
             except OSError:
                 continue
         files[key] = signature
@@ -299,17 +332,66 @@ def _unchanged_files(config: Config, state: SiteState) -> bool:
     published = {f"out:{rel}" for rel, _ in _walk(config.output)}
     if published != {key for key in state.files if key.startswith("out:")}:
         return False
-    # plain strings: pathlib would cost more than the stat calls for a site of thousands of files
-    bases = {"out": str(config.output), "rec": str(config.records), "src": str(config.root)}
-    return all(_intact(f"{bases[key[:3]]}/{key[4:]}", saved) for key, saved in state.files.items())
+    return all(_intact(_path(config, key), saved) for key, saved in state.files.items())
+
+
+def _by_folder(keys: Iterable[str]) -> dict[str, list[str]]:
+    """Tracked keys by every folder they are in, down to an entry's (``out:NAME/``,
+    ``rec:SECTION/NAME/``): one dictionary look-up per entry, not a scan of every file."""
+    folders: dict[str, list[str]] = {}
+    for key in keys:
+        kind, _, rel = key.partition(":")
+        parts = rel.split("/")[:-1][:MAX_SECTION_DEPTH + 1]
+        for depth in range(1, len(parts) + 1):
+            folders.setdefault(f"{kind}:{'/'.join(parts[:depth])}/", []).append(key)
+    return folders
+
+
+def _intact_folder(config: Config, state: SiteState, folders: dict[str, list[str]],
+                   prefix: str) -> list[str] | None:
+    """The tracked files below ``prefix`` (see _by_folder) when all are as saved, else None."""
+    keys = folders.get(prefix, [])
+    if not all(_intact(_path(config, k), state.files[k]) for k in keys):
+        return None
+    return keys
+
+
+def trusted_records(config: Config, entries: list[Entry], state: SiteState | None) -> dict[str, str]:
+    """Entry name -> record_digest of the record the last published build used, for each entry
+    whose lookup would compare only what has not changed since (its script, its record's files,
+    the files it read, and _lookup_base): RecordStore takes those records as they are."""
+    if state is None:
+        return {}
+    base = _lookup_base(config, _known_versions(state))
+    folders = _by_folder(k for k in state.files if k.startswith("rec:"))
+    trusted: dict[str, str] = {}
+    for entry in entries:
+        saved = state.entries.get(entry.name, {})
+        if not saved.get("lookup") or saved["lookup"] != _lookup_key(base, entry):
+            continue
+        if f"rec:{entry.name}/{RECORD_FILE}" not in state.files:
+            continue
+        if _intact_folder(config, state, folders, f"rec:{entry.name}/") is None:
+            continue
+        if all(_read_unchanged(config, state, rel) for rel in saved.get("reads", [])):
+            trusted[entry.name] = saved["record"]
+    return trusted
+
+
+def _read_unchanged(config: Config, state: SiteState, rel: str) -> bool:
+    """True when the project file ``rel`` a demo read is as saved (or still absent, as it was)."""
+    key = f"src:{rel}"
+    if key in state.files:
+        return _intact(_path(config, key), state.files[key])
+    return not os.path.lexists(_path(config, key))
 
 
 # ---------------------------------------------------------------- the no-change path
 
 
-def unchanged_site(config: Config, entries: list[Entry]) -> SiteState | None:
-    """The saved state when the published site is exactly what a build would write now, else None."""
-    state = load_state(config)
+def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None) -> SiteState | None:
+    """``state`` (the saved one, see load_state) when the published site is exactly what a build
+    would write now, else None."""
     if state is None or not config.output.is_dir():
         return None
     if [e.name for e in entries] != sorted(state.entries):
@@ -387,10 +469,18 @@ class Rebuild:
     notebook_keys: dict[str, str] = field(default_factory=dict)
     page_keys: dict[str, str] = field(default_factory=dict)
     site_key: str = ""
+    # The builds' results passed every check of a record lookup (a --frozen build checks less:
+    # its records must not be trusted by the next build, see trusted_records).
+    records_checked: bool = True
+    trusted: dict[str, str] = field(default_factory=dict)  # the records the lookups trusted
     _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
 
     def __post_init__(self) -> None:
-        self.state = load_state(self.config) if self.config.output.is_dir() else None
+        # ``state``: the saved state when the caller has loaded it already
+        if not self.config.output.is_dir():
+            self.state = None
+        elif self.state is None:
+            self.state = load_state(self.config)
         self.versions = _known_versions(self.state)
         code = code_fingerprint(self.versions)
         page_base = _sha(code, templates_fingerprint(), settings_fingerprint(self.config))
@@ -400,14 +490,8 @@ class Rebuild:
         """The tracked files of one folder (``out:NAME/``) when all are as saved (None when one is not)."""
         assert self.state is not None
         if self._folders is None:  # grouped once: a lookup per entry, not a scan of every file
-            self._folders = {}
-            for key in self.state.files:
-                kind, _, rel = key.partition(":")
-                self._folders.setdefault(f"{kind}:{rel.split('/', 1)[0]}/", []).append(key)
-        keys = self._folders.get(prefix, [])
-        if not all(_intact(_resolve(self.config, k), self.state.files[k]) for k in keys):
-            return None
-        return keys
+            self._folders = _by_folder(self.state.files)
+        return _intact_folder(self.config, self.state, self._folders, prefix)
 
     def plan(self) -> RenderPlan:
         """Link what is unchanged and intact in the published site; render the rest."""
@@ -435,7 +519,7 @@ class Rebuild:
         if self.state.site_key == self.site_key:
             shared = [k for k in self.state.files if k.startswith("out:")
                       and not _in_entry_folder(k[4:], names) and k[4:].split("/", 1)[0] != SEARCH_DIR]
-            if shared and all(_intact(_resolve(self.config, k), self.state.files[k]) for k in shared):
+            if shared and all(_intact(_path(self.config, k), self.state.files[k]) for k in shared):
                 reused += [SiteFile(k[4:], source=_resolve(self.config, k)) for k in shared]
                 site_pages = False
         return RenderPlan(reused, render, site_pages, notebooks, warnings)
@@ -465,8 +549,14 @@ class Rebuild:
             return None
         return [SiteFile(k[4:], source=_resolve(self.config, k)) for k in index]
 
+    def index_seeds(self) -> list[SiteFile]:
+        """The published index's content-addressed files, to seed a new index (see search.py);
+        none unless every file of the published index is as this builder wrote it."""
+        index = self._intact(f"out:{SEARCH_DIR}/") if self.state is not None else None
+        return [SiteFile(k[4:], source=_resolve(self.config, k)) for k in index or () if seedable(k[4:])]
+
     def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
-                 render_warnings: list[str]) -> SiteState:
+                 render_warnings: list[str], files: list[SiteFile]) -> SiteState:
         """The state of the site staged in ``staged`` (complete; its renames keep sizes, mtimes, inodes).
 
         ``warnings`` are said again by an unchanged rebuild, an entry's ``render_warnings``
@@ -475,6 +565,10 @@ class Rebuild:
         packages: dict[str, list[str]] = {}
         state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=packages_stamp())
         keys: list[str] = []
+        lookup_base = _lookup_base(self.config, self.versions) if self.records_checked else ""
+        previous = self.state.files if self.state is not None else {}
+        record_folders = _by_folder(k for k in previous if k.startswith("rec:")) if self.trusted else {}
+        known: dict[str, Signature] = {}  # checked during this build, not written since
         for build in self.builds:
             name = build.entry.name
             listed = sorted(build.result.environment)  # packages (plus python/platform/blas: harmless)
@@ -483,11 +577,25 @@ class Rebuild:
                 "record": _record_sha(self.config, name), "packages": packages[name],
                 "page": self.page_keys[name], "notebook": self.notebook_keys[name],
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
+                "lookup": _lookup_key(lookup_base, build.entry) if lookup_base else "",
+                "reads": list(build.result.reads),
             }
-            keys += [f"rec:{name}/{rel}" for rel, _ in _walk(store_dir(self.config, name))]
-            keys += [f"src:{rel}" for rel in build.result.reads]
+            reads = [f"src:{rel}" for rel in build.result.reads]
+            if self.trusted.get(name) == state.entries[name]["record"]:
+                # the record its lookup trusted, whose files and reads trusted_records checked
+                record_files = record_folders.get(f"rec:{name}/", [])
+                known.update((k, previous[k]) for k in record_files + reads if k in previous)
+                keys += record_files
+            else:
+                keys += [f"rec:{name}/{rel}" for rel, _ in _walk(store_dir(self.config, name))]
+            keys += reads
+        for file in files:  # linked from the published site: the same inode, checked by plan()
+            key = f"out:{file.path}"
+            if (file.root is None and file.source is not None and key in previous
+                    and str(file.source) == _path(self.config, key)):
+                known[key] = previous[key]
         keys += [f"out:{rel}" for rel, _ in _walk(staged)]
-        state.files = _track(self.config, keys, staged)
+        state.files = _track(self.config, keys, staged, known)
         records = {e.name: state.entries[e.name]["record"] for e in entries}
         base = _sha(code_fingerprint(self.versions), templates_fingerprint(), settings_fingerprint(self.config),
                     _headers_fingerprint(self.config, entries))

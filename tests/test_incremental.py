@@ -1,0 +1,242 @@
+"""Rebuilds proportional to the change: the search index grown from the published one, records
+trusted when nothing they depend on changed, the replaced site recycled as the next staging
+folder, section pages reused.  Each result is held against a build made from nothing."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, write_demo
+from site_builder.commands.build import BuildOptions, build
+from site_builder.config import load_config
+from site_builder.run import record_schema
+from site_builder.run.records import RECORD_FILE, store_dir
+from site_builder.site import rebuild, render, search
+
+DEMO = '''\
+    """{name}.py — a demo of {name}."""
+    from pathlib import Path
+    N = 3  # a comment
+
+    # %% B-sum
+    print("[B-sum] total =", sum(range(N)), "{word}")
+'''
+READER = '''\
+    """{name}.py — reads a data file."""
+    from pathlib import Path
+
+    # %% B-read
+    print("[B-read]", Path(__file__).parent.parent.joinpath("data.txt").read_text().strip())
+'''
+
+
+def _bytes(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def _full_build(project: Path) -> dict[str, bytes]:
+    """The site a build without any saved state writes, beside the published one."""
+    shutil.rmtree(project / "_freeze" / rebuild.CACHE_DIR, ignore_errors=True)
+    done = run_cli("build", "--out", "reference", cwd=project)
+    assert done.returncode == 0, done.stderr
+    return _bytes(project / "reference")
+
+
+def _edit(project: Path, name: str, old: str, new: str) -> None:
+    path = project / "demos" / f"{name}.py"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+@pytest.fixture
+def gallery(project: Path) -> Path:
+    for i, word in enumerate(["apple", "banana", "cherry", "damson"]):
+        write_demo(project, f"e{i}", DEMO.format(name=f"e{i}", word=word))
+    config = load_config(project)
+    assert build(config, BuildOptions()).ok
+    return project
+
+
+# ---------------------------------------------------------------- the search index
+
+
+def test_an_edited_page_reindexes_from_the_published_fragments(gallery: Path) -> None:
+    """Unchanged pages keep their fragment files (the very inode, never rewritten); the edited
+    page's old fragment is gone; the index is byte for byte what Pagefind makes from nothing."""
+    site = gallery / "build" / search.SEARCH_DIR
+    before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (site / "fragment").iterdir()}
+    _edit(gallery, "e1", "banana", "blueberry")
+    assert build(load_config(gallery), BuildOptions()).ok
+    after = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (site / "fragment").iterdir()}
+    kept = set(before) & set(after)
+    assert len(kept) == len(before) - 1 and len(after) == len(before)  # one fragment replaced
+    assert all(before[name] == after[name] for name in kept)  # linked, not written again
+    index = _bytes(gallery / "build")
+    fresh = _full_build(gallery)
+    assert {k: v for k, v in index.items() if k.startswith("pagefind/")} == \
+        {k: v for k, v in fresh.items() if k.startswith("pagefind/")}
+    assert not any(b"banana" in gzip.decompress(data) for path, data in index.items()
+                   if path.startswith("pagefind/fragment/"))
+
+
+def test_an_index_laid_out_otherwise_is_made_again_from_nothing(gallery: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Pagefind whose files this builder cannot list (another format): the seeds are dropped
+    and the index is made afresh, with no warning; the site is what a full build writes."""
+    def unknown_layout(index_dir: Path) -> set[str]:
+        raise search.IndexLayoutError("a format from the future")
+
+    monkeypatch.setattr(search, "index_files", unknown_layout)
+    _edit(gallery, "e2", "cherry", "cranberry")
+    report = build(load_config(gallery), BuildOptions())
+    assert report.ok and not report.warnings
+    monkeypatch.undo()
+    assert _bytes(gallery / "build") == _full_build(gallery)
+
+
+@pytest.mark.parametrize("data", [b"\x9f\x01\xff", b"\x81" * 64 + b"\x01", b"\x7a\xff\xff\xff\xff", b"\x5b" + b"\xff" * 8])
+def test_meta_data_that_is_not_pagefinds_is_refused(data: bytes) -> None:
+    """Indefinite, too deep, or longer than the file: an IndexLayoutError, never a crash or a hang."""
+    with pytest.raises(search.IndexLayoutError):
+        search._cbor(data, 0)
+
+
+# ---------------------------------------------------------------- trusted records
+
+
+def _count_checked_records(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the record lookups that check a record's shape (those not taken on trust)."""
+    counted = [0]
+    original = record_schema.parse_record
+
+    def counting(raw: bytes, *, checked: bool = False) -> dict:
+        counted[0] += not checked
+        return original(raw, checked=checked)
+
+    monkeypatch.setattr("site_builder.run.records.parse_record", counting)
+    return counted
+
+
+def test_a_one_entry_edit_checks_that_entry_s_record_only(gallery: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    checked = _count_checked_records(monkeypatch)
+    _edit(gallery, "e3", "# a comment", "# a comment, reworded")
+    report = build(load_config(gallery), BuildOptions())
+    assert report.ok and report.from_cache == {"e0", "e1", "e2", "e3"}  # nothing ran
+    assert checked == [1]
+    assert _bytes(gallery / "build") == _full_build(gallery)
+
+
+def test_a_record_changed_after_the_build_is_checked_again(gallery: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """Bytes that differ from the ones checked are checked again, even with the size and mtime
+    put back: a forged field is refused (the demo runs again) as it is in any build."""
+    record = store_dir(load_config(gallery), "e0") / RECORD_FILE
+    st = record.stat()
+    data = json.loads(record.read_bytes())
+    data["blocks"][0]["duration"] = "soon"
+    forged = json.dumps(data).encode()
+    with open(record, "r+b") as f:  # the same inode
+        f.write(forged.ljust(st.st_size)[:st.st_size] if len(forged) <= st.st_size else forged)
+        f.truncate()
+    os.utime(record, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _edit(gallery, "e1", "# a comment", "# reworded")  # so that the site is not unchanged
+    checked = _count_checked_records(monkeypatch)
+    report = build(load_config(gallery), BuildOptions())
+    assert report.ok
+    assert checked[0] >= 2  # e0 (changed bytes) and e1 (changed script)
+    assert "e0" not in report.from_cache  # refused, run again
+    assert any("e0: ignoring the run record" in r.getMessage() for r in caplog.records)
+
+
+def test_a_data_file_changed_makes_its_reader_run_again(project: Path) -> None:
+    (project / "data.txt").write_text("first\n")
+    write_demo(project, "reader", READER.format(name="reader"))
+    write_demo(project, "other", DEMO.format(name="other", word="plum"))
+    config = load_config(project)
+    assert build(config, BuildOptions()).ok
+    _edit(project, "other", "# a comment", "# reworded")
+    (project / "data.txt").write_text("second\n")
+    report = build(config, BuildOptions())
+    assert report.ok and "reader" not in report.from_cache
+    assert "[B-read] second" in (project / "build" / "reader" / "index.html").read_text()
+
+
+def test_after_a_frozen_build_records_are_checked_in_full(gallery: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--frozen checks less (not Python, packages, options): its records are not trusted next time."""
+    _edit(gallery, "e0", "# a comment", "# frozen edit")
+    assert build(load_config(gallery), BuildOptions(frozen=True)).ok
+    _edit(gallery, "e0", "# frozen edit", "# then a normal build")
+    checked = _count_checked_records(monkeypatch)
+    assert build(load_config(gallery), BuildOptions()).ok
+    assert checked == [4]
+
+
+def test_installed_packages_changed_checks_every_record(gallery: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rebuild, "packages_stamp", lambda *a, **k: "another set of packages")
+    _edit(gallery, "e0", "# a comment", "# after pip install")
+    checked = _count_checked_records(monkeypatch)
+    assert build(load_config(gallery), BuildOptions()).ok
+    assert checked == [4]
+
+
+# ---------------------------------------------------------------- the recycled staging folder
+
+
+def test_rebuilds_stage_into_the_replaced_site_and_never_write_the_published_one(gallery: Path) -> None:
+    config = load_config(gallery)
+    spare = rebuild.spare_dir(config)
+    for word in ("blackberry", "boysenberry"):  # the second rebuild stages into the first's spare
+        _edit(gallery, "e1", "banana" if word == "blackberry" else "blackberry", word)
+        published = _bytes(gallery / "build")
+        assert build(config, BuildOptions()).ok
+        assert _bytes(spare) == published  # the site it replaced, untouched while the new one was staged
+    assert _bytes(gallery / "build") == _full_build(gallery)
+
+
+def test_links_and_strays_planted_in_the_spare_are_removed_not_followed(gallery: Path, tmp_path_factory) -> None:
+    config = load_config(gallery)
+    _edit(gallery, "e1", "banana", "blackberry")
+    assert build(config, BuildOptions()).ok  # makes the spare
+    spare = rebuild.spare_dir(config)
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "keep.txt").write_text("not the builder's\n")
+    shutil.rmtree(spare / "e2")
+    (spare / "e2").symlink_to(outside, target_is_directory=True)  # where a page's folder goes
+    (spare / "e3" / "index.html").unlink()
+    (spare / "e3" / "index.html").symlink_to(outside / "keep.txt")  # where a page goes
+    (spare / "stray.html").write_text("<p>not part of the site</p>")
+    _edit(gallery, "e1", "blackberry", "bilberry")
+    assert build(config, BuildOptions()).ok
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+    assert (outside / "keep.txt").read_text() == "not the builder's\n"
+    site = gallery / "build"
+    assert not (site / "stray.html").exists() and not (site / "e2").is_symlink()
+    assert _bytes(site) == _full_build(gallery)
+
+
+# ---------------------------------------------------------------- sections
+
+
+def test_a_comment_edit_in_a_section_renders_that_page_only(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("basics/one", "basics/two", "advanced/three"):
+        write_demo(project, name, DEMO.format(name=name.split("/")[1], word="kiwi"))
+    config = load_config(project)
+    assert build(config, BuildOptions()).ok
+    rendered: list[str] = []
+    page = render._Renderer.page
+
+    def recording(self: render._Renderer, template: str, **context: object) -> bytes:
+        rendered.append(str(context.get("name", template)))
+        return page(self, template, **context)
+
+    monkeypatch.setattr(render._Renderer, "page", recording)
+    _edit(project, "basics/two", "# a comment", "# a comment, reworded")
+    assert build(config, BuildOptions()).ok
+    assert rendered == ["basics/two"]
