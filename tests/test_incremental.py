@@ -18,6 +18,7 @@ from site_builder.config import load_config
 from site_builder.run import record_schema
 from site_builder.run.records import RECORD_FILE, store_dir
 from site_builder.site import rebuild, render, search
+from site_builder.source import blocks
 
 DEMO = '''\
     """{name}.py — a demo of {name}."""
@@ -240,3 +241,54 @@ def test_a_comment_edit_in_a_section_renders_that_page_only(project: Path, monke
     _edit(project, "basics/two", "# a comment", "# a comment, reworded")
     assert build(config, BuildOptions()).ok
     assert rendered == ["basics/two"]
+
+
+# ---------------------------------------------------------------- parsed scripts
+
+
+@pytest.mark.parametrize("demo", ["attention", "gallery"])
+def test_a_parsed_script_survives_the_rebuild_state_unchanged(demo: str, tmp_path: Path) -> None:
+    """What the state keeps of a Script, through JSON, is the Script the parse gave."""
+    from test_prose import GALLERY
+
+    repo = Path(__file__).resolve().parent.parent
+    source = (repo / "demos" / "attention.py").read_text() if demo == "attention" else GALLERY
+    script = blocks.parse(source, f"demos/{demo}.py", demo, local_dir=tmp_path)
+    data = json.loads(json.dumps(blocks.script_data(script)))
+    assert blocks.script_from_data(data, tmp_path) == script
+
+
+def test_a_cached_script_follows_a_local_module_that_appears(project: Path) -> None:
+    """Requirements leave out modules of the demos folder: one added since is left out too."""
+    write_demo(project, "uses", '''\
+        """uses.py — imports a helper that is not there yet."""
+        try:
+            import helperlib
+        except ImportError:
+            helperlib = None
+
+        # %% B-one
+        print("[B-one]", helperlib is None)
+    ''')
+    write_demo(project, "other", DEMO.format(name="other", word="fig"))
+    config = load_config(project)
+    assert build(config, BuildOptions()).ok
+    assert "helperlib" in (project / "build" / "uses" / "index.html").read_text()
+    (project / "demos" / "helperlib.py").write_text("VALUE = 1\n")
+    _edit(project, "other", "# a comment", "# reworded")
+    assert build(config, BuildOptions()).ok
+    assert _bytes(project / "build") == _full_build(project)
+
+
+def test_a_rebuild_parses_only_the_edited_script(gallery: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    original = blocks.parse
+
+    def counting(source: str, rel_path: str, entry: str, **kwargs: object) -> blocks.Script:
+        parsed.append(entry)
+        return original(source, rel_path, entry, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("site_builder.commands.build.parse", counting)
+    _edit(gallery, "e2", "# a comment", "# reworded")
+    assert build(load_config(gallery), BuildOptions()).ok
+    assert parsed == ["e2"]

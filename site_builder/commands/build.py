@@ -33,6 +33,7 @@ from site_builder.site.rebuild import (
     captured_warnings,
     forget,
     load_state,
+    parsed_scripts,
     spare_dir,
     trusted_records,
     unchanged_site,
@@ -107,9 +108,15 @@ def site_info(config: Config, entries: tuple[Entry, ...] | list[Entry] = ()) -> 
     )
 
 
-def _parse_all(config: Config, entries: list[Entry], report: BuildReport) -> dict[str, Script | ParseError]:
+def _parse_all(config: Config, entries: list[Entry], report: BuildReport,
+               cached: dict[str, Script]) -> dict[str, Script | ParseError]:
+    """Every entry's Script (``cached``: those the last published build parsed, still valid)."""
     parsed: dict[str, Script | ParseError] = {}
     for entry in entries:
+        if entry.name in cached:
+            parsed[entry.name] = cached[entry.name]
+            report.warnings.extend(cached[entry.name].warnings)
+            continue
         try:
             script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent,
                            prose=config.prose_for(entry.name))
@@ -155,14 +162,15 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
             state = unchanged_site(config, entries, previous)
             if state is not None:
                 return _unchanged(config, entries, state, report, started)
-    parsed = _parse_all(config, entries, report)
+    parsed = _parse_all(config, entries, report, parsed_scripts(config, entries, previous))
     report.warnings.extend(config.unused_overrides(names))
     report.warnings.extend(config.unused_sections(_section_names(names)))
     for warning in report.warnings:
         log.warning("%s", warning)
     store = RecordStore(config, trusted=trusted_records(config, entries, previous))
     if not options.frozen:
-        store.check_replaceable(entries)
+        # a trusted record's folder holds the record.json the last build checked: replaceable
+        store.check_replaceable([e for e in entries if e.name not in store.trusted])
     if options.frozen:
         results = store.frozen_results(entries, parsed)
         report.from_cache.update(results)
@@ -241,8 +249,10 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
     described: list[SiteState] = []
 
     def finish(staged: Path) -> None:
-        if search_index is None:
-            _index_search(staged, report, frozenset(f.path for f in seeds))
+        warning = index_site(staged, frozenset(f.path for f in seeds)) if search_index is None else None
+        if warning:  # a missing Pagefind only warns
+            log.warning("%s", warning)
+            report.warnings.append(warning)
         if report.published:  # described while staged: the swap keeps every file's stat
             described.append(rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files))
 
@@ -251,15 +261,6 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
     report.site_dir = write_site(config.output, files, publish=report.ok, finish=finish, spare=spare_dir(config))
     if described:
         rebuild.save(described[0])
-
-
-def _index_search(site_dir: Path, report: BuildReport, seeded: frozenset[str]) -> None:
-    """Add the full-text search index to the staged site (``seeded`` with the published index's
-    files); a missing Pagefind only warns."""
-    warning = index_site(site_dir, seeded)
-    if warning:
-        log.warning("%s", warning)
-        report.warnings.append(warning)
 
 
 def _execute_all(
@@ -282,19 +283,28 @@ def _execute_all(
     running = threading.Event()  # set once some demo really runs (not from its record)
     progress.start(len(runnable))
 
-    def run_one(entry: Entry) -> RunResult | None:
-        """The entry's result, or None when the build was cancelled before it finished."""
-        if cancel.is_set():
+    def recorded(entry: Entry) -> RunResult | None:
+        """The entry's recorded result when it still holds, else None (it must run)."""
+        if options.force or entry.name in options.force_names:
             return None
         script = parsed[entry.name]
         assert isinstance(script, Script)
+        cached = store.lookup(entry, script, run_options(config, entry.name))
+        if cached.result is not None:
+            report.from_cache.add(entry.name)
+            return cached.result
+        log.debug("%s: running (%s)", entry.name, cached.reason)
+        return None
+
+    def run_one(entry: Entry, looked_up: bool = False) -> RunResult | None:
+        """The entry's result, or None when the build was cancelled before it finished."""
+        if cancel.is_set():
+            return None
+        if not looked_up and (result := recorded(entry)) is not None:
+            return result
+        script = parsed[entry.name]
+        assert isinstance(script, Script)
         entry_options = run_options(config, entry.name)
-        if not (options.force or entry.name in options.force_names):
-            cached = store.lookup(entry, script, entry_options)
-            if cached.result is not None:
-                report.from_cache.add(entry.name)
-                return cached.result
-            log.debug("%s: running (%s)", entry.name, cached.reason)
         files_dir = store.staging(entry.name)
         progress.entry_started(entry.name)
         running.set()
@@ -309,9 +319,8 @@ def _execute_all(
             cancel.set()
         return store.commit(entry, script, result, entry_options)
 
-    def take(future: Future[RunResult | None], entry: Entry) -> None:
-        """Keep one finished (or cancelled) entry's result; the first failure may stop the rest."""
-        result = None if future.cancelled() else future.result()
+    def take(result: RunResult | None, entry: Entry) -> None:
+        """Keep one finished entry's result (None: cancelled); the first failure may stop the rest."""
         if result is None:
             script = parsed[entry.name]
             assert isinstance(script, Script)
@@ -328,18 +337,22 @@ def _execute_all(
         for future in futures:
             future.cancel()
 
+    # A trusted record is a hit in microseconds: looked up here, without a worker or an estimate.
+    to_check = []
+    for entry in runnable:
+        if entry.name in store.trusted and (result := recorded(entry)) is not None:
+            take(result, entry)
+        else:
+            to_check.append(entry)
     # Order only matters when demos wait for a worker; then recorded times are worth reading.
-    # Trusted records are hits in microseconds: they go first and need no estimate.
-    trusted = [e for e in runnable if e.name in store.trusted]
-    to_check = [e for e in runnable if e.name not in store.trusted]
     expected = _expected_seconds(config, to_check) if len(to_check) > options.jobs else {}
-    order = trusted + _longest_first(to_check, expected)
+    order = _longest_first(to_check, expected)
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        futures = {pool.submit(run_one, e): e for e in order}
+        futures = {pool.submit(run_one, e, e.name in store.trusted): e for e in order}
         try:
             _prepare_render_while_waiting(running, futures, runnable, parsed, report)
             for future in as_completed(futures):
-                take(future, futures[future])
+                take(None if future.cancelled() else future.result(), futures[future])
         except BaseException:  # Ctrl-C or a runner failure: kill the other demos, then raise
             stop_all()
             raise

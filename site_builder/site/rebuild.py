@@ -37,6 +37,7 @@ from typing import Any
 from site_builder.config import Config
 from site_builder.fs import relative_to_root, write_new
 from site_builder.names import MAX_SECTION_DEPTH, stem_of
+from site_builder.source.blocks import Script, script_data, script_from_data
 from site_builder.source.entries import Entry, sections
 from site_builder.run import records
 from site_builder.run.preload import packages_stamp
@@ -48,7 +49,7 @@ log = logging.getLogger(__name__)
 
 STATE_FORMAT = 3  # bump when the state file's layout or meaning changes; another format is a full build
 # 2: published record files are copies (1 hard-linked them: a full build makes the copies)
-# 3: per entry the key of its record's lookup and the files it read (trusted_records)
+# 3: per entry the key of its record's lookup, the files it read (trusted_records), its parse
 CACHE_DIR = ".cache"  # inside the records folder
 # Libraries whose version can change a page's bytes (and the search index).
 RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbformat", "pagefind", "pagefind_bin",
@@ -238,6 +239,29 @@ def _lookup_base(config: Config, versions: dict[str, str]) -> str:
 
 def _lookup_key(base: str, entry: Entry) -> str:
     return _sha(base, entry.rel_path, entry.source_bytes)
+
+
+def _parse_key(config: Config, code: str, entry: Entry) -> str:
+    """What a script's parse depends on: the builder's code, the prose setting, the script."""
+    return _sha(code, config.prose_for(entry.name), entry.rel_path, entry.source_bytes)
+
+
+def parsed_scripts(config: Config, entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
+    """The scripts the last published build parsed, for the entries whose parse would give the
+    same (see _parse_key); their requirements looked up again (local modules may have moved)."""
+    if state is None:
+        return {}
+    code = code_fingerprint(_known_versions(state))
+    scripts: dict[str, Script] = {}
+    for entry in entries:
+        saved = state.entries.get(entry.name, {}).get("script")
+        if not isinstance(saved, dict) or saved.get("key") != _parse_key(config, code, entry):
+            continue
+        try:
+            scripts[entry.name] = script_from_data(saved["data"], entry.path.parent)
+        except (KeyError, TypeError, ValueError, IndexError):
+            continue  # not a script this builder saved: parse it
+    return scripts
 
 
 def _site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
@@ -433,7 +457,10 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         notebooks[name] = _sha(notebook_base, name, repr(info.values), _sha(build.entry.source_bytes), result)
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
-        pages[name] = _sha(page_base, repr(info), build.script.prose, notebooks[name], prev, next)
+        # the notebook's key covers what the script's text decides; its requirements also
+        # depend on the local modules beside it
+        pages[name] = _sha(page_base, repr(info), build.script.prose, repr(build.script.requirements),
+                           notebooks[name], prev, next)
         listed += [neighbours[i], result, repr(build.script.thumbnail_number)]
     return notebooks, pages, _sha(page_base, repr(info), *listed)
 
@@ -566,6 +593,7 @@ class Rebuild:
         state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=packages_stamp())
         keys: list[str] = []
         lookup_base = _lookup_base(self.config, self.versions) if self.records_checked else ""
+        code = code_fingerprint(self.versions)
         previous = self.state.files if self.state is not None else {}
         record_folders = _by_folder(k for k in previous if k.startswith("rec:")) if self.trusted else {}
         known: dict[str, Signature] = {}  # checked during this build, not written since
@@ -579,6 +607,7 @@ class Rebuild:
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
                 "lookup": _lookup_key(lookup_base, build.entry) if lookup_base else "",
                 "reads": list(build.result.reads),
+                "script": {"key": _parse_key(self.config, code, build.entry), "data": script_data(build.script)},
             }
             reads = [f"src:{rel}" for rel in build.result.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:

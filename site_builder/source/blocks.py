@@ -23,9 +23,9 @@ import textwrap
 import tokenize
 import traceback
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from site_builder.source import docstring as ds
 from site_builder.errors import ParseError
@@ -62,6 +62,7 @@ class Script:
     docstring_lines: tuple[int, int] | None = None  # first and last script line of the docstring
     gallery_settings: dict[str, str] = field(default_factory=dict)  # sphinx_gallery_KEY -> VALUE
     thumbnail_number: int | None = None  # sphinx_gallery_thumbnail_number (1-based, -1: last)
+    imports: tuple[str, ...] = ()  # top-level modules imported outside functions, the stdlib's too
 
     @property
     def code_cells(self) -> tuple[Cell, ...]:
@@ -215,8 +216,8 @@ def _compile(cell: Cell, rel_path: str, entry: str) -> None:
         raise _syntax_error(entry, cell.name, rel_path, error) from None
 
 
-def _requirements(tree: ast.Module, local_dir: Path | None) -> tuple[str, ...]:
-    """Display names of the third-party modules imported outside functions and classes."""
+def _imports(tree: ast.Module) -> tuple[str, ...]:
+    """The top-level modules imported outside functions and classes, in script order, once each."""
     found: list[tuple[int, int, str]] = []
     stack: list[ast.AST] = [tree]
     while stack:
@@ -227,9 +228,14 @@ def _requirements(tree: ast.Module, local_dir: Path | None) -> tuple[str, ...]:
             found.append((node.lineno, node.col_offset, node.module.split(".")[0]))
         elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
+    return tuple(dict.fromkeys(module for _, _, module in sorted(found)))
+
+
+def _requirements(imports: tuple[str, ...], local_dir: Path | None) -> tuple[str, ...]:
+    """Display names of the third-party modules among ``imports`` (those of ``local_dir`` aside)."""
     names: list[str] = []
-    for _, _, module in sorted(found):
-        if module in sys.stdlib_module_names or module in names:
+    for module in imports:
+        if module in sys.stdlib_module_names:
             continue
         if local_dir is not None and (
             (local_dir / f"{module}.py").is_file() or (local_dir / module).is_dir()
@@ -419,12 +425,13 @@ def parse(
     language = prose_language(doc, cells, house) if prose == "auto" else prose
     settings = _gallery_settings(text)
     thumbnail = _thumbnail_number(settings, f"{entry}: {rel_path}", messages)
+    imports = _imports(tree)
     return Script(
         summary=head.summary if head else ds.summary(doc),
         purpose=sections.get("purpose", (0, ""))[1],
         docstring=doc,
         cells=tuple(cells),
-        requirements=_requirements(tree, local_dir),
+        requirements=_requirements(imports, local_dir),
         warnings=tuple(messages),
         prose=language,
         title=head.title if head else "",
@@ -432,7 +439,32 @@ def parse(
         docstring_lines=_docstring_lines(tree) if doc else None,
         gallery_settings=settings,
         thumbnail_number=thumbnail,
+        imports=imports,
     )
+
+
+def script_data(script: Script) -> dict[str, Any]:
+    """``script`` as plain JSON data, for :func:`script_from_data` in a later build."""
+    # field by field: asdict's deep copies cost 20 ms for a thousand scripts
+    data = {f.name: getattr(script, f.name) for f in fields(script)}
+    data["cells"] = [{f.name: getattr(cell, f.name) for f in fields(cell)} for cell in script.cells]
+    return data
+
+
+def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
+    """The Script :func:`script_data` gave (KeyError, TypeError or ValueError when it is not one);
+    its requirements looked up again, as local modules may have come or gone."""
+    imports = tuple(data["imports"])
+    lines = data["docstring_lines"]
+    return Script(**{
+        **data,
+        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"])}) for cell in data["cells"]),
+        "requirements": _requirements(imports, local_dir),
+        "warnings": tuple(data["warnings"]),
+        "docstring_lines": (int(lines[0]), int(lines[1])) if lines else None,
+        "gallery_settings": dict(data["gallery_settings"]),
+        "imports": imports,
+    })
 
 
 def outline(source: str, rel_path: str, entry: str) -> Script:
