@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import math
 import os
@@ -267,6 +268,15 @@ def _forget_handled_interrupt() -> None:
     propagating out of ``main`` sets it again.
     """
     exec("")
+
+
+def run() -> NoReturn:
+    """The process's entry point (``python -m site_builder``, ``site-builder``): main, then exit."""
+    status = main()
+    # The process ends here: its last garbage collection would walk every object the build
+    # made (25 ms for a thousand entries) only to free memory the exit frees anyway.
+    gc.freeze()
+    sys.exit(status)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
