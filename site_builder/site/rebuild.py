@@ -420,6 +420,8 @@ def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None
         return None
     if [e.name for e in entries] != sorted(state.entries):
         return None
+    if any(state.entries[e.name].get("source") != _sha(e.source_bytes) for e in entries):
+        return None  # an edited script: known before reading a thousand records
     records = {e.name: _record_sha(config, e.name) for e in entries}
     if any(records[name] != state.entries[name].get("record") for name in records):
         return None
@@ -607,6 +609,7 @@ class Rebuild:
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
                 "lookup": _lookup_key(lookup_base, build.entry) if lookup_base else "",
                 "reads": list(build.result.reads),
+                "source": _sha(build.entry.source_bytes),
                 "script": {"key": _parse_key(self.config, code, build.entry), "data": script_data(build.script)},
             }
             reads = [f"src:{rel}" for rel in build.result.reads]
