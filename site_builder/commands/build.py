@@ -38,6 +38,7 @@ from site_builder.site.rebuild import (
     trusted_records,
     unchanged_site,
 )
+from site_builder.site import thumbnails
 from site_builder.site.search import index_site
 from site_builder.commands.shard import estimated_seconds, recorded_durations, shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
@@ -331,6 +332,10 @@ def _execute_all(
             stop_all()
         results[entry.name] = result
         progress.entry_finished(summarize(result, entry.name in report.from_cache), result.failure)
+        if entry.name not in report.from_cache and not options.shard:  # new figures: thumbnail now
+            script = parsed[entry.name]
+            assert isinstance(script, Script)
+            thumbnails.prepare(EntryBuild(entry, script, result), cache_dir(config))
 
     def stop_all() -> None:
         cancel.set()
