@@ -96,10 +96,13 @@ def build(project: Path, *args: str) -> float:
     return timed([sys.executable, "-m", "site_builder", "build", "-q", *args], project)
 
 
-def project_with(workdir: Path, name: str, files: dict[str, str]) -> Path:
-    """A fresh project folder holding ``demos/<file>`` for each of ``files``."""
+def project_with(workdir: Path, name: str, files: dict[str, str], settings: str = "") -> Path:
+    """A fresh project folder holding ``demos/<file>`` for each of ``files`` (and ``settings``,
+    the body of its ``[tool.site_builder]`` table)."""
     project = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=workdir))
     (project / "demos").mkdir()
+    if settings:
+        (project / "pyproject.toml").write_text(f"[tool.site_builder]\n{settings}", encoding="utf-8")
     for filename, text in files.items():
         (project / "demos" / filename).write_text(text, encoding="utf-8")
     return project

@@ -65,6 +65,10 @@ def test_command_line_overrides_file(tmp_path: Path) -> None:
         ("[tool.site_builder]\noutput = 'demos'\n", "output folder (output / --out) is the demos folder"),
         ("[tool.site_builder]\ndemos = 'site/demos'\noutput = 'site'\n", "contains the demos folder"),
         ("[tool.site_builder.entries.Attention]\ntimeout = 3\n", "entries.Attention] names no possible entry"),
+        ("[tool.site_builder]\nfigure_scale = 0.5\n", "figure_scale must be a number from 1 to 4"),
+        ("[tool.site_builder]\nfigure_scale = 8\n", "figure_scale must be a number from 1 to 4"),
+        ("[tool.site_builder]\nfigure_scale = 'retina'\n", "figure_scale must be a number from 1 to 4"),
+        ("[tool.site_builder]\nfigure_scale = nan\n", "figure_scale must be a finite number"),
     ],
 )
 def test_bad_configuration_names_the_key(tmp_path: Path, body: str, message: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 import time
 from pathlib import Path
 
@@ -288,6 +289,31 @@ def test_figures_are_the_pixels_savefig_gives_without_alpha_when_opaque(tmp_path
     (clear,) = r.blocks[2].artifacts
     with image.open(r.files_dir / clear.path) as saved:
         assert saved.mode == "RGBA" and saved.getchannel("A").getextrema()[0] == 0
+
+
+def test_figure_scale_sets_the_pixels_per_css_pixel_and_reruns_the_demo(project: Path) -> None:
+    """figure_scale = 1 saves a 2 x 1 inch, 50 dpi figure as 100 x 50 pixels (the default 2: 200 x
+    100), shown at 100 x 50 either way; changing the setting runs the demo again."""
+    pytest.importorskip("matplotlib")
+    from conftest import run_cli, write_demo
+
+    write_demo(project, "plot", '''\
+        """plot.py — one small figure."""
+        import matplotlib.pyplot as plt
+
+        # %% B-plot
+        fig, ax = plt.subplots(figsize=(2, 1), dpi=50)
+        ax.plot([1, 2])
+    ''')
+    sizes = []
+    for scale in ("1", "2"):
+        (project / "pyproject.toml").write_text(f"[tool.site_builder]\nfigure_scale = {scale}\n")
+        done = run_cli("build", cwd=project)
+        assert done.returncode == 0, done.stderr
+        (png,) = (project / "build" / "plot").rglob("*figure-1.png")
+        sizes.append(struct.unpack(">II", png.read_bytes()[16:24]))
+        assert 'width="100" height="50"' in (project / "build" / "plot" / "index.html").read_text()
+    assert sizes == [(100, 50), (200, 100)]
 
 
 def test_reads_and_environment(tmp_path: Path) -> None:

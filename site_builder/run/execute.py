@@ -102,6 +102,7 @@ class RunOptions:
     timeout: float = 600.0  # seconds for the whole demo
     output_limit: int = 200_000  # bytes of output kept per block before head/tail cut
     project_root: Path = field(default_factory=Path.cwd)
+    figure_scale: float = 2.0  # pixels per CSS pixel of the figures saved (Config.figure_scale)
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,7 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         "files_dir": str(files_dir),
         "builder_dir": str(builder_dir),
         "project_root": str(root),
+        "figure_scale": options.figure_scale,
         "blocks": [
             {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags)}
             for c in cells

@@ -180,11 +180,15 @@ def _packages(environment: dict[str, str]) -> dict[str, str]:
 
 def run_options(config: Config, name: str) -> RunOptions:
     """How entry ``name`` runs; part of its cache key, so build, --frozen and check share it."""
-    return RunOptions(timeout=config.timeout_for(name), project_root=config.root)
+    return RunOptions(timeout=config.timeout_for(name), project_root=config.root,
+                      figure_scale=config.figure_scale)
 
 
 def _run_options(options: RunOptions) -> dict[str, float]:
-    return {"timeout": float(options.timeout), "output_limit": float(options.output_limit)}
+    found = {"timeout": float(options.timeout), "output_limit": float(options.output_limit)}
+    if options.figure_scale != 2.0:  # records made before the setting existed were all made at 2
+        found["figure_scale"] = float(options.figure_scale)
+    return found
 
 
 # ---------------------------------------------------------------- record <-> RunResult

@@ -556,8 +556,9 @@ def file_artifacts(before: dict[str, tuple[int, int]], after: dict[str, tuple[in
     return arts
 
 
-def save_figures(block: str, builder_dir: str) -> list[dict[str, Any]]:
-    """Save every open Matplotlib figure as a PNG artifact, then close them all.
+def save_figures(block: str, builder_dir: str, scale: float = 2.0) -> list[dict[str, Any]]:
+    """Save every open Matplotlib figure as a PNG artifact (``scale`` pixels per CSS pixel),
+    then close them all.
 
     ``builder_dir`` is the builder's own folder, outside the demo's working folder: the
     builder moves it to BUILDER_DIR of the run's folder once the demo is dead.
@@ -572,11 +573,11 @@ def save_figures(block: str, builder_dir: str) -> list[dict[str, Any]]:
         path = os.path.join(builder_dir, f"{safe}-figure-{k}.png")
         try:
             fig = plt.figure(num)
-            save_png(fig, path, 2 * fig.dpi)
+            save_png(fig, path, scale * fig.dpi)
             size = png_size(path)
             arts.append({"path": rel, "kind": "figure", "size": os.path.getsize(path),
-                         "alt": figure_alt(fig), "width": round(size[0] / 2) if size else None,
-                         "height": round(size[1] / 2) if size else None})
+                         "alt": figure_alt(fig), "width": round(size[0] / scale) if size else None,
+                         "height": round(size[1] / scale) if size else None})
         except Exception as exc:
             sys.stderr.write(f"site_builder: could not save figure {num}: {type(exc).__name__}: {exc}\n")
     plt.close("all")
@@ -922,7 +923,7 @@ def _run(job: dict[str, Any], events: Events) -> None:
             flush_demo_files(ns)  # the script has ended
         duration = time.perf_counter() - t0
         audit.on = False
-        artifacts = save_figures(cell["name"], job["builder_dir"])
+        artifacts = save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0))
         artifacts += file_artifacts(before, snapshot(files_dir), files_dir)
         sink.finish()
         events.send([{"event": "end", "i": index, "block": cell["name"], "status": status,
