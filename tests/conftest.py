@@ -57,6 +57,23 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.fixture
+def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The pages the builds of a test render, in order: an entry's name, or the site-wide
+    template's (index.html, 404.html, ...); clear it between builds."""
+    from site_builder.site import render
+
+    rendered: list[str] = []
+    page = render._Renderer.page
+
+    def recording(self: render._Renderer, template: str, **context: object) -> bytes:
+        rendered.append(str(context.get("name", template)))
+        return page(self, template, **context)
+
+    monkeypatch.setattr(render._Renderer, "page", recording)
+    return rendered
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's demos built once per test session; returns the site folder."""

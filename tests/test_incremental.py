@@ -17,7 +17,7 @@ from site_builder.commands.build import BuildOptions, build
 from site_builder.config import load_config
 from site_builder.run import record_schema
 from site_builder.run.records import RECORD_FILE, store_dir
-from site_builder.site import rebuild, render, search
+from site_builder.site import rebuild, search
 from site_builder.source import blocks
 
 DEMO = '''\
@@ -225,22 +225,15 @@ def test_links_and_strays_planted_in_the_spare_are_removed_not_followed(gallery:
 # ---------------------------------------------------------------- sections
 
 
-def test_a_comment_edit_in_a_section_renders_that_page_only(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_comment_edit_in_a_section_renders_that_page_only(project: Path, rendered_pages: list[str]) -> None:
     for name in ("basics/one", "basics/two", "advanced/three"):
         write_demo(project, name, DEMO.format(name=name.split("/")[1], word="kiwi"))
     config = load_config(project)
     assert build(config, BuildOptions()).ok
-    rendered: list[str] = []
-    page = render._Renderer.page
-
-    def recording(self: render._Renderer, template: str, **context: object) -> bytes:
-        rendered.append(str(context.get("name", template)))
-        return page(self, template, **context)
-
-    monkeypatch.setattr(render._Renderer, "page", recording)
+    rendered_pages.clear()
     _edit(project, "basics/two", "# a comment", "# a comment, reworded")
     assert build(config, BuildOptions()).ok
-    assert rendered == ["basics/two"]
+    assert rendered_pages == ["basics/two"]
 
 
 # ---------------------------------------------------------------- parsed scripts

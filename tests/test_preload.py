@@ -24,6 +24,7 @@ PLOTTER = '''
     """{name}: draws with NumPy and Matplotlib, and changes what it can."""
     import sys
     print("preloaded", "numpy" in sys.modules and "matplotlib.pyplot" in sys.modules)
+    print("lazy", "numpy.random" in sys.modules)  # NumPy 2 imports it on first use
     import random
     import numpy as np
     import matplotlib
@@ -120,6 +121,7 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 def test_the_server_preloads_what_the_demos_import(builds: dict[str, object]) -> None:
     forked, spawned = builds["forked"], builds["spawned"]
     assert forked["a"]["preloaded"] == "True" and spawned["a"]["preloaded"] == "False"
+    assert forked["a"]["lazy"] == "True" and spawned["a"]["lazy"] == "False"
     assert forked["probes"]["preloaded"] == "True False False"  # the unsafe ones are refused
     assert forked["dynamic"]["preloaded"] == "False"  # no import statement names it
 

@@ -167,7 +167,7 @@ def test_template_change_rerenders_and_unchanged_text_keeps_the_search_index(
     assert edited["demo/demo.ipynb"] == before["demo/demo.ipynb"]  # the notebook did not change: linked
 
 
-def test_a_one_entry_change_renders_only_what_shows_it(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_one_entry_change_renders_only_what_shows_it(project: Path, rendered_pages: list[str]) -> None:
     """A comment: that entry's page only.  A summary or a new result: its page, the neighbours
     whose previous/next links show the summary, and the site-wide pages (index, timings, 404)."""
     names = [f"e{i}" for i in range(6)]
@@ -175,21 +175,13 @@ def test_a_one_entry_change_renders_only_what_shows_it(project: Path, monkeypatc
         write_demo(project, name, DEMO.format(name=name))
     config = load_config(project)
     assert build(config, BuildOptions()).ok
-    rendered: list[str] = []
-    page = render._Renderer.page
-
-    def recording(self: render._Renderer, template: str, **context: object) -> bytes:
-        rendered.append(str(context.get("name", template)))
-        return page(self, template, **context)
-
-    monkeypatch.setattr(render._Renderer, "page", recording)
 
     def rebuild_after(name: str, old: str, new: str) -> list[str]:
         path = project / "demos" / f"{name}.py"
         path.write_text(path.read_text().replace(old, new))
-        rendered.clear()
+        rendered_pages.clear()
         assert build(config, BuildOptions()).ok
-        return sorted(rendered)
+        return sorted(rendered_pages)
 
     assert rebuild_after("e3", "# a comment", "# a comment, reworded") == ["e3"]
     assert rebuild_after("e3", "a demo of e3", "a demo of e3, retitled") == ["404.html", "e2", "e3", "e4", "index.html", "timings.html"]

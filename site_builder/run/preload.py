@@ -141,8 +141,13 @@ def preload_for(config: Config, entries: Iterable[Entry], record_files: Iterable
     recorded = {m for record in record_files for m in recorded_packages(record) if _third_party(m)}
     # distribution names that are no module (scikit-learn) are left out
     modules.update(m for m in recorded - modules if _installed(m))
-    if "matplotlib" in {m.partition(".")[0] for m in modules}:
+    tops = {m.partition(".")[0] for m in modules}
+    if "matplotlib" in tops:
         modules.add("matplotlib.pyplot")  # the builder saves the figures through pyplot
+    if "numpy" in tops:
+        # NumPy 2 imports numpy.random on first use (np.random.default_rng): 7-10 ms of every
+        # demo's CPU. Its global generator is re-seeded in each child (fork_server.reseed).
+        modules.add("numpy.random")
     # importing a.b imports a: the same set, however it was learned, keeps serve's server
     kept = sorted(m for m in modules if not any(o.startswith(m + ".") for o in modules))
     return Preload(tuple(kept), demos, project, installed)
