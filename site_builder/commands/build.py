@@ -342,6 +342,7 @@ def _execute_all(
         for future in futures:
             future.cancel()
 
+    futures: dict[Future[RunResult | None], Entry] = {}  # stop_all may run before the pool starts
     # A trusted record is a hit in microseconds: looked up here, without a worker or an estimate.
     to_check = []
     for entry in runnable:
@@ -353,7 +354,7 @@ def _execute_all(
     expected = _expected_seconds(config, to_check) if len(to_check) > options.jobs else {}
     order = _longest_first(to_check, expected)
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        futures = {pool.submit(run_one, e, e.name in store.trusted): e for e in order}
+        futures.update({pool.submit(run_one, e, e.name in store.trusted): e for e in order})
         try:
             _prepare_render_while_waiting(running, futures, runnable, parsed, report)
             for future in as_completed(futures):
