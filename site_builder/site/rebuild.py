@@ -232,10 +232,11 @@ def _record_sha(config: Config, name: str) -> str:
         return "-"
 
 
-def _lookup_base(config: Config, versions: dict[str, str]) -> str:
-    """What every record lookup compares besides an entry's own files: the builder (its code,
-    Python, the execution and record versions), the settings (timeouts), the installed packages."""
-    return _sha(code_fingerprint(versions), settings_fingerprint(config), packages_stamp())
+def _lookup_base(config: Config, code: str, stamp: str) -> str:
+    """What every record lookup compares besides an entry's own files: the builder (``code``, its
+    code_fingerprint: Python, the execution and record versions), the settings (timeouts), the
+    installed packages (``stamp``, packages_stamp())."""
+    return _sha(code, settings_fingerprint(config), stamp)
 
 
 def _lookup_key(base: str, entry: Entry) -> str:
@@ -387,7 +388,7 @@ def trusted_records(config: Config, entries: list[Entry], state: SiteState | Non
     the files it read, and _lookup_base): RecordStore takes those records as they are."""
     if state is None:
         return {}
-    base = _lookup_base(config, _known_versions(state))
+    base = _lookup_base(config, code_fingerprint(_known_versions(state)), packages_stamp())
     folders = _by_folder(k for k in state.files if k.startswith("rec:"))
     trusted: dict[str, str] = {}
     for entry in entries:
@@ -593,10 +594,10 @@ class Rebuild:
         when its page is reused.  :meth:`save` it once the site is published.
         """
         packages: dict[str, list[str]] = {}
-        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=packages_stamp())
+        stamp, code = packages_stamp(), code_fingerprint(self.versions)
+        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp)
         keys: list[str] = []
-        lookup_base = _lookup_base(self.config, self.versions) if self.records_checked else ""
-        code = code_fingerprint(self.versions)
+        lookup_base = _lookup_base(self.config, code, stamp) if self.records_checked else ""
         previous = self.state.files if self.state is not None else {}
         record_folders = _by_folder(k for k in previous if k.startswith("rec:")) if self.trusted else {}
         known: dict[str, Signature] = {}  # checked during this build, not written since
@@ -630,7 +631,7 @@ class Rebuild:
         keys += [f"out:{rel}" for rel, _ in _walk(staged)]
         state.files = _track(self.config, keys, staged, known)
         records = {e.name: state.entries[e.name]["record"] for e in entries}
-        base = _sha(code_fingerprint(self.versions), templates_fingerprint(), settings_fingerprint(self.config),
+        base = _sha(code, templates_fingerprint(), settings_fingerprint(self.config),
                     _headers_fingerprint(self.config, entries))
         state.fingerprint = _site_fingerprint(base, entries, records, packages, self.versions)
         state.versions = dict(self.versions)
