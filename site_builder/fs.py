@@ -15,6 +15,7 @@ import logging
 import os
 import shutil
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -280,6 +281,21 @@ def check_replaceable(folder: Path, mark: str, what: str, shown: str | None = No
         f"{shown or folder.name} exists and is not {what} made by site_builder: refusing to replace it "
         "(move it away, or choose another folder)"
     )
+
+
+def walk_files(folder: Path, prefix: str = "") -> Iterator[tuple[str, Path]]:
+    """(POSIX path relative to ``folder``, path) of every file below it, symbolic links
+    included (listed, never followed); nothing for a folder that cannot be read."""
+    try:
+        items = list(os.scandir(folder))
+    except OSError:
+        return
+    for item in items:
+        rel = f"{prefix}{item.name}"
+        if item.is_dir(follow_symlinks=False):
+            yield from walk_files(Path(item.path), rel + "/")
+        else:
+            yield rel, Path(item.path)
 
 
 def relative_to_root(path: Path, root: Path) -> str:

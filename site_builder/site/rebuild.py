@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.config import Config
-from site_builder.fs import relative_to_root, write_new
+from site_builder.fs import relative_to_root, walk_files, write_new
 from site_builder.names import MAX_SECTION_DEPTH, stem_of
 from site_builder.source.blocks import Script, script_data, script_from_data
 from site_builder.source.entries import Entry, sections
@@ -299,20 +299,6 @@ def _intact(path: Path | str, saved: Signature) -> bool:
     return True
 
 
-def _walk(folder: Path, prefix: str = "") -> Iterator[tuple[str, Path]]:
-    """(POSIX path relative to ``folder``, path) of every file below it, symbolic links included."""
-    try:
-        items = list(os.scandir(folder))
-    except OSError:
-        return
-    for item in items:
-        rel = f"{prefix}{item.name}"
-        if item.is_dir(follow_symlinks=False):
-            yield from _walk(Path(item.path), rel + "/")
-        else:
-            yield rel, Path(item.path)
-
-
 def _path(config: Config, key: str, output: Path | None = None) -> str:
     """The file a tracked key names, as a plain string: pathlib would cost more than the stat
     calls for a site of thousands of files."""
@@ -355,7 +341,7 @@ def _track(config: Config, keys: list[str], output: Path | None = None,
 
 def _unchanged_files(config: Config, state: SiteState) -> bool:
     """True when every tracked file is as saved and the published folder holds no other file."""
-    published = {f"out:{rel}" for rel, _ in _walk(config.output)}
+    published = {f"out:{rel}" for rel, _ in walk_files(config.output)}
     if published != {key for key in state.files if key.startswith("out:")}:
         return False
     return all(_intact(_path(config, key), saved) for key, saved in state.files.items())
@@ -621,14 +607,14 @@ class Rebuild:
                 known.update((k, previous[k]) for k in record_files + reads if k in previous)
                 keys += record_files
             else:
-                keys += [f"rec:{name}/{rel}" for rel, _ in _walk(store_dir(self.config, name))]
+                keys += [f"rec:{name}/{rel}" for rel, _ in walk_files(store_dir(self.config, name))]
             keys += reads
         for file in files:  # linked from the published site: the same inode, checked by plan()
             key = f"out:{file.path}"
             if (file.root is None and file.source is not None and key in previous
                     and str(file.source) == _path(self.config, key)):
                 known[key] = previous[key]
-        keys += [f"out:{rel}" for rel, _ in _walk(staged)]
+        keys += [f"out:{rel}" for rel, _ in walk_files(staged)]
         state.files = _track(self.config, keys, staged, known)
         records = {e.name: state.entries[e.name]["record"] for e in entries}
         base = _sha(code, templates_fingerprint(), settings_fingerprint(self.config),

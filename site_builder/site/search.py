@@ -24,6 +24,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from site_builder.fs import walk_files
+
 log = logging.getLogger(__name__)
 
 SEARCH_DIR = "pagefind"
@@ -101,7 +103,7 @@ def _run_pagefind(binary: Path, site_dir: Path) -> str | None:
 def _prune(index_dir: Path, seeded: set[str]) -> None:
     """Remove the seeds the index in ``index_dir`` does not list; IndexLayoutError when a file
     Pagefind wrote is not listed either, or a listed one is missing (the layout is not understood)."""
-    present = {rel for rel, _ in _files(index_dir)}
+    present = {rel for rel, _ in walk_files(index_dir)}
     listed = index_files(index_dir)
     unexplained = sorted(present - listed - seeded)
     missing = sorted(listed - present)
@@ -126,23 +128,13 @@ def index_files(index_dir: Path) -> set[str]:
             raise IndexLayoutError(f"pagefind-entry.json names no meta file: {language!r}")
         listed.add(f"pagefind.{meta_hash}.pf_meta")
         hashes.update(_strings(_meta(index_dir / f"pagefind.{meta_hash}.pf_meta")))
-    for rel, _ in _files(index_dir):
+    for rel, _ in walk_files(index_dir):
         name = rel.rpartition("/")[2]
         if "/" not in rel and not CONTENT_ADDRESSED.fullmatch(name):
             listed.add(rel)  # pagefind.js, the UI, the WebAssembly: rewritten by every run
         elif "/" in rel and name.rpartition(".")[0] in hashes:
             listed.add(rel)
     return listed
-
-
-def _files(folder: Path, prefix: str = "") -> list[tuple[str, Path]]:
-    found = []
-    for item in os.scandir(folder):
-        if item.is_dir(follow_symlinks=False):
-            found += _files(Path(item.path), f"{prefix}{item.name}/")
-        else:
-            found.append((f"{prefix}{item.name}", Path(item.path)))
-    return found
 
 
 def _json(path: Path) -> Any:
