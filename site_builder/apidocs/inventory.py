@@ -22,7 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from site_builder.apidocs import fetch
-from site_builder.apidocs.fetch import CACHE_FOLDER, MAX_COMPRESSED, CachedInventory, InventoryUnavailable
+from site_builder.apidocs.fetch import CACHE_FOLDER, MAX_COMPRESSED, CachedInventory, InventoryUnavailable, size_shown
 from site_builder.config import ApiDocsSource
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 
@@ -142,7 +142,7 @@ def _decompress(body: bytes) -> bytes:
     except zlib.error as exc:
         raise InventoryMalformed(f"its compressed part is not zlib data ({exc})") from None
     if engine.unconsumed_tail:
-        raise InventoryMalformed(f"it decompresses to more than {MAX_DECOMPRESSED >> 20} MiB")
+        raise InventoryMalformed(f"it decompresses to more than {size_shown(MAX_DECOMPRESSED)}")
     if not engine.eof:
         raise InventoryMalformed("it is truncated (its compressed part ends early)")
     return data
@@ -152,7 +152,7 @@ def _decompress(body: bytes) -> bytes:
 def parse_inventory(data: bytes, package: str, base: str) -> Inventory:
     """The Python objects of an objects.inv's bytes, each with its URL under ``base``; InventoryMalformed else."""
     if len(data) > MAX_COMPRESSED:
-        raise InventoryMalformed(f"it is larger than {MAX_COMPRESSED >> 20} MiB")
+        raise InventoryMalformed(f"it is larger than {size_shown(MAX_COMPRESSED)}")
     parts = data.split(b"\n", 4)
     first = parts[0].decode("utf-8", "replace").rstrip()
     if first != _HEADER:
