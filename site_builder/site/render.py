@@ -41,6 +41,7 @@ from site_builder.site.sanitize import clean_html
 from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
 from site_builder.site import prose
+from site_builder.site.prose_links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
@@ -236,11 +237,25 @@ class _Renderer:
         # stripnl=False: a leading blank line must keep the script's real line numbers.
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
         self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
+        self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
 
     @staticmethod
-    def prose(text: str, language: str, id_prefix: str = "") -> Markup:
+    def prose(text: str, language: str, id_prefix: str = "", links: ProseLinks | None = None) -> Markup:
         # Sanitised by prose.render (nh3): safe to mark up.
-        return Markup(prose.render(text, language, id_prefix=id_prefix))
+        return Markup(prose.render(text, language, id_prefix=id_prefix, links=links))
+
+    def site_entries(self, builds: Iterable[EntryBuild]) -> None:
+        """Remember the site's entries: prose cross-references between entries link to their pages."""
+
+        def title(build: EntryBuild) -> Callable[[], str]:
+            return functools.cache(lambda: self.heading(build) if build.script.title else build.entry.name)
+
+        self.linkable = tuple(SiteEntry(b.entry.name, title(b)) for b in builds)
+
+    def prose_links(self, entry: Entry) -> ProseLinks:
+        """What the prose of ``entry``'s page links to: its imports' documentation, the other entries."""
+        return ProseLinks(self.info.api_docs, imported_names(entry.source), self.linkable,
+                          "../" * (entry.name.count("/") + 1))
 
     def code(self, text: str, first_line: int) -> Markup:
         key = (text, first_line)
@@ -310,7 +325,8 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i)
+        links = self.prose_links(entry)
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i, links)
                  for i, cell in enumerate(script.cells)]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
@@ -325,7 +341,7 @@ class _Renderer:
             script=script,
             heading=self.heading(build),
             page_title=self.heading(build) if script.title else name,
-            purpose=self.introduction(script),
+            purpose=self.introduction(script, links),
             summary=self.summary(script),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
@@ -362,11 +378,11 @@ class _Renderer:
             return prose.plain(script.title, script.prose) or build.entry.name
         return self.info.entry_heading.replace("{name}", build.entry.name)
 
-    def introduction(self, script: Script) -> Markup | None:
+    def introduction(self, script: Script, links: ProseLinks | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
         if script.title:
-            return self.prose(script.intro, script.prose, "intro-") if script.intro.strip() else None
-        return self.prose(script.purpose, "markdown", "intro-") if script.purpose.strip() else None
+            return self.prose(script.intro, script.prose, "intro-", links) if script.intro.strip() else None
+        return self.prose(script.purpose, "markdown", "intro-", links) if script.purpose.strip() else None
 
     @staticmethod
     def summary(script: Script) -> str:
@@ -376,11 +392,12 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
+        links: ProseLinks | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(cell.text, language, f"prose-{index}-"),
+                            html=self.prose(cell.text, language, f"prose-{index}-", links),
                             status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
@@ -540,6 +557,7 @@ def render_site(
     """
     renderer = _Renderer(info, notebooks, thumbnail_cache)
     ordered = ordered_builds(builds, info)
+    renderer.site_entries(ordered)
     files: list[SiteFile] = []
     links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
     for i, build in enumerate(ordered):
