@@ -130,8 +130,8 @@ def _sphinx_role(name: str, rawtext: str, text: str, lineno: int, inliner: objec
     shown = _role_text(name, text)
     links = _links(inliner)
     if name in TEXT_ROLES:
-        if links is not None and name.rsplit(":", 1)[-1] in ("ref", "doc"):
-            return [_example_link(links, name, rawtext, text)], []
+        if name.rsplit(":", 1)[-1] in ("ref", "doc"):  # (no links: still the example's name, not its label)
+            return [_example_link(links or ProseLinks(), name, rawtext, text)], []
         return [nodes.inline(rawtext, shown)], []
     return [_api_link(links, api_role(name), rawtext, text, shown)], []
 
