@@ -289,6 +289,9 @@ def test_a_stale_cache_is_refreshed_and_kept_when_the_refresh_fails(server: Serv
     # a changed URL does not use the other URL's copy
     docs, warnings = _fetch(server, tmp_path, path="other/")
     assert not docs and "HTTP 404" in warnings[0]
+    docs, warnings = _fetch(server, tmp_path, path="other/", frozen=True)
+    assert not docs and f"the cached inventory in _freeze/_inventories/numpy.inv is {server.base}docs/objects.inv's" \
+        in warnings[0]
 
 
 @pytest.mark.parametrize(("served", "reason"), [
