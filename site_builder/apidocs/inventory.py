@@ -287,7 +287,7 @@ def _load_one(source: ApiDocsSource, project_root: Path, records_dir: Path, *, f
         other_url, cached = cached.url, None  # fetched from another URL: the settings changed
     if not fetching:
         if cached is None:
-            why = "a --frozen build fetches nothing" if frozen else "not fetching"
+            why = "a --frozen build fetches nothing" if frozen else "offline, nothing is fetched"
             what = f"the cached inventory in {where} is {other_url}'s" if other_url else f"no cached inventory in {where}"
             raise InventoryUnavailable(f"{what} ({why}: build once without --frozen, and commit the records folder)")
         return _parsed_cache(cached, package, base, where), None
