@@ -194,8 +194,11 @@ def _run_build(args: argparse.Namespace) -> int:
     progress = make_progress(sys.stderr, quiet=args.quiet)
     force_names = frozenset(args.force or ())
     options = BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast, force=args.force == [],
-                           force_names=force_names, frozen=args.frozen, shard=args.shard, wait=not args.no_wait)
+                           force_names=force_names, frozen=args.frozen, shard=args.shard, wait=not args.no_wait,
+                           prune=args.demos is None)
     report = build(config, options, progress)
+    if report.pruned:
+        log.info("%s", report.pruned)
     rows = [summarize(b.result, b.entry.name in report.from_cache) for b in report.builds]
     progress.summary(rows, report.wall_time)
     if args.shard:

@@ -24,7 +24,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from site_builder.fs import walk_files
+from site_builder.fs import note_write, walk_files
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +36,7 @@ EXCLUDE_SELECTORS = ".linenos"
 CONTENT_ADDRESSED = re.compile(r"(?:[a-z]+\.)?[A-Za-z0-9-]+_[0-9a-f]{7,}\.pf_[a-z]+")
 META_MAGIC = b"pagefind_dcd"  # the start of a decompressed .pf_meta (CBOR follows)
 MAX_META_DEPTH = 16  # Pagefind's meta data nests 3 deep
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
 
 
 class IndexLayoutError(Exception):
@@ -61,7 +62,8 @@ def index_site(site_dir: Path, seeded: frozenset[str] = frozenset()) -> str | No
 
     ``seeded``: the files (``pagefind/...``) already placed there from the published index;
     those the new index does not list are removed.  Should the new index not be laid out as
-    expected, it is made again from nothing.
+    expected, it is made again from nothing.  Raises OSError when Pagefind could not write
+    its files (disk full, read-only...): that is no missing feature but a failed build.
     """
     binary = _pagefind_binary()
     if binary is None:
@@ -79,6 +81,7 @@ def index_site(site_dir: Path, seeded: frozenset[str] = frozenset()) -> str | No
 
 
 def _run_pagefind(binary: Path, site_dir: Path) -> str | None:
+    note_write(site_dir / SEARCH_DIR)  # Pagefind writes there
     command = [
         str(binary),
         "--site", str(site_dir),
@@ -93,6 +96,10 @@ def _run_pagefind(binary: Path, site_dir: Path) -> str | None:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"search index not built: Pagefind did not run ({type(exc).__name__})"
     if done.returncode != 0:
+        os_error = _OS_ERROR.search(done.stderr)  # Rust's io::Error: "No space left on device (os error 28)"
+        if os_error:
+            code = int(os_error.group(1))
+            raise OSError(code, os.strerror(code))
         # Pagefind's messages name files by their staged (absolute) path: keep the last line only.
         last = (done.stderr.strip().splitlines() or ["no message"])[-1].replace(str(site_dir), "<site>")
         return f"search index not built: Pagefind failed ({last})"
