@@ -147,9 +147,9 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     started = time.perf_counter()
     progress = progress or Progress()
     report = BuildReport()
-    remove_leftovers(config)  # of builds that were killed: we hold the lock, none of them runs
     # A file that cannot be an entry fails the build like a broken demo: the others still run.
     entries = discover(config.demos, config.root, problems=report.failures)
+    remove_leftovers(config, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
     if not entries and not report.failures:
         report.warnings.append(
             f"the demos folder {relative_to_root(config.demos, config.root)} holds no demo "
@@ -335,6 +335,9 @@ def _execute_all(
         except RunCancelled:
             store.discard(files_dir)
             return None  # a killed run is no result: it must never be recorded
+        except BaseException:  # the builder's own failure (a write, the runner): no folder left
+            store.discard(files_dir)
+            raise
         if result.failure and options.fail_fast:
             # Here, not only in take(): this worker's next demo (forked in ms) must not start.
             cancel.set()

@@ -1,8 +1,8 @@
 """Housekeeping under the project's lock: what killed builds left, and what deleted entries left.
 
 - :func:`remove_leftovers`, at the start of every build: the temporary files and folders
-  (``*.tmp-PID...``) of builds that died (SIGKILL, power loss) in the records folder, its
-  sections, its cache and beside the output folder.
+  (``*.tmp-PID...``, PID a process that is gone) of builds that died (SIGKILL, power loss) in
+  the records folder and the record folders' sections, its cache and beside the output folder.
 - :func:`prune`, after a published build: the records of entries that are gone and the
   cached thumbnails no published figure uses.  Folders of the records folder that hold no
   record (another tool's cache, anything a person put there) are left alone.
@@ -14,6 +14,7 @@ import logging
 import os
 import shutil
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 
 from site_builder.config import Config
@@ -68,10 +69,11 @@ def _section_folders(records: Path) -> list[Path]:
     return found
 
 
-def remove_leftovers(config: Config) -> None:
-    """Remove what builds that died left behind; say so in one line when there was something."""
-    folders = [*_section_folders(config.records), cache_dir(config), cache_dir(config) / "thumbnails",
-               config.output.parent]
+def remove_leftovers(config: Config, names: Iterable[str]) -> None:
+    """Remove what builds that died left behind beside the records of the entries ``names`` (and
+    in the cache, beside the output folder); say so in one line when there was something."""
+    sections = {config.records.joinpath(*name.split("/")[:-1]) for name in names}
+    folders = [*sorted(sections), cache_dir(config), cache_dir(config) / "thumbnails", config.output.parent]
     removed = []
     for folder in folders:
         removed += [f"{shown_folder(folder, config.root)}{name}" for name in remove_dead_temporaries(folder)]
