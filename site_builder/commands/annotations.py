@@ -45,7 +45,8 @@ def print_cases(cases: list[Case], warnings: list[str], files: dict[str, str], o
     for case in cases:
         if case.problem is None:
             continue
-        title = f"{case.name}: {case.problem.type}" + (f" in {case.problem.block}" if case.problem.block else "")
+        title = None if case.error else (f"{case.name}: {case.problem.type}"
+                                         + (f" in {case.problem.block}" if case.problem.block else ""))
         out.write(command("error", case.problem.message, case.file or None, case.problem.line, title) + "\n")
     for warning in warnings:
         name = warning.partition(": ")[0]
