@@ -256,3 +256,31 @@ def test_a_demo_that_fills_the_disk_fails_as_a_demo_and_the_next_build_recovers(
         assert "small" in (disk / "build" / "a" / "index.html").read_text()
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_pagefind_on_a_full_disk_is_a_write_failure_not_a_broken_search(tmp_path: Path) -> None:
+    """Pagefind exits 0 with empty files when its writes fail: the builder notices."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    from site_builder.site.search import _pagefind_binary, index_site
+
+    if _pagefind_binary() is None:
+        pytest.skip("the Pagefind binary (pagefind[bin]) is not installed")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"mount -t tmpfs is not permitted here: {mounted.stderr.strip()}")
+    try:
+        site = disk / "site"
+        site.mkdir()
+        words = " ".join(f"word{i}" for i in range(2000))
+        (site / "index.html").write_text(f"<html><body data-pagefind-body><p>{words}</p></body></html>")
+        room = os.statvfs(disk).f_bavail * os.statvfs(disk).f_frsize
+        (disk / "fill").write_bytes(b"x" * (room - 4096))
+        with pytest.raises(OSError) as raised:
+            index_site(site)
+        assert raised.value.errno == errno.ENOSPC
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)

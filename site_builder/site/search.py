@@ -14,6 +14,7 @@ are removed, read from ``pagefind-entry.json`` and the ``.pf_meta`` files it nam
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
 import logging
@@ -36,6 +37,7 @@ EXCLUDE_SELECTORS = ".linenos"
 CONTENT_ADDRESSED = re.compile(r"(?:[a-z]+\.)?[A-Za-z0-9-]+_[0-9a-f]{7,}\.pf_[a-z]+")
 META_MAGIC = b"pagefind_dcd"  # the start of a decompressed .pf_meta (CBOR follows)
 MAX_META_DEPTH = 16  # Pagefind's meta data nests 3 deep
+FULL_DISK_BYTES = 1 << 20  # less room than this after an incomplete index: the disk was full
 _OS_ERROR = re.compile(r"\(os error (\d+)\)")
 
 
@@ -103,8 +105,28 @@ def _run_pagefind(binary: Path, site_dir: Path) -> str | None:
         # Pagefind's messages name files by their staged (absolute) path: keep the last line only.
         last = (done.stderr.strip().splitlines() or ["no message"])[-1].replace(str(site_dir), "<site>")
         return f"search index not built: Pagefind failed ({last})"
+    _check_written(site_dir / SEARCH_DIR)
     log.debug("search index written to %s/", SEARCH_DIR)
     return None
+
+
+def _check_written(index_dir: Path) -> None:
+    """Raise OSError (ENOSPC) when Pagefind's files came out empty on a full disk: Pagefind 1.x
+    ignores its failed writes and exits 0, which would publish a search that cannot load."""
+    try:
+        complete = bool(json.loads((index_dir / "pagefind-entry.json").read_bytes()))
+        complete = complete and (index_dir / "pagefind.js").stat().st_size > 0
+    except (OSError, ValueError):
+        complete = False
+    if complete:
+        return
+    try:
+        room = os.statvfs(index_dir).f_bavail * os.statvfs(index_dir).f_frsize
+    except OSError:
+        room = 0
+    if room < FULL_DISK_BYTES:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(index_dir))
+    raise OSError(errno.EIO, "Pagefind wrote an incomplete index", str(index_dir))
 
 
 def _prune(index_dir: Path, seeded: set[str]) -> None:
