@@ -366,6 +366,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SiteBuilderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_status
+    except OSError as exc:  # a disk error where no write site expected one: still one line, no traceback
+        where = f" ({relative_to_root(Path(exc.filename), Path.cwd())})" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}; fix it and run again", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt as exc:
         what = "terminated" if isinstance(exc, Terminated) else "interrupted"
         print(f"{what}; the output folder was left as it was", file=sys.stderr)

@@ -284,16 +284,16 @@ def writing(what: str, folder: Path, root: Path) -> Iterator[None]:
 _LEFTOVER = re.compile(r"\.tmp-(\d+)(?:-[^/]*)?$")  # NAME.tmp-PID, .NAME.tmp-PID-XXXX[.builder]
 
 
-def remove_leftovers(folder: Path) -> list[str]:
-    """Remove the temporary files and folders (``*.tmp-PID...``) that builds which died (pid gone)
-    left directly in ``folder``; return their names.  Call it holding the project's lock."""
-    removed = []
+def remove_leftovers(folder: Path, prefix: str = "") -> list[str]:
+    """Remove the temporary files and folders (``PREFIX*.tmp-PID...``) that builds which died
+    (pid gone) left directly in ``folder``; return their names.  Call it holding the project's lock."""
+    removed: list[str] = []
     try:
         items = list(os.scandir(folder))
     except OSError:
         return removed
     for item in items:
-        found = _LEFTOVER.search(item.name)
+        found = _LEFTOVER.search(item.name) if item.name.startswith(prefix) else None
         if found is None or _alive(int(found.group(1))):
             continue
         try:

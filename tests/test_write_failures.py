@@ -202,6 +202,7 @@ def test_a_killed_builds_temporaries_are_removed_by_the_next_build(project: Path
     alive.mkdir()
     (project / "_freeze" / "notes").mkdir()  # no section of an entry: not ours, left alone
     (project / "_freeze" / "notes" / f"x.tmp-{dead.pid}").write_text("mine")
+    (project / f"notes.tmp-{dead.pid}").write_text("mine")  # not named as the builder names its own
 
     done = run_cli("build", cwd=project)
 
@@ -209,6 +210,7 @@ def test_a_killed_builds_temporaries_are_removed_by_the_next_build(project: Path
     assert "removed 4 temporary file(s) left by a build that was killed" in done.stderr
     assert not any(p.exists() for p in left)
     assert alive.is_dir() and (project / "_freeze" / "notes" / f"x.tmp-{dead.pid}").is_file()
+    assert (project / f"notes.tmp-{dead.pid}").is_file()
 
 
 def test_a_demo_that_fills_the_disk_fails_as_a_demo_and_the_next_build_recovers(tmp_path: Path) -> None:

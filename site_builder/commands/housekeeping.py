@@ -72,11 +72,13 @@ def _section_folders(records: Path) -> list[Path]:
 def remove_leftovers(config: Config, names: Iterable[str]) -> None:
     """Remove what builds that died left behind beside the records of the entries ``names`` (and
     in the cache, beside the output folder); say so in one line when there was something."""
-    sections = {config.records.joinpath(*name.split("/")[:-1]) for name in names}
-    folders = [*sorted(sections), cache_dir(config), cache_dir(config) / "thumbnails", config.output.parent]
+    sections = {config.records.joinpath(*name.split("/")[:-1]) for name in names} | {config.records}
+    # (folder, the start of the names the builder gives its temporaries there)
+    places = [*((folder, ".") for folder in sorted(sections)), (cache_dir(config), ""),
+              (cache_dir(config) / "thumbnails", ""), (config.output.parent, f".{config.output.name}.tmp-")]
     removed = []
-    for folder in folders:
-        removed += [f"{shown_folder(folder, config.root)}{name}" for name in remove_dead_temporaries(folder)]
+    for folder, prefix in places:
+        removed += [f"{shown_folder(folder, config.root)}{name}" for name in remove_dead_temporaries(folder, prefix)]
     if removed:
         shown = ", ".join(removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
         log.info("removed %d temporary file(s) left by a build that was killed: %s", len(removed), shown)
