@@ -286,3 +286,36 @@ def test_pagefind_on_a_full_disk_is_a_write_failure_not_a_broken_search(tmp_path
         assert raised.value.errno == errno.ENOSPC
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_build_killed_by_sigkill_leaves_folders_the_next_build_removes(project: Path) -> None:
+    import signal
+    import time
+
+    write_demo(project, "slow", '''
+        """slow: runs long enough to be killed."""
+        import time
+        from pathlib import Path
+        Path("partial.bin").write_bytes(b"x" * 100_000)
+        time.sleep(60)
+    ''')
+    builder = subprocess.Popen([sys.executable, "-m", "site_builder", "build"], cwd=project,
+                               env={**os.environ, "PYTHONPATH": str(REPO)},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list((project / "_freeze").glob(".slow.tmp-*/partial.bin")):
+        assert time.monotonic() < deadline and builder.poll() is None
+        time.sleep(0.05)
+    builder.send_signal(signal.SIGKILL)
+    builder.wait()
+    assert list((project / "_freeze").glob(".slow.tmp-*"))  # what the killed build left
+    write_demo(project, "slow", '''
+        """slow: quick now."""
+        print("done")
+    ''')
+
+    done = run_cli("build", cwd=project)
+
+    assert done.returncode == 0, done.stderr
+    assert "left by a build that was killed" in done.stderr
+    assert temporaries(project) == []
