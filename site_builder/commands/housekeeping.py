@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from site_builder.config import Config
-from site_builder.fs import remove_leftovers as remove_dead_temporaries, shown_folder
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, shown_folder
+from site_builder.fs import remove_leftovers as remove_dead_temporaries
 from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.run.execute import BUILDER_DIR
 from site_builder.run.records import RECORD_FILE
@@ -106,15 +107,25 @@ def _prune_records(config: Config, names: set[str]) -> list[str]:
             if item.name[0] in "._" or not item.is_dir(follow_symlinks=False):
                 continue
             name = Path(item.path).relative_to(config.records).as_posix()
-            record = Path(item.path, *RECORD_FILE.split("/"))
-            # only a folder holding a record (a regular file, not a link) is one of ours
-            if name in names or record.is_symlink() or not record.is_file():
-                continue
+            if name in names or any(n.startswith(f"{name}/") for n in names) or not _holds_record(Path(item.path)):
+                continue  # an entry's, a section's (once an entry of that name), or not ours
             shutil.rmtree(item.path, ignore_errors=True)
             removed.append(name)
-        if removed and folder != config.records and not any(folder.iterdir()):
-            folder.rmdir()  # a section the pruning emptied: the builder made it for its records
+        if removed and folder != config.records:
+            try:
+                folder.rmdir()  # a section the pruning emptied (the builder made it); else it is not empty
+            except OSError:
+                pass
     return sorted(removed)
+
+
+def _holds_record(folder: Path) -> bool:
+    """True when ``folder`` holds a record the builder wrote (a regular file reached through no link)."""
+    try:
+        open_regular(folder, RECORD_FILE).close()
+        return True
+    except (UnsafeFileError, UnsafePathError):
+        return False
 
 
 def _prune_thumbnails(cache: Path, site_files: list[SiteFile]) -> int:
