@@ -98,6 +98,7 @@ def prune(config: Config, names: set[str] | None, site_files: list[SiteFile]) ->
 def _prune_records(config: Config, names: set[str]) -> list[str]:
     """Remove the record folders of entries not in ``names``; return those entries' names."""
     removed = []
+    parents = {"/".join(parts[:i]) for name in names for parts in [name.split("/")] for i in range(1, len(parts))}
     for folder in sorted(_section_folders(config.records), reverse=True):  # a section after its sub-sections
         try:
             items = list(os.scandir(folder))
@@ -107,7 +108,7 @@ def _prune_records(config: Config, names: set[str]) -> list[str]:
             if item.name[0] in "._" or not item.is_dir(follow_symlinks=False):
                 continue
             name = Path(item.path).relative_to(config.records).as_posix()
-            if name in names or any(n.startswith(f"{name}/") for n in names) or not _holds_record(Path(item.path)):
+            if name in names or name in parents or not _holds_record(Path(item.path)):
                 continue  # an entry's, a section's (once an entry of that name), or not ours
             shutil.rmtree(item.path, ignore_errors=True)
             removed.append(name)
