@@ -21,7 +21,8 @@ from markdown.treeprocessors import Treeprocessor
 
 from markupsafe import escape
 
-from site_builder.site.prose_myst import MystExtension, PageProse
+from site_builder.site.myst_scan import PageProse
+from site_builder.site.prose_myst import MystExtension
 from site_builder.site.sanitize import clean_html
 
 log = logging.getLogger(__name__)

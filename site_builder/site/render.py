@@ -22,7 +22,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from site_builder.fs import UnsafeFileError, open_regular
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.source.blocks import GALLERY_SETTING, Cell, Script
 from site_builder.source.docstring import rst_head
 from site_builder.source.entries import Entry, Section
@@ -41,6 +41,7 @@ from site_builder.site.sanitize import clean_html
 from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
 from site_builder.site import prose
+from site_builder.site.myst_scan import Label, PageProse, site_labels
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
@@ -236,11 +237,38 @@ class _Renderer:
         # stripnl=False: a leading blank line must keep the script's real line numbers.
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
         self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
+        self.labels: dict[str, Label] = {}  # MyST labels of the whole site (see prose_page)
+        self.docs: dict[str, tuple[str, str]] = {}
 
     @staticmethod
-    def prose(text: str, language: str, id_prefix: str = "") -> Markup:
+    def prose(text: str, language: str, id_prefix: str = "", page: PageProse | None = None) -> Markup:
         # Sanitised by prose.render (nh3): safe to mark up.
-        return Markup(prose.render(text, language, id_prefix=id_prefix))
+        return Markup(prose.render(text, language, id_prefix=id_prefix, page=page))
+
+    def learn_labels(self, builds: list[EntryBuild]) -> None:
+        """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
+        self.labels, self.docs = site_labels([
+            (b.entry.name, str(PurePosixPath(b.entry.rel_path).with_suffix("")), self.heading(b),
+             [c.text for c in b.script.cells if c.kind == "markdown"] if b.script.prose == "markdown" else [])
+            for b in builds
+        ])
+
+    def prose_page(self, entry: Entry, root: str) -> tuple[PageProse, dict[str, SiteFile]]:
+        """The prose context of ``entry``'s page, and the images of its folder its prose shows."""
+        images: dict[str, SiteFile] = {}
+        folder = entry.path.parent
+
+        def publish_image(rel: str) -> str | None:
+            try:
+                open_regular(folder, rel).close()  # a regular file of the entry's folder, no link
+            except (UnsafeFileError, UnsafePathError) as exc:
+                log.warning("%s: the image %s of its prose is not published: %s", entry.name, rel, exc)
+                return None
+            images[rel] = SiteFile(path=f"{entry.name}/_images/{rel}", source=folder / rel, root=folder)
+            return f"_images/{quote(rel)}"
+
+        doc = str(PurePosixPath(entry.rel_path).with_suffix(""))
+        return PageProse(entry.name, doc, root, self.labels, self.docs, publish_image), images
 
     def code(self, text: str, first_line: int) -> Markup:
         key = (text, first_line)
@@ -310,7 +338,9 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i)
+        root = "../" * (name.count("/") + 1)
+        page, images = self.prose_page(entry, root)
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i, page)
                  for i, cell in enumerate(script.cells)]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
@@ -319,13 +349,13 @@ class _Renderer:
         )
         html = self.page(
             "entry.html",
-            root="../" * (name.count("/") + 1),
+            root=root,
             name=name,
             stem=stem,
             script=script,
             heading=self.heading(build),
             page_title=self.heading(build) if script.title else name,
-            purpose=self.introduction(script),
+            purpose=self.introduction(script, page),
             summary=self.summary(script),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
@@ -347,6 +377,7 @@ class _Renderer:
             SiteFile(path=f"{name}/{stem}.py", data=entry.source_bytes),
             self.notebook_file(name, script, result),
             *published.values(),
+            *images.values(),
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult) -> SiteFile:
@@ -362,11 +393,11 @@ class _Renderer:
             return prose.plain(script.title, script.prose) or build.entry.name
         return self.info.entry_heading.replace("{name}", build.entry.name)
 
-    def introduction(self, script: Script) -> Markup | None:
+    def introduction(self, script: Script, page: PageProse | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
         if script.title:
-            return self.prose(script.intro, script.prose, "intro-") if script.intro.strip() else None
-        return self.prose(script.purpose, "markdown", "intro-") if script.purpose.strip() else None
+            return self.prose(script.intro, script.prose, "intro-", page) if script.intro.strip() else None
+        return self.prose(script.purpose, "markdown", "intro-", page) if script.purpose.strip() else None
 
     @staticmethod
     def summary(script: Script) -> str:
@@ -376,11 +407,12 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
+        page: PageProse | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(cell.text, language, f"prose-{index}-"),
+                            html=self.prose(cell.text, language, f"prose-{index}-", page),
                             status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
@@ -542,6 +574,7 @@ def render_site(
     ordered = ordered_builds(builds, info)
     files: list[SiteFile] = []
     links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
+    renderer.learn_labels(ordered)
     for i, build in enumerate(ordered):
         prev = links[i - 1] if i > 0 else None
         next = links[i + 1] if i + 1 < len(links) else None
