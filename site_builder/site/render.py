@@ -23,7 +23,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
-from site_builder.source.blocks import GALLERY_SETTING, Cell, Script
+from site_builder.source.blocks import Cell, Script
+from site_builder.source.gallery import hidden_lines
 from site_builder.source.docstring import rst_head
 from site_builder.source.entries import Entry, Section
 from site_builder.names import stem_of
@@ -42,6 +43,7 @@ from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
 from site_builder.site import prose
 from site_builder.site.myst_scan import Label, PageProse, site_labels
+from site_builder.site.page_toc import page_toc
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
@@ -283,10 +285,10 @@ class _Renderer:
         return Markup(html)
 
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None) -> tuple[CodePart, ...]:
-        """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings left out."""
+        """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings and ignored lines left out."""
         lines = cell.text.split("\n")
         fold = docstring_lines if cell.name == "setup" else None
-        hidden = {i for i, line in enumerate(lines) if GALLERY_SETTING.match(line)}
+        hidden = hidden_lines(lines)  # sphinx_gallery_ settings and start/end_ignore ranges
         if fold is None and not hidden:
             return (CodePart(self.code(cell.text, cell.first_line)),)
         parts: list[CodePart] = []
@@ -363,6 +365,7 @@ class _Renderer:
             writes_files=demo_files,
             seeded=bool(_SEEDED.search(entry.source)),
             cells=cells,
+            toc=page_toc(cells),
             failure=result.failure,
             ran_at=format_ran_at(result.started_at),
             run_duration=format_duration(result.duration),
