@@ -42,7 +42,7 @@ from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
 from site_builder.site import prose
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
-from site_builder.site.sitefiles import ordered_builds
+from site_builder.site.sitefiles import ordered_builds, script_download
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.site.theme import pygments_css
 from site_builder.site.thumbnails import Thumbnails
@@ -295,7 +295,7 @@ class _Renderer:
     ) -> list[SiteFile]:
         entry, script, result = build.entry, build.script, build.result
         name, stem = entry.name, entry.stem
-        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb"}
+        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.md"] * (entry.format == "md"))}
         published: dict[str, SiteFile] = {}
 
         def publish(rel: str) -> str | None:
@@ -334,6 +334,8 @@ class _Renderer:
             seeded=bool(_SEEDED.search(entry.source)),
             cells=cells,
             failure=result.failure,
+            shown_only=result.shown_only,
+            source_format=entry.format,
             ran_at=format_ran_at(result.started_at),
             run_duration=format_duration(result.duration),
             python=result.environment.get("python", ""),
@@ -344,16 +346,18 @@ class _Renderer:
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
-            SiteFile(path=f"{name}/{stem}.py", data=entry.source_bytes),
-            self.notebook_file(name, script, result),
+            SiteFile(path=f"{name}/{stem}.py", data=script_download(entry)),
+            *([SiteFile(path=f"{name}/{stem}.md", data=entry.source_bytes)] if entry.format == "md" else []),
+            self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
             *published.values(),
         ]
 
-    def notebook_file(self, name: str, script: Script, result: RunResult) -> SiteFile:
+    def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:
         path = f"{name}/{stem_of(name)}.ipynb"
         if name in self.notebooks:
             return SiteFile(path=path, source=self.notebooks[name])
-        return SiteFile(path=path, data=make_notebook(name, script, result, values=self.info.values))
+        return SiteFile(path=path, data=make_notebook(name, script, result, values=self.info.values,
+                                                      from_notebook=from_notebook))
 
     def heading(self, build: EntryBuild) -> str:
         """The page's title: the docstring's reST title as text, else the entry_heading setting."""
