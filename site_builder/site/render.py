@@ -12,7 +12,7 @@ import io
 import logging
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -40,6 +40,8 @@ from site_builder.site.notebook import make_notebook, prepare_notebooks
 from site_builder.site.sanitize import clean_html
 from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
+from site_builder.site.cell_display import FigureCaption, FigureNumbers, shown_streams
+from site_builder.source.cell_options import CellDisplay, display_of
 from site_builder.site import prose
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds, script_download
@@ -90,6 +92,7 @@ class ArtifactView:
     width: int | None
     height: int | None
     preview: CsvPreview | None = None
+    caption: FigureCaption | None = None  # a figure's numbered fig-cap caption
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,14 @@ class CellView:
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
     value_text: str = ""  # the repr of its last expression ("" when none is shown)
     value_html: Markup | None = None  # its _repr_html_, sanitised
+    display: CellDisplay = CellDisplay()  # its options: code and output shown, folded or left out
+    notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
+
+    @property
+    def has_output(self) -> bool:
+        """True when the cell shows something under its code (output, value, files)."""
+        return bool(self.output.lines or self.output_tail.lines or self.omitted_lines or self.value_text
+                    or self.value_html or self.artifacts)
 
 
 # ---------------------------------------------------------------- small formatters
@@ -310,7 +321,9 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i)
+        figures = FigureNumbers()
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
+                                figures, notebook=entry.format != "py")
                  for i, cell in enumerate(script.cells)]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
@@ -380,6 +393,7 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
+        figures: FigureNumbers | None = None, notebook: bool = False,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
@@ -389,8 +403,15 @@ class _Renderer:
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
+        display = display_of(cell.tags, cell.options)
+        block = shown_streams(block, display)
         head, tail = output_views(block)
-        expects_error = "raises-exception" in cell.tags
+        # A notebook's raises-exception allows an error (Jupyter Book); a script's asserts one.
+        expects_error = "raises-exception" in cell.tags and not notebook
+        note = f"Not run ({display.why_not_run})." if not display.runs else (
+            block_note(block, result, expects_error) if result else "")
+        artifacts = (figures or FigureNumbers()).caption(
+            tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts), display)
         return CellView(
             kind="code",
             name=cell.name,
@@ -401,12 +422,14 @@ class _Renderer:
             duration="" if block.status == "not-run" else format_duration(block.duration),
             output=fold_output(head, self.info.output_fold_lines),
             output_tail=fold_output(tail, self.info.output_fold_lines),
-            note=block_note(block, result, expects_error) if result else "",
+            note=note,
             omitted_lines=block.omitted_lines,
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
-            artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts),
+            artifacts=artifacts,
+            display=display,
+            notes=cell.notes,
             **self.value_view(block),
         )
 

@@ -106,7 +106,7 @@ def display_of(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> C
     if "remove-output" in known or opts.get("output") in _FALSE:
         output = "remove"
     removed = "remove-cell" in known or opts.get("include") in _FALSE
-    why = ('tagged "skip-execution"' if "skip-execution" in known
+    why = ("tagged skip-execution" if "skip-execution" in known
            else "#| eval: false" if opts.get("eval") in _FALSE else "")
     return CellDisplay(
         code=code, output=output, stdout="remove-stdout" not in known, stderr="remove-stderr" not in known,
