@@ -228,7 +228,7 @@ def _list_shard(config: Config, shard: tuple[int, int]) -> int:
     from site_builder.source.entries import discover
     from site_builder.commands.shard import shard_entries
 
-    for entry in shard_entries(config, discover(config.demos, config.root), shard):
+    for entry in shard_entries(config, discover(config.demos, config.root, ignore=config.ignored()), shard):
         print(entry.name)
     return EXIT_OK
 

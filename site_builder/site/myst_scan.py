@@ -277,16 +277,3 @@ def collect_labels(entry: str, texts: list[str]) -> dict[str, Label]:
         walk(segments(text))
     return found
 
-
-def site_labels(pages: list[tuple[str, str, str, list[str]]]) -> tuple[dict[str, Label], dict[str, tuple[str, str]]]:
-    """The labels and documents of the site, from each page's (entry, doc path, title, Markdown texts).
-
-    A label defined twice links to its first page (Sphinx warns and does the same).
-    """
-    labels: dict[str, Label] = {}
-    docs: dict[str, tuple[str, str]] = {}
-    for entry, doc, title, texts in pages:
-        docs.setdefault(doc, (entry, title))
-        for name, label in collect_labels(entry, texts).items():
-            labels.setdefault(name, label)
-    return labels, docs

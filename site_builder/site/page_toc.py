@@ -63,7 +63,8 @@ def page_toc(cells: list[Any]) -> list[TocGroup]:
     groups = [TocGroup("", "", 0)]
     for cell in cells:
         if cell.kind == "code":
-            groups[-1].blocks.append(cell)
+            if not cell.display.removed:  # remove-cell, include: false
+                groups[-1].blocks.append(cell)
             continue
         for level, anchor, text in headings(str(cell.html)):
             groups.append(TocGroup(text, anchor, level))

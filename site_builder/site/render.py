@@ -12,7 +12,7 @@ import io
 import logging
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -22,7 +22,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
+from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.gallery import hidden_lines
 from site_builder.source.docstring import rst_head
@@ -41,11 +41,14 @@ from site_builder.site.notebook import make_notebook, prepare_notebooks
 from site_builder.site.sanitize import clean_html
 from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
+from site_builder.site.cell_display import FigureCaption, FigureNumbers, shown_streams
+from site_builder.source.cell_options import CellDisplay, display_of
 from site_builder.site import prose
-from site_builder.site.myst_scan import Label, PageProse, site_labels
+from site_builder.site.myst_scan import Label, PageProse
+from site_builder.site.prose_pages import prose_page, site_labels
 from site_builder.site.page_toc import page_toc
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
-from site_builder.site.sitefiles import ordered_builds
+from site_builder.site.sitefiles import ordered_builds, script_download
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.site.theme import pygments_css
 from site_builder.site.thumbnails import Thumbnails
@@ -93,6 +96,7 @@ class ArtifactView:
     width: int | None
     height: int | None
     preview: CsvPreview | None = None
+    caption: FigureCaption | None = None  # a figure's numbered fig-cap caption
 
 
 @dataclass(frozen=True)
@@ -142,6 +146,14 @@ class CellView:
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
     value_text: str = ""  # the repr of its last expression ("" when none is shown)
     value_html: Markup | None = None  # its _repr_html_, sanitised
+    display: CellDisplay = CellDisplay()  # its options: code and output shown, folded or left out
+    notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
+
+    @property
+    def has_output(self) -> bool:
+        """True when the cell shows something under its code (output, value, files)."""
+        return bool(self.output.lines or self.output_tail.lines or self.omitted_lines or self.value_text
+                    or self.value_html or self.artifacts)
 
 
 # ---------------------------------------------------------------- small formatters
@@ -249,28 +261,7 @@ class _Renderer:
 
     def learn_labels(self, builds: list[EntryBuild]) -> None:
         """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
-        self.labels, self.docs = site_labels([
-            (b.entry.name, str(PurePosixPath(b.entry.rel_path).with_suffix("")), self.heading(b),
-             [c.text for c in b.script.cells if c.kind == "markdown"] if b.script.prose == "markdown" else [])
-            for b in builds
-        ])
-
-    def prose_page(self, entry: Entry, root: str) -> tuple[PageProse, dict[str, SiteFile]]:
-        """The prose context of ``entry``'s page, and the images of its folder its prose shows."""
-        images: dict[str, SiteFile] = {}
-        folder = entry.path.parent
-
-        def publish_image(rel: str) -> str | None:
-            try:
-                open_regular(folder, rel).close()  # a regular file of the entry's folder, no link
-            except (UnsafeFileError, UnsafePathError) as exc:
-                log.warning("%s: the image %s of its prose is not published: %s", entry.name, rel, exc)
-                return None
-            images[rel] = SiteFile(path=f"{entry.name}/_images/{rel}", source=folder / rel, root=folder)
-            return f"_images/{quote(rel)}"
-
-        doc = str(PurePosixPath(entry.rel_path).with_suffix(""))
-        return PageProse(entry.name, doc, root, self.labels, self.docs, publish_image), images
+        self.labels, self.docs = site_labels([(b, self.heading(b)) for b in builds])
 
     def code(self, text: str, first_line: int) -> Markup:
         key = (text, first_line)
@@ -325,7 +316,7 @@ class _Renderer:
     ) -> list[SiteFile]:
         entry, script, result = build.entry, build.script, build.result
         name, stem = entry.name, entry.stem
-        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb"}
+        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.md"] * (entry.format == "md"))}
         published: dict[str, SiteFile] = {}
 
         def publish(rel: str) -> str | None:
@@ -341,8 +332,10 @@ class _Renderer:
 
         by_name = {b.name: b for b in result.blocks}
         root = "../" * (name.count("/") + 1)
-        page, images = self.prose_page(entry, root)
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i, page)
+        page, images = prose_page(entry, root, self.labels, self.docs)
+        figures = FigureNumbers()
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
+                                figures, notebook=entry.format != "py", page=page)
                  for i, cell in enumerate(script.cells)]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
@@ -367,6 +360,8 @@ class _Renderer:
             cells=cells,
             toc=page_toc(cells),
             failure=result.failure,
+            shown_only=result.shown_only,
+            source_format=entry.format,
             ran_at=format_ran_at(result.started_at),
             run_duration=format_duration(result.duration),
             python=result.environment.get("python", ""),
@@ -377,17 +372,19 @@ class _Renderer:
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
-            SiteFile(path=f"{name}/{stem}.py", data=entry.source_bytes),
-            self.notebook_file(name, script, result),
+            SiteFile(path=f"{name}/{stem}.py", data=script_download(entry)),
+            *([SiteFile(path=f"{name}/{stem}.md", data=entry.source_bytes)] if entry.format == "md" else []),
+            self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
             *published.values(),
             *images.values(),
         ]
 
-    def notebook_file(self, name: str, script: Script, result: RunResult) -> SiteFile:
+    def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:
         path = f"{name}/{stem_of(name)}.ipynb"
         if name in self.notebooks:
             return SiteFile(path=path, source=self.notebooks[name])
-        return SiteFile(path=path, data=make_notebook(name, script, result, values=self.info.values))
+        return SiteFile(path=path, data=make_notebook(name, script, result, values=self.info.values,
+                                                      from_notebook=from_notebook))
 
     def heading(self, build: EntryBuild) -> str:
         """The page's title: the docstring's reST title as text, else the entry_heading setting."""
@@ -410,7 +407,7 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
-        page: PageProse | None = None,
+        figures: FigureNumbers | None = None, notebook: bool = False, page: PageProse | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
@@ -420,8 +417,15 @@ class _Renderer:
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
+        display = display_of(cell.tags, cell.options)
+        block = shown_streams(block, display)
         head, tail = output_views(block)
-        expects_error = "raises-exception" in cell.tags
+        # A notebook's raises-exception allows an error (Jupyter Book); a script's asserts one.
+        expects_error = "raises-exception" in cell.tags and not notebook
+        note = f"Not run ({display.why_not_run})." if not display.runs else (
+            block_note(block, result, expects_error) if result else "")
+        artifacts = (figures or FigureNumbers()).caption(
+            tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts), display)
         return CellView(
             kind="code",
             name=cell.name,
@@ -432,12 +436,14 @@ class _Renderer:
             duration="" if block.status == "not-run" else format_duration(block.duration),
             output=fold_output(head, self.info.output_fold_lines),
             output_tail=fold_output(tail, self.info.output_fold_lines),
-            note=block_note(block, result, expects_error) if result else "",
+            note=note,
             omitted_lines=block.omitted_lines,
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
-            artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts),
+            artifacts=artifacts,
+            display=display,
+            notes=cell.notes,
             **self.value_view(block),
         )
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from site_builder.source import cell_options
 from site_builder.source import docstring as ds
 from site_builder.source.gallery import GALLERY_SETTING, ignore_warnings, split_string_blocks
 from site_builder.errors import ParseError
@@ -44,6 +45,9 @@ class Cell:
     marker_line: int | None  # 1-based line of the "# %%" marker; None for setup
     description: str = ""  # from the docstring's Blocks section, "" when none
     tags: tuple[str, ...] = ()  # Jupytext cell metadata tags, e.g. ("raises-exception",)
+    options: tuple[tuple[str, str], ...] = ()  # Quarto "#| key: value" lines (left out of ``text``)
+    run_text: str = ""  # what the child runs when it differs from ``text`` (IPython syntax rewritten)
+    notes: tuple[str, ...] = ()  # what the page says about the cell's code (IPython syntax skipped)
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,7 @@ class Script:
     gallery_settings: dict[str, str] = field(default_factory=dict)  # sphinx_gallery_KEY -> VALUE
     thumbnail_number: int | None = None  # sphinx_gallery_thumbnail_number (1-based, -1: last)
     imports: tuple[str, ...] = ()  # top-level modules imported outside functions, the stdlib's too
+    run_source: str = ""  # a notebook's text its cells' line numbers count in ("" : the entry's source)
 
     @property
     def code_cells(self) -> tuple[Cell, ...]:
@@ -156,7 +161,7 @@ def _find_markers(source: str, where: str) -> tuple[list[_Marker], Exception | N
             if not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
                 raise ParseError(f"{where}:{line}: cell tags must be a list of strings")
             kind: Literal["code", "markdown"] = "code" if not cell_type else "markdown"
-            markers.append(_Marker(line, kind, title, tuple(tags)))
+            markers.append(_Marker(line, kind, title, tuple(cell_options.canonical_tag(t) for t in tags)))
     except (tokenize.TokenError, SyntaxError) as exc:
         # Keep the markers found so far: compiling the cells then usually pins the
         # problem on a block; the tokenize error is the fallback message.
@@ -334,6 +339,8 @@ def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exc
                     body, first = body[1:], first + 1
                 if not body:
                     continue  # prose only: no empty code cell
+        options, taken = cell_options.split_options(body)
+        body, first = body[taken:], first + taken
         ordinal += 1
         name = marker.title or f"block-{ordinal}"
         if name in seen:
@@ -342,7 +349,7 @@ def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exc
                 f"at {rel_path}:{seen[name]} and :{marker.line}"
             )
         seen[name] = marker.line
-        cells.append(Cell("code", name, "\n".join(body), first, marker.line, tags=marker.tags))
+        cells.append(Cell("code", name, "\n".join(body), first, marker.line, tags=marker.tags, options=options))
 
     if not house:  # Sphinx-Gallery style: a bare triple-quoted string between code is text
         cells = split_string_blocks(cells)
@@ -399,8 +406,13 @@ def parse(
     """Split ``source`` into cells and read its docstring; raise ParseError on bad input.
 
     ``local_dir`` is the script's folder: modules found there are not requirements;
-    ``prose`` the language of its prose ("auto": see prose_language).
+    ``prose`` the language of its prose ("auto": see prose_language). A notebook
+    (``.ipynb``, Jupytext ``.md``) is read by notebooks.parse_notebook.
     """
+    if is_notebook_path(rel_path):
+        from site_builder.source.notebooks import parse_notebook  # imports jupytext
+
+        return parse_notebook(source, rel_path, entry, local_dir=local_dir)
     text, cells, token_error, house = _split(source, rel_path, entry)
     for cell in cells:
         if cell.kind == "code":
@@ -423,6 +435,7 @@ def parse(
     sections = ds.sections(doc)
     cells, messages = _describe(cells, doc, rel_path, entry)
     messages += ignore_warnings(cells, f"{entry}: {rel_path}")
+    messages += option_warnings(cells, rel_path, entry)
     head = ds.rst_head(doc)
     language = prose_language(doc, cells, house) if prose == "auto" else prose
     settings = _gallery_settings(text)
@@ -445,6 +458,22 @@ def parse(
     )
 
 
+def is_notebook_path(rel_path: str) -> bool:
+    """True when the file at ``rel_path`` is read as a notebook (``.ipynb`` or Jupytext ``.md``)."""
+    return rel_path.lower().endswith((".ipynb", ".md"))
+
+
+def option_warnings(cells: list[Cell], rel_path: str, entry: str) -> list[str]:
+    """A warning per code cell with a tag or ``#|`` option the builder does not know."""
+    messages = []
+    for cell in cells:
+        if cell.kind == "code":
+            for problem in cell_options.problems(cell.tags, cell.options):
+                line = cell.marker_line or cell.first_line
+                messages.append(f"{entry}: block {cell.name} ({rel_path}:{line}): {problem}")
+    return messages
+
+
 def script_data(script: Script) -> dict[str, Any]:
     """``script`` as plain JSON data, for :func:`script_from_data` in a later build."""
     # field by field: asdict's deep copies cost 20 ms for a thousand scripts
@@ -460,7 +489,9 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
     lines = data["docstring_lines"]
     return Script(**{
         **data,
-        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"])}) for cell in data["cells"]),
+        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]), "notes": tuple(cell["notes"]),
+                               "options": tuple((str(k), str(v)) for k, v in cell["options"])})
+                       for cell in data["cells"]),
         "requirements": _requirements(imports, local_dir),
         "warnings": tuple(data["warnings"]),
         "docstring_lines": (int(lines[0]), int(lines[1])) if lines else None,
@@ -474,6 +505,10 @@ def outline(source: str, rel_path: str, entry: str) -> Script:
 
     Used for the failed build's page of that demo; nothing is compiled or checked.
     """
+    if is_notebook_path(rel_path):
+        from site_builder.source.notebooks import outline_notebook
+
+        return outline_notebook(source, rel_path, entry)
     try:
         _text, cells, _error, house = _split(source, rel_path, entry)
     except ParseError:  # unreadable markers: the whole script as one block

@@ -98,7 +98,8 @@ def split_string_blocks(cells: list[Cell]) -> list[Cell]:
     """Code cells split at their bare triple-quoted strings, which become prose; blocks renumbered."""
     out: list[Cell] = []
     for cell in cells:
-        blocks = _string_blocks(cell.text, cell.name == "setup") if cell.kind == "code" else []
+        plain = cell.kind == "code" and not cell.run_text  # (rewritten IPython syntax: left whole)
+        blocks = _string_blocks(cell.text, cell.name == "setup") if plain else []
         if not blocks:
             out.append(cell)
             continue
@@ -110,7 +111,7 @@ def split_string_blocks(cells: list[Cell]) -> list[Cell]:
                 name = "block"  # the first piece keeps the cell's name; the others are renumbered below
             if prose.strip():
                 out.append(replace(cell, kind="markdown", name="", text=prose, first_line=cell.first_line + first,
-                                   marker_line=cell.first_line + first, description="", tags=()))
+                                   marker_line=cell.first_line + first, description="", tags=(), options=()))
             start, marker = last + 1, cell.first_line + last
         piece = _code_piece(cell, lines, start, len(lines), name, marker)
         if piece is not None:

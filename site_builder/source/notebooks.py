@@ -1,0 +1,170 @@
+"""Parse stage for notebooks: an ``.ipynb`` or a Jupytext Markdown notebook -> the same Script.
+
+Read with jupytext (``.md``: MyST ``{code-cell}`` or Jupytext Markdown, as its front matter
+says). Stored outputs are never read: the cells run as a script's blocks do. Line numbers:
+in a Markdown notebook, the file's own lines; in an ``.ipynb``, lines counted through its
+code cells (the first cell's first line is line 1, each cell one line after the last),
+as the page numbers them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+from site_builder.errors import ParseError
+from site_builder.source import cell_options, ipython_syntax
+from site_builder.source.blocks import Cell, Script, _compile, _imports, _requirements, option_warnings
+
+# A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
+_CODE_CELL_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
+_PYTHON_NAMES = ("python", "python3", "ipython", "ipython3")
+
+
+def read_notebook(source: str, rel_path: str, entry: str) -> Any:
+    """The notebook (nbformat's NotebookNode) in ``source``; ParseError when it cannot be read."""
+    import jupytext
+
+    suffix = ".ipynb" if rel_path.lower().endswith(".ipynb") else ".md"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nbformat's validation notes: the build's own checks speak
+            return jupytext.reads(source, fmt=suffix)
+    except Exception as exc:  # jupytext and nbformat raise many kinds: all mean "not a notebook"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ParseError(f"{entry}: {rel_path} cannot be read as a notebook: {first}") from None
+
+
+def _check_kernel(notebook: Any, rel_path: str, entry: str) -> None:
+    """Refuse a notebook whose kernel is not Python (its cells would not run here)."""
+    kernel = notebook.metadata.get("kernelspec") or {}
+    language = kernel.get("language") or (notebook.metadata.get("language_info") or {}).get("name") or ""
+    if isinstance(language, str) and language and language.lower() not in _PYTHON_NAMES:
+        name = kernel.get("display_name") or kernel.get("name") or language
+        raise ParseError(f"{entry}: {rel_path} is a {name} notebook (kernel language {language!r}); "
+                         "only Python notebooks can be built")
+
+
+def _markdown_lines(source: str) -> list[int]:
+    """The 1-based line of the first content line of each MyST code cell of ``source``, in order."""
+    lines = source.split("\n")
+    found: list[int] = []
+    i = 0
+    while i < len(lines):
+        match = _CODE_CELL_FENCE.match(lines[i])
+        if match is None:
+            i += 1
+            continue
+        i += 1
+        if i < len(lines) and lines[i].strip() == "---":  # YAML options block
+            i += 1
+            while i < len(lines) and lines[i].strip() != "---":
+                i += 1
+            i += 1
+        else:
+            while i < len(lines) and lines[i].startswith(":") and ":" in lines[i][1:]:
+                i += 1  # ":key: value" options
+            if i < len(lines) and not lines[i].strip() and i > 0 and lines[i - 1].startswith(":"):
+                i += 1  # the blank line after them
+        found.append(i + 1)
+        fence = match["fence"]
+        while i < len(lines) and not lines[i].startswith(fence[0] * len(fence)):
+            i += 1
+        i += 1
+    return found
+
+
+def _tags(metadata: dict[str, Any]) -> tuple[str, ...]:
+    """A cell's tags (the builder's spelling), JupyterLab's hidden input/output as tags."""
+    tags = metadata.get("tags") or []
+    found = [cell_options.canonical_tag(t) for t in tags if isinstance(t, str)]
+    jupyter = metadata.get("jupyter") or {}
+    if isinstance(jupyter, dict):
+        found += ["hide-input"] * bool(jupyter.get("source_hidden"))
+        found += ["hide-output"] * bool(jupyter.get("outputs_hidden"))
+    return tuple(dict.fromkeys(found))
+
+
+def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tuple[list[Cell], str]:
+    """The notebook's cells as Cells, and the text their line numbers count in."""
+    is_markdown = not rel_path.lower().endswith(".ipynb")
+    starts = _markdown_lines(source) if is_markdown else []
+    code_sources = [c.source for c in notebook.cells if c.cell_type == "code"]
+    text_lines = source.split("\n")
+    exact = is_markdown and len(starts) == len(code_sources) and all(
+        text_lines[start - 1:start - 1 + len(code.split("\n"))] == code.split("\n")
+        for start, code in zip(starts, code_sources) if code)
+    run_source_lines: list[str] = []  # the .ipynb's numbering: its code cells, one after the other
+    cells: list[Cell] = []
+    ordinal = 0
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            cells.append(Cell("markdown", "", cell.source, 0, None))
+            continue
+        if cell.cell_type != "code":
+            continue  # raw cells: Jupyter Book leaves them out of the page too
+        ordinal += 1
+        lines = cell.source.split("\n")
+        if exact:
+            first = starts[ordinal - 1]
+        else:
+            first = len(run_source_lines) + 1
+            run_source_lines += [*lines, ""]
+        options, taken = cell_options.split_options(lines)
+        text = "\n".join(lines[taken:]).rstrip("\n")
+        first += taken
+        rewritten = ipython_syntax.rewrite(text)
+        notes = tuple(f"Line {first + row}: {note}." for row, note in rewritten.notes) if rewritten else ()
+        cells.append(Cell(
+            "code", f"block-{ordinal}", text, first, first - taken,
+            tags=_tags(cell.metadata), options=options,
+            run_text=rewritten.text if rewritten else "", notes=notes,
+        ))
+    return cells, source if exact or not cells else "\n".join(run_source_lines)
+
+
+def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:
+    """The Script of a notebook: its cells (Markdown prose, code blocks); ParseError on bad input."""
+    notebook = read_notebook(source, rel_path, entry)
+    _check_kernel(notebook, rel_path, entry)
+    cells, run_source = notebook_cells(notebook, source, rel_path, entry)
+    tree = ast.Module(body=[], type_ignores=[])
+    for cell in cells:
+        if cell.kind == "code":
+            runnable = Cell(cell.kind, cell.name, cell.run_text or cell.text, cell.first_line, cell.marker_line)
+            _compile(runnable, rel_path, entry)
+            tree.body += ast.parse("\n" * (cell.first_line - 1) + runnable.text).body
+    imports = _imports(tree)
+    # The title and summary from the prose are the Markdown renderer's business (see site/prose.py).
+    return Script(
+        summary="", purpose="", docstring="", cells=tuple(cells),
+        requirements=_requirements(imports, local_dir),
+        warnings=tuple(option_warnings(cells, rel_path, entry)),
+        prose="markdown", imports=imports,
+        run_source="" if run_source == source else run_source,
+    )
+
+
+def outline_notebook(source: str, rel_path: str, entry: str) -> Script:
+    """What can be shown of a notebook that failed to parse: its cells, as far as it can be read."""
+    try:
+        notebook = read_notebook(source, rel_path, entry)
+        cells, _ = notebook_cells(notebook, source, rel_path, entry)
+    except ParseError:
+        cells = []
+    return Script(summary="", purpose="", docstring="", cells=tuple(cells), requirements=())
+
+
+def notebook_as_script(source: str, rel_path: str) -> bytes:
+    """The notebook as a Jupytext percent script (``# %%`` cells, options kept), for its download."""
+    import jupytext
+
+    notebook = read_notebook(source, rel_path, "")
+    for cell in notebook.cells:
+        cell.outputs = [] if cell.cell_type == "code" else cell.get("outputs", None) or []
+        if cell.cell_type != "code":
+            cell.pop("outputs", None)
+    return jupytext.writes(notebook, fmt="py:percent").encode("utf-8")
