@@ -108,12 +108,57 @@ assert 3 ** 2 == 9
 '''
 
 
+LECTURE = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+(lecture-intro)=
+# A *small* lecture on {math}`x^2`
+
+This lecture squares numbers, see {ref}`ex-one`.
+
+```{note}
+Notes render as asides.
+```
+
+```{code-cell} ipython3
+print(3 ** 2)
+```
+
+## Exercises
+
+```{exercise}
+:label: ex-one
+Square 4.
+```
+
+```{solution-start} ex-one
+:class: dropdown
+```
+
+```{code-cell} ipython3
+print(4 ** 2)
+```
+
+```{solution-end}
+```
+"""
+
+
 @pytest.fixture(scope="module")
 def leftovers_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("leftovers")
     write_demo(project, "gallery", GALLERY)
     write_demo(project, "myst", MYST)
     (project / "demos" / "plot.png").write_bytes(PNG)
+    (project / "demos" / "lecture.md").write_text(LECTURE, encoding="utf-8")
     result = run_cli("build", cwd=project, timeout=170)
     assert result.returncode == 0, result.stderr
     return project / "build"
@@ -192,6 +237,21 @@ def test_myst_page_shows_no_raw_syntax_and_publishes_its_figure(leftovers_site: 
     assert "Theorem 1 (Nine)" in words
     assert '<img src="_images/plot.png" alt="a small plot">' in html
     assert (leftovers_site / "myst" / "_images" / "plot.png").read_bytes() == PNG
+
+
+def test_myst_notebook_title_is_its_first_heading_and_summary_its_first_paragraph(leftovers_site: Path) -> None:
+    html = page(leftovers_site, "lecture")
+    assert "<title>" in html and "A small lecture on x^2</title>" in html
+    assert re.search(r"<h1[^>]*>A small lecture on x\^2</h1>", html)
+    assert html.count("A small lecture on") == 3  # title, h1, search meta: no second heading in the prose
+    assert '<meta name="description" content="This lecture squares numbers, see ex-one.">' in html
+    article = html[html.index("<article"):html.index("</article>")]
+    assert_no_raw_syntax(article)
+    words = visible(article)
+    assert "see Exercise 1." in words and "Solution to Exercise 1" in words
+    assert '<aside class="admonition note">' in article
+    index = (leftovers_site / "index.html").read_text()
+    assert "This lecture squares numbers" in index
 
 
 # ---------------------------------------------------------------- in a browser

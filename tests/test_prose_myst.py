@@ -309,3 +309,14 @@ def test_house_style_markdown_cells_keep_rendering_as_before() -> None:
     assert "<strong>prose</strong>" in html and "<code>code</code>" in html
     assert "5 $ signs" in html
     assert re.search(r'<a href="https://example.com"', html)
+
+
+def test_notebook_title_and_summary_from_the_prose() -> None:
+    from site_builder.source.markdown_head import title_and_summary, without_title
+
+    cells = ["(top)=\n% comment\n# The **title** with {math}`x`\n\n```{note}\nnot this\n```\n",
+             "A [linked](https://e.org) *first* paragraph\nover two lines.\n\nSecond."]
+    assert title_and_summary(cells) == ("The title with x", "A linked first paragraph over two lines.")
+    assert title_and_summary(["Intro paragraph.\n\n# Late heading"]) == ("", "Intro paragraph.")
+    assert without_title(cells[0], "The title with x").split("\n")[:3] == ["(top)=", "% comment", ""]
+    assert without_title("# Other\n", "The title with x") == "# Other\n"

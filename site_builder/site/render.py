@@ -25,6 +25,7 @@ from pygments.lexers import PythonLexer
 from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.gallery import hidden_lines
+from site_builder.source.markdown_head import without_title
 from site_builder.source.docstring import rst_head
 from site_builder.source.entries import Entry, Section
 from site_builder.names import stem_of
@@ -411,8 +412,10 @@ class _Renderer:
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
+            opening = notebook and script and script.title and "markdown" not in [c.kind for c in script.cells[:index]]
+            text = without_title(cell.text, script.title) if opening else cell.text  # the page's h1 shows it
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(cell.text, language, f"prose-{index}-", page),
+                            html=self.prose(text, language, f"prose-{index}-", page),
                             status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
