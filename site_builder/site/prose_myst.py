@@ -59,7 +59,8 @@ def _macros() -> object:
 # TeX that docutils' converter does not read, rewritten to what it does (tried after a failure).
 _TEX_REWRITES = (
     (re.compile(r"\\begin\{(?:equation|gather|multline)\*?\}|\\end\{(?:equation|gather|multline)\*?\}"), ""),
-    (re.compile(r"\\(begin|end)\{split\}"), r"\\\1{aligned}"),
+    # docutils 0.19 aligns rows split by \\ and & itself but refuses the environments around them
+    (re.compile(r"\\(?:begin|end)\{(?:aligned|align|split|eqnarray|gathered)\*?\}"), ""),
     (re.compile(r"\\begin\{array\}\{[^{}]*\}"), r"\\begin{matrix}"),
     (re.compile(r"\\end\{array\}"), r"\\end{matrix}"),
     (re.compile(r"\\cr\b"), r"\\\\"),
