@@ -19,10 +19,15 @@ import markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from markupsafe import escape
+
+from site_builder.site.myst_scan import PageProse
+from site_builder.site.prose_myst import MystExtension
 from site_builder.site.sanitize import clean_html
 
 log = logging.getLogger(__name__)
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
+MAX_NESTING = 8  # directives inside directives, as deep as Markdown prose may go
 
 
 # ---------------------------------------------------------------- shared
@@ -35,8 +40,12 @@ def is_local(url: str) -> bool:
     return not (parts.scheme or parts.netloc or url.startswith("/") or url.startswith("\\"))
 
 
-def render(text: str, language: str, *, id_prefix: str = "") -> str:
-    """``text`` (Markdown or reST) as sanitised HTML; ``id_prefix`` keeps its ids apart from other cells'."""
+def render(text: str, language: str, *, id_prefix: str = "", page: PageProse | None = None) -> str:
+    """``text`` (Markdown or reST) as sanitised HTML; ``id_prefix`` keeps its ids apart from other cells'.
+
+    Markdown is MyST Markdown (prose_myst.py); ``page`` holds the site's labels and the page's
+    numbering, shared by the cells of one page.
+    """
     if not text.strip():
         return ""
     html = None
@@ -44,7 +53,7 @@ def render(text: str, language: str, *, id_prefix: str = "") -> str:
         from site_builder.site.prose_rst import rst_html  # docutils: only for reST
 
         html = rst_html(text, id_prefix)
-    return clean_html(_markdown(text) if html is None else html)
+    return clean_html(_markdown(text, id_prefix, page or PageProse()) if html is None else html)
 
 
 def plain(text: str, language: str) -> str:
@@ -83,14 +92,19 @@ class _NoRawHtml(Extension):
         md.treeprocessors.register(_RemoteImagesAsLinks(md), "remote_images", 0)
 
 
-@functools.lru_cache(maxsize=1)
-def _markdown_converter() -> markdown.Markdown:
-    return markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, _NoRawHtml()])
+@functools.lru_cache(maxsize=MAX_NESTING + 1)
+def _markdown_converter(depth: int) -> tuple[markdown.Markdown, MystExtension]:
+    """One converter per nesting depth: a directive's content is converted while its parent is."""
+    myst = MystExtension(_markdown, depth)
+    return markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, _NoRawHtml(), myst]), myst
 
 
-def _markdown(text: str) -> str:
-    md = _markdown_converter()
+def _markdown(text: str, id_prefix: str, page: PageProse, depth: int = 0) -> str:
+    if depth > MAX_NESTING:  # directives nested deeper than any real text: shown as text
+        return str(escape(text))
+    md, myst = _markdown_converter(depth)
     md.reset()
+    myst.page, myst.id_prefix = page, id_prefix
     return md.convert(text)
 
 

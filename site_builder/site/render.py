@@ -23,7 +23,9 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from site_builder.fs import UnsafeFileError, open_regular
-from site_builder.source.blocks import GALLERY_SETTING, Cell, Script
+from site_builder.source.blocks import Cell, Script
+from site_builder.source.gallery import hidden_lines
+from site_builder.source.markdown_head import without_title
 from site_builder.source.docstring import rst_head
 from site_builder.source.entries import Entry, Section
 from site_builder.names import stem_of
@@ -43,6 +45,9 @@ from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, ou
 from site_builder.site.cell_display import FigureCaption, FigureNumbers, shown_streams
 from site_builder.source.cell_options import CellDisplay, display_of
 from site_builder.site import prose
+from site_builder.site.myst_scan import Label, PageProse
+from site_builder.site.prose_pages import prose_page, site_labels
+from site_builder.site.page_toc import page_toc
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds, script_download
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
@@ -247,11 +252,17 @@ class _Renderer:
         # stripnl=False: a leading blank line must keep the script's real line numbers.
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
         self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
+        self.labels: dict[str, Label] = {}  # MyST labels of the whole site (see prose_page)
+        self.docs: dict[str, tuple[str, str]] = {}
 
     @staticmethod
-    def prose(text: str, language: str, id_prefix: str = "") -> Markup:
+    def prose(text: str, language: str, id_prefix: str = "", page: PageProse | None = None) -> Markup:
         # Sanitised by prose.render (nh3): safe to mark up.
-        return Markup(prose.render(text, language, id_prefix=id_prefix))
+        return Markup(prose.render(text, language, id_prefix=id_prefix, page=page))
+
+    def learn_labels(self, builds: list[EntryBuild]) -> None:
+        """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
+        self.labels, self.docs = site_labels([(b, self.heading(b)) for b in builds])
 
     def code(self, text: str, first_line: int) -> Markup:
         key = (text, first_line)
@@ -266,10 +277,10 @@ class _Renderer:
         return Markup(html)
 
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None) -> tuple[CodePart, ...]:
-        """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings left out."""
+        """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings and ignored lines left out."""
         lines = cell.text.split("\n")
         fold = docstring_lines if cell.name == "setup" else None
-        hidden = {i for i, line in enumerate(lines) if GALLERY_SETTING.match(line)}
+        hidden = hidden_lines(lines)  # sphinx_gallery_ settings and start/end_ignore ranges
         if fold is None and not hidden:
             return (CodePart(self.code(cell.text, cell.first_line)),)
         parts: list[CodePart] = []
@@ -321,9 +332,11 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
+        root = "../" * (name.count("/") + 1)
+        page, images = prose_page(entry, root, self.labels, self.docs)
         figures = FigureNumbers()
         cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
-                                figures, notebook=entry.format != "py")
+                                figures, notebook=entry.format != "py", page=page)
                  for i, cell in enumerate(script.cells)]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
@@ -332,13 +345,13 @@ class _Renderer:
         )
         html = self.page(
             "entry.html",
-            root="../" * (name.count("/") + 1),
+            root=root,
             name=name,
             stem=stem,
             script=script,
             heading=self.heading(build),
             page_title=self.heading(build) if script.title else name,
-            purpose=self.introduction(script),
+            purpose=self.introduction(script, page),
             summary=self.summary(script),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
@@ -346,6 +359,7 @@ class _Renderer:
             writes_files=demo_files,
             seeded=bool(_SEEDED.search(entry.source)),
             cells=cells,
+            toc=page_toc(cells),
             failure=result.failure,
             shown_only=result.shown_only,
             source_format=entry.format,
@@ -363,6 +377,7 @@ class _Renderer:
             *([SiteFile(path=f"{name}/{stem}.md", data=entry.source_bytes)] if entry.format == "md" else []),
             self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
             *published.values(),
+            *images.values(),
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:
@@ -379,11 +394,11 @@ class _Renderer:
             return prose.plain(script.title, script.prose) or build.entry.name
         return self.info.entry_heading.replace("{name}", build.entry.name)
 
-    def introduction(self, script: Script) -> Markup | None:
+    def introduction(self, script: Script, page: PageProse | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
         if script.title:
-            return self.prose(script.intro, script.prose, "intro-") if script.intro.strip() else None
-        return self.prose(script.purpose, "markdown", "intro-") if script.purpose.strip() else None
+            return self.prose(script.intro, script.prose, "intro-", page) if script.intro.strip() else None
+        return self.prose(script.purpose, "markdown", "intro-", page) if script.purpose.strip() else None
 
     @staticmethod
     def summary(script: Script) -> str:
@@ -393,12 +408,14 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
-        figures: FigureNumbers | None = None, notebook: bool = False,
+        figures: FigureNumbers | None = None, notebook: bool = False, page: PageProse | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
+            opening = notebook and script and script.title and "markdown" not in [c.kind for c in script.cells[:index]]
+            text = without_title(cell.text, script.title) if opening else cell.text  # the page's h1 shows it
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(cell.text, language, f"prose-{index}-"),
+                            html=self.prose(text, language, f"prose-{index}-", page),
                             status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
@@ -569,6 +586,7 @@ def render_site(
     ordered = ordered_builds(builds, info)
     files: list[SiteFile] = []
     links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
+    renderer.learn_labels(ordered)
     for i, build in enumerate(ordered):
         prev = links[i - 1] if i > 0 else None
         next = links[i + 1] if i + 1 < len(links) else None

@@ -29,6 +29,7 @@ from typing import Any, Literal
 
 from site_builder.source import cell_options
 from site_builder.source import docstring as ds
+from site_builder.source.gallery import GALLERY_SETTING, ignore_warnings, split_string_blocks
 from site_builder.errors import ParseError
 
 
@@ -79,8 +80,6 @@ class Script:
 _MARKER = re.compile(r"^#[ \t]*%%(?:[ \t]+(?P<options>.*))?$")
 # Sphinx-Gallery's older separator: a line of 20 or more "#".
 _SEPARATOR = re.compile(r"^#{20,}[ \t]*$")
-# "# sphinx_gallery_KEY = VALUE", at any indentation (as Sphinx-Gallery reads them).
-GALLERY_SETTING = re.compile(r"^[ \t]*#\s*sphinx_gallery_(?P<key>\w+)\s*=\s*(?P<value>.*?)\s*$")
 _CELL_TYPE = re.compile(r"\[(markdown|md|raw)\]")
 _META_KEY = re.compile(r"(?:^|(?<=\s))([A-Za-z_][\w.-]*)=")
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)=")
@@ -352,6 +351,8 @@ def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exc
         seen[name] = marker.line
         cells.append(Cell("code", name, "\n".join(body), first, marker.line, tags=marker.tags, options=options))
 
+    if not house:  # Sphinx-Gallery style: a bare triple-quoted string between code is text
+        cells = split_string_blocks(cells)
     return text, cells, token_error, house
 
 
@@ -433,6 +434,7 @@ def parse(
     doc = ast.get_docstring(tree, clean=True) or ""
     sections = ds.sections(doc)
     cells, messages = _describe(cells, doc, rel_path, entry)
+    messages += ignore_warnings(cells, f"{entry}: {rel_path}")
     messages += option_warnings(cells, rel_path, entry)
     head = ds.rst_head(doc)
     language = prose_language(doc, cells, house) if prose == "auto" else prose

@@ -18,6 +18,7 @@ from typing import Any
 from site_builder.errors import ParseError
 from site_builder.source import cell_options, ipython_syntax
 from site_builder.source.blocks import Cell, Script, _compile, _imports, _requirements, option_warnings
+from site_builder.source.markdown_head import title_and_summary
 
 # A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
 _CODE_CELL_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
@@ -138,9 +139,9 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
             _compile(runnable, rel_path, entry)
             tree.body += ast.parse("\n" * (cell.first_line - 1) + runnable.text).body
     imports = _imports(tree)
-    # The title and summary from the prose are the Markdown renderer's business (see site/prose.py).
+    title, summary = title_and_summary(c.text for c in cells if c.kind == "markdown")
     return Script(
-        summary="", purpose="", docstring="", cells=tuple(cells),
+        summary=summary, title=title, purpose="", docstring="", cells=tuple(cells),
         requirements=_requirements(imports, local_dir),
         warnings=tuple(option_warnings(cells, rel_path, entry)),
         prose="markdown", imports=imports,
