@@ -134,6 +134,8 @@ def stored_output_notebook() -> nbformat.NotebookNode:
         code("open('ran-skip.txt', 'w').write('x')", metadata={"tags": ["skip-execution"]}),
         code("import sys\nprint('to stdout')\nprint('to stderr', file=sys.stderr)",
              metadata={"tags": ["hide-output", "remove-stderr"]}),
+        code("%%writefile note.txt\nwritten by a cell magic"),
+        code("print(open('note.txt').read().strip())"),
     ])
     nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
     return nb
@@ -209,6 +211,7 @@ def test_ipython_syntax_runs_or_is_skipped_with_a_note(built: tuple[Path, str]) 
     assert "after pip 10" in pip
     assert "`!pip install nothing-at-all` is IPython syntax the builder does not run: skipped" in pip
     assert "%matplotlib inline" in text(cell(html, "block-1"))  # shown as written
+    assert "written by a cell magic" in printed(cell(html, "block-12"))  # %%writefile, in the run folder
 
 
 def test_raises_exception_in_a_notebook_allows_the_error_and_goes_on(built: tuple[Path, str]) -> None:

@@ -10,6 +10,7 @@ as the page numbers them.
 from __future__ import annotations
 
 import ast
+import logging
 import re
 import warnings
 from pathlib import Path
@@ -30,13 +31,20 @@ def read_notebook(source: str, rel_path: str, entry: str) -> Any:
     import jupytext
 
     suffix = ".ipynb" if rel_path.lower().endswith(".ipynb") else ".md"
+    # nbformat logs schema complaints (an nbformat 4.4 notebook with cell ids, ...) through
+    # traitlets' logger, and warns: the notebook still reads, and the build's own checks speak.
+    quiet = logging.getLogger("traitlets")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # nbformat's validation notes: the build's own checks speak
+            warnings.simplefilter("ignore")
             return jupytext.reads(source, fmt=suffix)
     except Exception as exc:  # jupytext and nbformat raise many kinds: all mean "not a notebook"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ParseError(f"{entry}: {rel_path} cannot be read as a notebook: {first}") from None
+    finally:
+        quiet.setLevel(level)
 
 
 def _check_kernel(notebook: Any, rel_path: str, entry: str) -> None:
