@@ -470,3 +470,32 @@ def test_notebook_pages_are_accessible(browser: Any, site_url: str, scheme: str)
         watch.assert_clean()
     finally:
         context.close()
+
+
+def test_a_kernel_named_for_another_language_is_refused_without_a_language() -> None:
+    text = "---\nkernelspec:\n  name: coconut\n---\n\n```{code-cell}\nx = 1\n```\n"
+    with pytest.raises(ParseError, match=r"c: demos/c\.md is a coconut notebook \(kernel language 'coconut'\)"):
+        parse(text, "demos/c.md", "c")
+
+
+def test_a_myst_kernelspec_with_a_name_only_reads_with_its_lines() -> None:
+    # MyST-NB writes "kernelspec: {name: python3}"; nbformat's schema wants a display_name too.
+    text = textwrap.dedent("""\
+        ---
+        file_format: mystnb
+        kernelspec:
+          name: python3
+        ---
+
+        ````md
+        ```{code-cell} ipython3
+        shown as an example, not a cell
+        ```
+        ````
+
+        ```{code-cell} ipython3
+        y = 2
+        ```
+    """)
+    (cell,) = parse(text, "demos/k.md", "k").code_cells
+    assert (cell.text, cell.first_line) == ("y = 2", text.split("\n").index("y = 2") + 1)
