@@ -10,7 +10,9 @@ import json
 import re
 import textwrap
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -132,6 +134,8 @@ def stored_output_notebook() -> nbformat.NotebookNode:
         code("open('ran-skip.txt', 'w').write('x')", metadata={"tags": ["skip-execution"]}),
         code("import sys\nprint('to stdout')\nprint('to stderr', file=sys.stderr)",
              metadata={"tags": ["hide-output", "remove-stderr"]}),
+        code("%%writefile note.txt\nwritten by a cell magic"),
+        code("print(open('note.txt').read().strip())"),
     ])
     nb.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
     return nb
@@ -207,6 +211,7 @@ def test_ipython_syntax_runs_or_is_skipped_with_a_note(built: tuple[Path, str]) 
     assert "after pip 10" in pip
     assert "`!pip install nothing-at-all` is IPython syntax the builder does not run: skipped" in pip
     assert "%matplotlib inline" in text(cell(html, "block-1"))  # shown as written
+    assert "written by a cell magic" in printed(cell(html, "block-12"))  # %%writefile, in the run folder
 
 
 def test_raises_exception_in_a_notebook_allows_the_error_and_goes_on(built: tuple[Path, str]) -> None:
@@ -305,7 +310,7 @@ def test_shown_only_entry_has_its_page_and_no_process_or_record(built: tuple[Pat
     project, _ = built
     html = page(project, "ui/window_sgskip")
     assert "the <code>run_pattern</code> setting leaves it out" in html
-    assert "open(" in text(html) and 'data-status="not-run"' in html
+    assert "open(" in text(html) and 'data-status="skipped"' in html
     assert (project / "build" / "ui" / "window_sgskip" / "window_sgskip.py").is_file()
     assert not list(project.rglob("SHOWN-ONLY-RAN"))  # no process ran it
     assert not (project / "_freeze" / "ui" / "window_sgskip").exists()  # no record
@@ -402,3 +407,95 @@ def test_percent_options_and_tags_parse() -> None:
     (cell,) = parse(source, "demos/a.py", "a").code_cells
     assert (cell.tags, cell.options, cell.text, cell.first_line) == (
         ("hide-output",), (("fig-cap", "A curve"),), "x = 1", 3)
+
+
+# ---------------------------------------------------------------- in a browser
+
+BROWSER_TIMEOUT_MS = 15_000
+
+
+@pytest.fixture(scope="module")
+def site_url(browser: object, built: tuple[Path, str]) -> Iterator[str]:
+    from tests.browser_support import serve_site
+
+    with serve_site(built[0] / "build") as url:
+        yield url
+
+
+@pytest.mark.parametrize("script", [True, False], ids=["with-js", "without-js"])
+def test_folded_code_and_output_open_with_the_keyboard(browser: Any, site_url: str, script: bool) -> None:
+    from tests.browser_support import PageWatch
+
+    context = browser.new_context(java_script_enabled=script)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
+    page = context.new_page()
+    watch = PageWatch(base_url=site_url)
+    watch.attach(page)
+    try:
+        page.goto(site_url + "opts/index.html")
+        for block, fold in (("B-folded", "fold-code"), ("B-cell", "fold-output")):
+            summary = page.locator(f"#{block} details.{fold} > summary")
+            inside = page.locator(f"#{block} details.{fold} > :not(summary)").first
+            assert not inside.is_visible()
+            summary.focus()
+            page.keyboard.press("Enter")
+            assert inside.is_visible(), f"{block}: Enter opens the {fold}"
+            page.keyboard.press("Space")
+            assert not inside.is_visible(), f"{block}: Space closes it again"
+        if script:  # printed open, closed again after (site.js)
+            page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+            assert page.locator("details.cell-fold:not([open])").count() == 0
+            page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+            assert page.locator("details.cell-fold[open]").count() == 0
+        watch.assert_clean()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_notebook_pages_are_accessible(browser: Any, site_url: str, scheme: str) -> None:
+    from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations
+
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
+    page = context.new_page()
+    watch = PageWatch(base_url=site_url)
+    watch.attach(page)
+    try:
+        for name in (NOTEBOOK, "book", "opts", "ui/window_sgskip"):
+            page.goto(site_url + f"{name}/index.html")
+            page.evaluate("() => document.querySelectorAll('details.cell-fold').forEach(d => d.open = true)")
+            serious = serious_violations(axe_violations(page))
+            assert not serious, f"{name}: " + describe_violations(serious)
+        watch.assert_clean()
+    finally:
+        context.close()
+
+
+def test_a_kernel_named_for_another_language_is_refused_without_a_language() -> None:
+    text = "---\nkernelspec:\n  name: coconut\n---\n\n```{code-cell}\nx = 1\n```\n"
+    with pytest.raises(ParseError, match=r"c: demos/c\.md is a coconut notebook \(kernel language 'coconut'\)"):
+        parse(text, "demos/c.md", "c")
+
+
+def test_a_myst_kernelspec_with_a_name_only_reads_with_its_lines() -> None:
+    # MyST-NB writes "kernelspec: {name: python3}"; nbformat's schema wants a display_name too.
+    text = textwrap.dedent("""\
+        ---
+        file_format: mystnb
+        kernelspec:
+          name: python3
+        ---
+
+        ````md
+        ```{code-cell} ipython3
+        shown as an example, not a cell
+        ```
+        ````
+
+        ```{code-cell} ipython3
+        y = 2
+        ```
+    """)
+    (cell,) = parse(text, "demos/k.md", "k").code_cells
+    assert (cell.text, cell.first_line) == ("y = 2", text.split("\n").index("y = 2") + 1)

@@ -172,8 +172,7 @@ def run_demo(
     only when the runner itself fails, RunCancelled when ``cancel`` was set before the
     run finished (the child is killed).  ``on_event`` is called from a reader thread.
     """
-    # skip-execution / "#| eval: false": shown, never sent to the child
-    cells = tuple(c for c in script.code_cells if display_of(c.tags, c.options).runs)
+    cells = tuple(c for c in script.code_cells if display_of(c.tags, c.options).runs)  # skip-execution
     files_dir = Path(files_dir).resolve()
     files_dir.mkdir(parents=True, exist_ok=True)
     builder_dir = files_dir.with_name(files_dir.name + ".builder")
@@ -601,8 +600,7 @@ def _failure(entry: Entry, cells: tuple[Any, ...], blocks: tuple[BlockResult, ..
         if block.status == "crashed" and err:
             why = err.message.removeprefix("the process died with ")
             return f"{name}: block {block.name} crashed ({why}) at {where}"
-        # In a notebook the tag allows an error (Jupyter Book); in a script it asserts one.
-        if block.status == "ok" and "raises-exception" in cell.tags and entry.format == "py":
+        if block.status == "ok" and "raises-exception" in cell.tags and entry.format == "py":  # notebook: allows
             tags = json.dumps(list(cell.tags))
             return f"{name}: block {block.name} was expected to raise (tags={tags}) but did not"
     if interruption:  # after the last block: the runner's own wrap-up

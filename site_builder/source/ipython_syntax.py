@@ -4,7 +4,8 @@ Done here, in the parent, when the cell is parsed: the child runs plain Python, 
 script. ``%matplotlib`` needs nothing (the builder saves every open figure after each cell,
 as the inline backend shows them) and becomes ``None``; ``%time``, ``%timeit``, ``%%time`` and
 ``%%timeit`` run through IPython's own magics when IPython is installed (the child then
-imports it), else their statement runs once, untimed; every other magic, ``!command`` and
+imports it), else their statement runs once, untimed; ``%%writefile`` (``%%file``) writes its
+file into the run folder through IPython; every other magic, ``!command`` and
 ``x = !command`` is skipped (``None``), with a note on the page.
 """
 
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 _LOOKS_LIKE_IPYTHON = re.compile(r"^[ \t]*(?:[%!]|[\w., ]+=[ \t]*[%!])", re.MULTILINE)
 # The line and cell magics the builder honours.
 TIMING_MAGICS = frozenset({"time", "timeit"})
+# Cell magics that write the cell to a file in the current folder (the demo's run folder).
+FILE_MAGICS = frozenset({"writefile", "file"})
 # The magics the builder honours by doing nothing (its figure capture is the inline backend).
 SILENT_MAGICS = frozenset({"matplotlib"})
 # How the rewritten code reaches IPython's magics in the child (a shell made on first use).
@@ -68,6 +71,9 @@ def rewrite(source: str) -> Rewritten | None:
             # run_cell_magic would run the cell in the shell's namespace, not the notebook's
             line, cell = (ast.unparse(a) for a in node.args[1:])
             edits.append((*span, f"{_SHELL}.find_cell_magic({name!r})({line}, {cell}, globals())"))
+        elif method == "run_cell_magic" and name in FILE_MAGICS and len(node.args) == 3:
+            line, cell = (ast.unparse(a) for a in node.args[1:])
+            edits.append((*span, f"{_SHELL}.find_cell_magic({name!r})({line}, {cell})"))
         elif method == "run_line_magic" and name in TIMING_MAGICS:
             shell = node.func.value  # type: ignore[attr-defined]
             edits.append((shell.lineno - 1, shell.col_offset, shell.end_lineno - 1, shell.end_col_offset, _SHELL))

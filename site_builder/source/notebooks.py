@@ -10,6 +10,7 @@ as the page numbers them.
 from __future__ import annotations
 
 import ast
+import logging
 import re
 import warnings
 from pathlib import Path
@@ -22,7 +23,16 @@ from site_builder.source.markdown_head import title_and_summary
 
 # A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
 _CODE_CELL_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
+_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
 _PYTHON_NAMES = ("python", "python3", "ipython", "ipython3")
+# Kernels of other languages, by the start of their kernelspec name (for a kernelspec
+# without a language, as MyST-NB pages write it: "kernelspec: {name: coconut}").
+_OTHER_KERNELS = ("ir", "julia", "coconut", "bash", "javascript", "typescript", "deno", "xcpp", "ruby",
+                  "haskell", "scala", "sas", "octave", "matlab", "rust", "evcxr", "gophernotes", "java",
+                  "kotlin", "csharp", ".net", "sos", "wolfram", "gnuplot", "sparkmagic", "pysparkkernel")
+# The front matter's "kernelspec:" key and a child line "  name: python3" right under it.
+_KERNELSPEC_NAME = re.compile(r"^(?P<head>kernelspec:[ \t]*\n)(?P<indent>[ \t]+)name:[ \t]*(?P<name>\S[^\n]*)\n",
+                              re.MULTILINE)
 
 
 def read_notebook(source: str, rel_path: str, entry: str) -> Any:
@@ -30,19 +40,46 @@ def read_notebook(source: str, rel_path: str, entry: str) -> Any:
     import jupytext
 
     suffix = ".ipynb" if rel_path.lower().endswith(".ipynb") else ".md"
+    # nbformat logs schema complaints (an nbformat 4.4 notebook with cell ids, ...) through
+    # traitlets' logger, and warns: the notebook still reads, and the build's own checks speak.
+    quiet = logging.getLogger("traitlets")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # nbformat's validation notes: the build's own checks speak
-            return jupytext.reads(source, fmt=suffix)
+            warnings.simplefilter("ignore")
+            try:
+                return jupytext.reads(source, fmt=suffix)
+            except Exception as exc:
+                named = _with_kernel_display_name(source) if "display_name" in str(exc) else None
+                if named is None:
+                    raise
+                return jupytext.reads(named, fmt=suffix)
     except Exception as exc:  # jupytext and nbformat raise many kinds: all mean "not a notebook"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ParseError(f"{entry}: {rel_path} cannot be read as a notebook: {first}") from None
+    finally:
+        quiet.setLevel(level)
+
+
+def _with_kernel_display_name(source: str) -> str | None:
+    """``source`` with a ``display_name`` added to its front matter's kernelspec (MyST-NB reads
+    ``kernelspec: {name: python3}`` alone; nbformat's schema, hence jupytext, refuses it)."""
+    front_end = source.find("\n---", 3)
+    match = _KERNELSPEC_NAME.search(source, 0, front_end + 1) if source.startswith("---") and front_end > 0 else None
+    if match is None:
+        return None
+    cut = match.end("head")
+    return f"{source[:cut]}{match['indent']}display_name: {match['name']}\n{source[cut:]}"
 
 
 def _check_kernel(notebook: Any, rel_path: str, entry: str) -> None:
     """Refuse a notebook whose kernel is not Python (its cells would not run here)."""
     kernel = notebook.metadata.get("kernelspec") or {}
     language = kernel.get("language") or (notebook.metadata.get("language_info") or {}).get("name") or ""
+    name = kernel.get("name") or ""
+    if not language and isinstance(name, str) and name.lower().startswith(_OTHER_KERNELS):
+        language = name.split("-")[0]
     if isinstance(language, str) and language and language.lower() not in _PYTHON_NAMES:
         name = kernel.get("display_name") or kernel.get("name") or language
         raise ParseError(f"{entry}: {rel_path} is a {name} notebook (kernel language {language!r}); "
@@ -56,6 +93,14 @@ def _markdown_lines(source: str) -> list[int]:
     i = 0
     while i < len(lines):
         match = _CODE_CELL_FENCE.match(lines[i])
+        other = None if match else _FENCE.match(lines[i])
+        if other is not None:  # another fenced block (it may show a code-cell as an example)
+            fence = other["fence"]
+            i += 1
+            while i < len(lines) and not lines[i].startswith(fence[0] * len(fence)):
+                i += 1
+            i += 1
+            continue
         if match is None:
             i += 1
             continue
@@ -163,7 +208,10 @@ def notebook_as_script(source: str, rel_path: str) -> bytes:
     """The notebook as a Jupytext percent script (``# %%`` cells, options kept), for its download."""
     import jupytext
 
-    notebook = read_notebook(source, rel_path, "")
+    try:
+        notebook = read_notebook(source, rel_path, "")
+    except ParseError as error:  # the page says why; the download must not take the build down
+        return f"# This notebook could not be read as a notebook: {error}\n".encode("utf-8")
     for cell in notebook.cells:
         cell.outputs = [] if cell.cell_type == "code" else cell.get("outputs", None) or []
         if cell.cell_type != "code":
