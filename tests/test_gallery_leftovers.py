@@ -254,6 +254,54 @@ def test_myst_notebook_title_is_its_first_heading_and_summary_its_first_paragrap
     assert "This lecture squares numbers" in index
 
 
+def test_rst_to_markdown_writer() -> None:
+    from site_builder.site.rst_markdown import rst_to_markdown
+
+    text = """Heading
+=======
+
+A ``literal``, *emphasis*, **strong**, a `link <https://example.org>`_, :func:`numpy.sum`
+and 2*3 stars.
+
+term
+   its definition
+
+=====  =====
+left   right
+=====  =====
+1      2
+=====  =====
+
+.. code-block:: javascript
+
+   let x = 1;
+
+>>> 1 + 1
+2
+
+.. math:: e^{i\\pi} = -1
+
+.. warning:: Careful.
+
+.. image:: https://example.org/x.png
+   :alt: remote picture
+
+.. raw:: html
+
+   <script>alert(1)</script>
+"""
+    md = rst_to_markdown(text, 1)
+    assert md.startswith("## Heading\n\nA `literal`, *emphasis*, **strong**, a [link](https://example.org), `numpy.sum()`")
+    assert "2\\*3 stars" in md
+    assert "- **term**: its definition" in md
+    assert "| left | right |\n|---|---|\n| 1 | 2 |" in md
+    assert "```javascript\nlet x = 1;\n```" in md and "```pycon\n>>> 1 + 1\n2\n```" in md
+    assert "$$\ne^{i\\pi} = -1\n$$" in md
+    assert "> **Warning**\n>\n> Careful." in md
+    assert "![remote picture](https://example.org/x.png)" in md
+    assert "<script" not in md and "alert" not in md
+
+
 # ---------------------------------------------------------------- in a browser
 
 
@@ -286,6 +334,10 @@ def test_solution_folds_with_the_keyboard_and_the_page_is_accessible(browser: An
         serious = serious_violations(axe_violations(tab))
         assert not serious, describe_violations(serious)
         solution.locator("summary").click()
+        serious = serious_violations(axe_violations(tab))
+        assert not serious, describe_violations(serious)
+        tab.goto(leftovers_url + "gallery/index.html")  # headings in On this page, reST asides
+        assert tab.locator("nav.toc-side .toc-heading").count() == 2
         serious = serious_violations(axe_violations(tab))
         assert not serious, describe_violations(serious)
         watch.assert_clean()
