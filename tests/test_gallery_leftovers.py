@@ -254,6 +254,32 @@ def test_myst_notebook_title_is_its_first_heading_and_summary_its_first_paragrap
     assert "This lecture squares numbers" in index
 
 
+def test_a_gated_solution_spanning_cells_folds_the_cells_between(leftovers_site: Path) -> None:
+    article = page(leftovers_site, "lecture")
+    article = article[article.index("<article"):article.index("</article>")]
+    folded = re.search(r'<details class="admonition myst-box solution"><summary class="admonition-title">'
+                       r'Solution to Exercise 1</summary>(.*?)</details>', article, re.DOTALL)
+    assert folded is not None
+    assert '<section id="block-2"' in folded.group(1) and "16\n</pre>" in folded.group(1)
+    assert '<section id="block-1"' not in folded.group(1)
+    assert article.count("<details") == article.count("</details>")
+
+
+def test_unbalanced_gates_are_closed_at_the_end_of_the_page() -> None:
+    from site_builder.site.myst_scan import Gate, PageProse, gate_split
+    from site_builder.site.prose_pages import Gates
+
+    parts = gate_split("Before.\n\n```{solution-start} ex\n:class: dropdown\n```\n\nInside.")
+    assert parts[0] == "Before.\n" and isinstance(parts[1], Gate) and parts[1].args == "ex"
+    assert parts[2].strip() == "Inside."
+    assert gate_split("```{solution-start} ex\n```\nboth here\n```{solution-end}\n```") == [
+        "```{solution-start} ex\n```\nboth here\n```{solution-end}\n```"]
+    gates = Gates(PageProse())
+    assert gates.view(Gate(False, "solution", "", {})) is None  # an end nothing opened
+    assert gates.view(parts[1]).title == "Solution"
+    assert [v.element for v in gates.closing()] == ["details"]
+
+
 def test_rst_to_markdown_writer() -> None:
     from site_builder.site.rst_markdown import rst_to_markdown
 
