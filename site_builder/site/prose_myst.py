@@ -38,8 +38,6 @@ ADMONITIONS = {
     "important": "Important", "caution": "Caution", "danger": "Danger", "attention": "Attention",
     "error": "Error", "todo": "To do",
 }
-TITLED_CONTAINERS = ("dropdown", "card", "tab-item", "grid-item-card", "topic", "sidebar", "margin",
-                     "rubric", "epigraph", "table", "list-table", "csv-table", "div", "container")
 _EXPLICIT = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _STASHED = re.compile("\u0002wzxhzdk:\\d+\u0003")  # Python-Markdown's htmlStash placeholder
 _TARGET_TOKEN = "\u2063myst-target:{}\u2063"
@@ -311,7 +309,7 @@ class MystExtension(Extension):
         if name in VANISHING or name.endswith("-end"):
             return ""
         # Layout directives and those unknown here: their content, their argument as a title.
-        title = self.inline(d.args) if d.args and name in TITLED_CONTAINERS or ":" not in name and d.args else ""
+        title = self.inline(d.args) if d.args else ""
         return macros.container(f"myst-{re.sub(r'[^a-z0-9-]', '-', name)}", title, self.nested(body))
 
     def figure_html(self, d: Directive, body: str, label: str, macros: object) -> str:
