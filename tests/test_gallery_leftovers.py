@@ -254,6 +254,80 @@ def test_myst_notebook_title_is_its_first_heading_and_summary_its_first_paragrap
     assert "This lecture squares numbers" in index
 
 
+def test_a_gated_solution_spanning_cells_folds_the_cells_between(leftovers_site: Path) -> None:
+    article = page(leftovers_site, "lecture")
+    article = article[article.index("<article"):article.index("</article>")]
+    folded = re.search(r'<details class="admonition myst-box solution"><summary class="admonition-title">'
+                       r'Solution to Exercise 1</summary>(.*?)</details>', article, re.DOTALL)
+    assert folded is not None
+    assert '<section id="block-2"' in folded.group(1) and "16\n</pre>" in folded.group(1)
+    assert '<section id="block-1"' not in folded.group(1)
+    assert article.count("<details") == article.count("</details>")
+
+
+def test_unbalanced_gates_are_closed_at_the_end_of_the_page() -> None:
+    from site_builder.site.myst_scan import Gate, PageProse, gate_split
+    from site_builder.site.prose_pages import Gates
+
+    parts = gate_split("Before.\n\n```{solution-start} ex\n:class: dropdown\n```\n\nInside.")
+    assert parts[0] == "Before.\n" and isinstance(parts[1], Gate) and parts[1].args == "ex"
+    assert parts[2].strip() == "Inside."
+    assert gate_split("```{solution-start} ex\n```\nboth here\n```{solution-end}\n```") == [
+        "```{solution-start} ex\n```\nboth here\n```{solution-end}\n```"]
+    gates = Gates(PageProse())
+    assert gates.view(Gate(False, "solution", "", {})) is None  # an end nothing opened
+    assert gates.view(parts[1]).title == "Solution"
+    assert [v.element for v in gates.closing()] == ["details"]
+
+
+def test_rst_to_markdown_writer() -> None:
+    from site_builder.site.rst_markdown import rst_to_markdown
+
+    text = """Heading
+=======
+
+A ``literal``, *emphasis*, **strong**, a `link <https://example.org>`_, :func:`numpy.sum`
+and 2*3 stars.
+
+term
+   its definition
+
+=====  =====
+left   right
+=====  =====
+1      2
+=====  =====
+
+.. code-block:: javascript
+
+   let x = 1;
+
+>>> 1 + 1
+2
+
+.. math:: e^{i\\pi} = -1
+
+.. warning:: Careful.
+
+.. image:: https://example.org/x.png
+   :alt: remote picture
+
+.. raw:: html
+
+   <script>alert(1)</script>
+"""
+    md = rst_to_markdown(text, 1)
+    assert md.startswith("## Heading\n\nA `literal`, *emphasis*, **strong**, a [link](https://example.org), `numpy.sum()`")
+    assert "2\\*3 stars" in md
+    assert "- **term**: its definition" in md
+    assert "| left | right |\n|---|---|\n| 1 | 2 |" in md
+    assert "```javascript\nlet x = 1;\n```" in md and "```pycon\n>>> 1 + 1\n2\n```" in md
+    assert "$$\ne^{i\\pi} = -1\n$$" in md
+    assert "> **Warning**\n>\n> Careful." in md
+    assert "![remote picture](https://example.org/x.png)" in md
+    assert "<script" not in md and "alert" not in md
+
+
 # ---------------------------------------------------------------- in a browser
 
 
@@ -286,6 +360,10 @@ def test_solution_folds_with_the_keyboard_and_the_page_is_accessible(browser: An
         serious = serious_violations(axe_violations(tab))
         assert not serious, describe_violations(serious)
         solution.locator("summary").click()
+        serious = serious_violations(axe_violations(tab))
+        assert not serious, describe_violations(serious)
+        tab.goto(leftovers_url + "gallery/index.html")  # headings in On this page, reST asides
+        assert tab.locator("nav.toc-side .toc-heading").count() == 2
         serious = serious_violations(axe_violations(tab))
         assert not serious, describe_violations(serious)
         watch.assert_clean()

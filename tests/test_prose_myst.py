@@ -320,3 +320,13 @@ def test_notebook_title_and_summary_from_the_prose() -> None:
     assert title_and_summary(["Intro paragraph.\n\n# Late heading"]) == ("", "Intro paragraph.")
     assert without_title(cells[0], "The title with x").split("\n")[:3] == ["(top)=", "% comment", ""]
     assert without_title("# Other\n", "The title with x") == "# Other\n"
+
+
+def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:
+    from site_builder.site.prose_myst import math_html
+
+    for tex in (r"\begin{equation} a = b \end{equation}", r"\begin{array}{cc} a & b \cr c & d \end{array}",
+                r"{\bf x} \dots y", r"x \label{eq:x}"):
+        assert math_html(tex, True).startswith("<math"), tex
+    fallback = math_html(r"\unknowncommand{<b>}", False)
+    assert fallback == '<code class="math-tex">\\unknowncommand{&lt;b&gt;}</code>'

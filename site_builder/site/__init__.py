@@ -1,7 +1,9 @@
 """Site stage: turn parsed scripts and run results into the site's files, then write them.
 
 ``render`` (Jinja2, Pygments, Markdown) with ``notebook``, ``outcomes``, ``cell_display``,
-``timings`` and ``theme`` makes the files in memory (``sitefiles``); ``rebuild`` reuses the published site
+``timings`` and ``theme`` makes the files in memory (``sitefiles``); ``prose`` renders prose
+(``prose_rst`` reST, ``prose_myst`` and ``myst_scan`` MyST Markdown, ``prose_pages`` the
+site's labels), ``page_toc`` the "On this page" list, ``rst_markdown`` the notebooks' Markdown; ``rebuild`` reuses the published site
 when little changed; ``search`` indexes it with Pagefind; ``output`` swaps it in
 atomically. Imports ``run``, ``source`` and the shared bottom, never ``commands``.
 """

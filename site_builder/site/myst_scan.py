@@ -260,8 +260,9 @@ def collect_labels(entry: str, texts: list[str]) -> dict[str, Label]:
                 found[seg.label] = Label(entry, seg.label, f"({page.number('equation')})")
             elif isinstance(seg, Directive):
                 label = seg.options.get("label") or seg.options.get("name") or ""
-                if is_numbered(seg.name):
-                    _title, text = numbered(seg, page)
+                if is_numbered(seg.name) or seg.name == "exercise-start":  # (a start whose end is in a later cell)
+                    _title, text = numbered(Directive("exercise", seg.args, seg.options, [], "")
+                                            if seg.name == "exercise-start" else seg, page)
                 elif seg.name == "math" and label:
                     text = f"({page.number('equation')})"
                 elif seg.name == "figure":
@@ -277,3 +278,58 @@ def collect_labels(entry: str, texts: list[str]) -> dict[str, Label]:
         walk(segments(text))
     return found
 
+
+
+# ---------------------------------------------------------------- gates across cells
+
+GATES = ("solution-start", "solution-end", "exercise-start", "exercise-end")
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A ``{solution-start}`` (or ``-end``, or exercise's) whose partner is in another cell."""
+
+    opens: bool
+    kind: str  # "solution" or "exercise"
+    args: str
+    options: dict[str, str]
+
+
+def gate_split(text: str) -> list[str | Gate]:
+    """``text`` cut at the gated directives whose partner is not in it (paired ones stay)."""
+    lines = text.split("\n")
+    found: list[tuple[int, int, Gate]] = []
+    i = 0
+    while i < len(lines):
+        match = FENCE.match(lines[i])
+        if match and (match.group("fence")[0] != "`" or "`" not in match.group("info")):
+            mark, end = match.group("fence"), i + 1
+            while end < len(lines) and not _closes(lines[end], mark):
+                end += 1
+            directive = _DIRECTIVE.match(match.group("info").strip())
+            name = directive.group("name").lower() if directive else ""
+            if name in GATES:
+                options, _content = _options(_dedent(lines[i + 1:end], match.group("indent")))
+                found.append((i, end, Gate(name.endswith("-start"), name.split("-")[0],
+                                           (directive.group("args") or "").strip(), options)))
+            i = end + 1
+            continue
+        i += 1
+    unpaired, j = [], 0
+    while j < len(found):
+        gate = found[j][2]
+        if gate.opens and j + 1 < len(found) and not found[j + 1][2].opens and found[j + 1][2].kind == gate.kind:
+            j += 2  # start and end in this text: one directive (see _gathered)
+            continue
+        unpaired.append(found[j])
+        j += 1
+    parts: list[str | Gate] = []
+    start = 0
+    for first, last, gate in unpaired:
+        if "\n".join(lines[start:first]).strip():
+            parts.append("\n".join(lines[start:first]))
+        parts.append(gate)
+        start = last + 1
+    if "\n".join(lines[start:]).strip():
+        parts.append("\n".join(lines[start:]))
+    return parts

@@ -45,8 +45,8 @@ from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, ou
 from site_builder.site.cell_display import FigureCaption, FigureNumbers, shown_streams
 from site_builder.source.cell_options import CellDisplay, display_of
 from site_builder.site import prose
-from site_builder.site.myst_scan import Label, PageProse
-from site_builder.site.prose_pages import prose_page, site_labels
+from site_builder.site.myst_scan import Gate, Label, PageProse
+from site_builder.site.prose_pages import Gates, expand_gates, prose_page, site_labels
 from site_builder.site.page_toc import page_toc
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds, script_download
@@ -334,10 +334,12 @@ class _Renderer:
         by_name = {b.name: b for b in result.blocks}
         root = "../" * (name.count("/") + 1)
         page, images = prose_page(entry, root, self.labels, self.docs)
-        figures = FigureNumbers()
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
+        figures, gates = FigureNumbers(), Gates(page)
+        cells = [gates.view(cell) if isinstance(cell, Gate) else
+                 self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
                                 figures, notebook=entry.format != "py", page=page)
-                 for i, cell in enumerate(script.cells)]
+                 for i, cell in expand_gates(script.cells, script.prose)]
+        cells = [c for c in cells if c is not None] + gates.closing()
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
             for b in result.blocks
