@@ -208,7 +208,8 @@ def _syntax_error(entry: str, block: str, rel_path: str, error: SyntaxError | Va
     return ParseError(f"{prefix} cannot be compiled ({rel_path}): {error}", block=block)
 
 
-def _compile(cell: Cell, rel_path: str, entry: str) -> None:
+def compile_cell(cell: Cell, rel_path: str, entry: str) -> None:
+    """Compile a code cell at its line in the script; ParseError (worded as a run's) when it cannot."""
     # Pad with newlines so reported line numbers are the script's; dont_inherit keeps
     # this module's own __future__ imports out of the demo's code.
     padded = "\n" * (cell.first_line - 1) + cell.text + "\n"
@@ -220,7 +221,7 @@ def _compile(cell: Cell, rel_path: str, entry: str) -> None:
         raise _syntax_error(entry, cell.name, rel_path, error) from None
 
 
-def _imports(tree: ast.Module) -> tuple[str, ...]:
+def module_imports(tree: ast.Module) -> tuple[str, ...]:
     """The top-level modules imported outside functions and classes, in script order, once each."""
     found: list[tuple[int, int, str]] = []
     stack: list[ast.AST] = [tree]
@@ -235,7 +236,7 @@ def _imports(tree: ast.Module) -> tuple[str, ...]:
     return tuple(dict.fromkeys(module for _, _, module in sorted(found)))
 
 
-def _requirements(imports: tuple[str, ...], local_dir: Path | None) -> tuple[str, ...]:
+def requirements_of(imports: tuple[str, ...], local_dir: Path | None) -> tuple[str, ...]:
     """Display names of the third-party modules among ``imports`` (those of ``local_dir`` aside)."""
     names: list[str] = []
     for module in imports:
@@ -416,7 +417,7 @@ def parse(
     text, cells, token_error, house = _split(source, rel_path, entry)
     for cell in cells:
         if cell.kind == "code":
-            _compile(cell, rel_path, entry)
+            compile_cell(cell, rel_path, entry)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -440,13 +441,13 @@ def parse(
     language = prose_language(doc, cells, house) if prose == "auto" else prose
     settings = _gallery_settings(text)
     thumbnail = _thumbnail_number(settings, f"{entry}: {rel_path}", messages)
-    imports = _imports(tree)
+    imports = module_imports(tree)
     return Script(
         summary=head.summary if head else ds.summary(doc),
         purpose=sections.get("purpose", (0, ""))[1],
         docstring=doc,
         cells=tuple(cells),
-        requirements=_requirements(imports, local_dir),
+        requirements=requirements_of(imports, local_dir),
         warnings=tuple(messages),
         prose=language,
         title=head.title if head else "",
@@ -492,7 +493,7 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
         "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]), "notes": tuple(cell["notes"]),
                                "options": tuple((str(k), str(v)) for k, v in cell["options"])})
                        for cell in data["cells"]),
-        "requirements": _requirements(imports, local_dir),
+        "requirements": requirements_of(imports, local_dir),
         "warnings": tuple(data["warnings"]),
         "docstring_lines": (int(lines[0]), int(lines[1])) if lines else None,
         "gallery_settings": dict(data["gallery_settings"]),

@@ -18,7 +18,7 @@ from typing import Any
 
 from site_builder.errors import ParseError
 from site_builder.source import cell_options, ipython_syntax
-from site_builder.source.blocks import Cell, Script, _compile, _imports, _requirements, option_warnings
+from site_builder.source.blocks import Cell, Script, compile_cell, module_imports, option_warnings, requirements_of
 from site_builder.source.markdown_head import title_and_summary
 
 # A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
@@ -181,13 +181,13 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
     for cell in cells:
         if cell.kind == "code":
             runnable = Cell(cell.kind, cell.name, cell.run_text or cell.text, cell.first_line, cell.marker_line)
-            _compile(runnable, rel_path, entry)
+            compile_cell(runnable, rel_path, entry)
             tree.body += ast.parse("\n" * (cell.first_line - 1) + runnable.text).body
-    imports = _imports(tree)
+    imports = module_imports(tree)
     title, summary = title_and_summary(c.text for c in cells if c.kind == "markdown")
     return Script(
         summary=summary, title=title, purpose="", docstring="", cells=tuple(cells),
-        requirements=_requirements(imports, local_dir),
+        requirements=requirements_of(imports, local_dir),
         warnings=tuple(option_warnings(cells, rel_path, entry)),
         prose="markdown", imports=imports,
         run_source="" if run_source == source else run_source,
