@@ -16,6 +16,7 @@ import logging
 import posixpath
 import re
 from collections.abc import Callable
+from typing import Any
 from xml.etree import ElementTree
 
 import jinja2
@@ -48,10 +49,14 @@ _TARGET_TEXT = re.compile("^\u2063myst-target:(.+)\u2063$")
 
 
 @functools.lru_cache(maxsize=1)
-def _macros() -> object:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True, auto_reload=True)
-    return env.get_template("_prose_myst.html").module
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True,
+                              trim_blocks=True, lstrip_blocks=True, auto_reload=True)
+
+
+def _macros() -> Any:
+    """The macros of templates/_prose_myst.html (reloaded when the file changes, as under ``serve``)."""
+    return _environment().get_template("_prose_myst.html").module
 
 
 # TeX that docutils' converter does not read, rewritten to what it does (tried after a failure).
@@ -269,7 +274,7 @@ class MystExtension(Extension):
         assert isinstance(seg, Directive)
         return self.directive_html(seg, macros)
 
-    def directive_html(self, d: Directive, macros: object) -> str:
+    def directive_html(self, d: Directive, macros: Any) -> str:
         name, body, label = d.name, "\n".join(d.body), d.options.get("label") or d.options.get("name") or ""
         if name in ADMONITIONS:
             # Admonitions take no argument: text on the opening line is their first line.
@@ -312,7 +317,7 @@ class MystExtension(Extension):
         title = self.inline(d.args) if d.args else ""
         return macros.container(f"myst-{re.sub(r'[^a-z0-9-]', '-', name)}", title, self.nested(body))
 
-    def figure_html(self, d: Directive, body: str, label: str, macros: object) -> str:
+    def figure_html(self, d: Directive, body: str, label: str, macros: Any) -> str:
         src, alt = d.args.strip(), d.options.get("alt", "")
         url = self.image_url(src)
         web = src.startswith(("http://", "https://"))
