@@ -119,7 +119,7 @@ def make_parser() -> argparse.ArgumentParser:
                        help="also write a JUnit XML report (one testcase per entry checked) to FILE")
     check.add_argument("--no-wait", action="store_true",
                        help="when a build of this project is running, stop (exit status 2) instead of waiting")
-    new = commands.add_parser("new", help="create demos/NAME.py (or demos/SECTION/NAME.py) from the house-style template")
+    new = commands.add_parser("new", help="create demos/NAME.py (or demos/SECTION/NAME.py) from the house-style template; NAME.ipynb or NAME.md: a notebook")
     new.add_argument("name", help="the entry's name: its file name and URL segment, e.g. k-means, or basics/k-means in the section basics")
     new.add_argument("--demos", type=Path, help="folder of demo scripts (default: demos)")
     serve = commands.add_parser("serve", help="build, serve on localhost, rebuild and reload on changes")
@@ -291,7 +291,7 @@ def _list_shard(config: Config, shard: tuple[int, int]) -> int:
     from site_builder.source.entries import discover
     from site_builder.commands.shard import shard_entries
 
-    for entry in shard_entries(config, discover(config.demos, config.root), shard):
+    for entry in shard_entries(config, discover(config.demos, config.root, ignore=config.ignored()), shard):
         print(entry.name)
     return EXIT_OK
 

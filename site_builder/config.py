@@ -67,6 +67,18 @@ class Config:
     # modules the fork server imports before forking demos, besides those it learns; () disables
     preload: tuple[str, ...] | None = None
     api_docs: tuple[ApiDocsSource, ...] = ()  # [tool.site_builder.api_docs], in the order written
+    # which entries run (re.search on the path in the demos folder, '/'-separated); "": all of them
+    run_pattern: str = ""
+    # which files of the demos folder are no entries at all (same matching); "": none
+    ignore_pattern: str = ""
+
+    def runs(self, demos_path: str) -> bool:
+        """True when the entry at ``demos_path`` (in the demos folder) is run, not only shown."""
+        return not self.run_pattern or re.search(self.run_pattern, demos_path) is not None
+
+    def ignored(self) -> re.Pattern[str] | None:
+        """The ignore_pattern setting compiled, None when unset."""
+        return re.compile(self.ignore_pattern) if self.ignore_pattern else None
 
     def timeout_for(self, name: str) -> float:
         """The timeout of entry ``name``: its override, else the default."""
@@ -120,6 +132,8 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "prose": ((str,), "one of " + ", ".join(repr(p) for p in PROSE_LANGUAGES)),
     "output_fold_lines": ((int,), "a number of lines"),
     "figure_scale": ((int, float), "a number from 1 to 4 (pixels per CSS pixel)"),
+    "run_pattern": ((str,), "a regular expression (Python's re syntax)"),
+    "ignore_pattern": ((str,), "a regular expression (Python's re syntax)"),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),
@@ -165,6 +179,12 @@ def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -
         )
     if isinstance(value, str) and not value.strip():
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must not be empty")
+    if key.endswith("_pattern"):
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise UsageError(f"pyproject.toml: [tool.site_builder] {key} is not a valid regular "
+                             f"expression ({exc}): {value!r}") from None
     if key.endswith("prose") and value not in PROSE_LANGUAGES:
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be {human}, not {value!r}")
     if key == "entry_url" and not _is_site_url(value.replace("{name}", "x/"), folder=False):

@@ -8,6 +8,7 @@ An entry in a section (a sub-folder of the demos folder) is named by its path th
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # A clean URL segment that is also a portable file name: lower-case letters, digits,
 # '-' and '_', starting with a letter or digit.  Upper case is refused rather than
@@ -29,6 +30,22 @@ def check_entry_name(name: str) -> str | None:
             "(use lower-case letters, digits, '-' and '_', starting with a letter or digit)"
         )
     return None
+
+
+# Runs of characters a URL segment does not keep (after folding to lower-case ASCII).
+_NOT_SEGMENT = re.compile(r"[^a-z0-9_-]+")
+
+
+def url_segment(file_stem: str) -> str:
+    """The entry name a file called ``file_stem`` (its name without the suffix) gets.
+
+    Unicode is folded to ASCII (NFKD, marks dropped), upper case to lower case, every run of
+    characters other than ``a-z 0-9 _ -`` becomes one ``-``, and ``-``/``_`` are trimmed from
+    both ends: ``02.01-Understanding Data Types`` -> ``02-01-understanding-data-types``,
+    ``Über Plot`` -> ``uber-plot``. "" when nothing is left (the caller refuses the file).
+    """
+    folded = unicodedata.normalize("NFKD", file_stem).encode("ascii", "ignore").decode("ascii")
+    return _NOT_SEGMENT.sub("-", folded.lower()).strip("-_")[:64].rstrip("-_")
 
 
 def check_qualified_name(name: str) -> str | None:

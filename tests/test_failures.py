@@ -310,16 +310,16 @@ def test_huge_output_invalid_utf8_ansi_and_progress_bars(project: Path) -> None:
 
 
 def test_bad_file_name_is_a_clear_message(project: Path) -> None:
-    write_demo(project, "Bad Name", '"""x."""\n')
+    write_demo(project, "Static", '"""x."""\n')  # its page would be static/, the site's own folder
     write_demo(project, "good", '"""fine."""\nprint("good ran")\n')
     r = run_cli("build", cwd=project)
     assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert "error: demos/Bad Name.py: 'Bad Name' is not a clean URL segment" in r.stderr
+    assert "error: demos/Static.py: 'static' is reserved for the site's own pages" in r.stderr
     # keep going, then fail: the good entry still ran, and its page is kept for inspection
     assert "good ran" in (project / "build.failed" / "good" / "index.html").read_text()
     assert not (project / "build").exists()
     r = run_cli("build", "--fail-fast", cwd=project)
-    assert r.returncode == 1 and "not a clean URL segment" in r.stderr
+    assert r.returncode == 1 and "is reserved for the site's own pages" in r.stderr
 
 
 def test_files_a_demo_writes_stay_in_its_folder(project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:

@@ -12,6 +12,7 @@ import pytest
 from site_builder.apidocs.inventory import ApiDocs, load_api_docs
 from site_builder.config import ApiDocsSource
 from site_builder.site import prose
+from site_builder.site.myst_scan import PageProse
 from site_builder.site.prose_links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.sanitize import clean_html
 from tests.conftest import run_cli, write_demo
@@ -74,13 +75,13 @@ def linked(html: str) -> list[tuple[str, str, str]]:
 
 
 def rst(text: str, links: ProseLinks) -> str:
-    html = prose.render(text, "rst", links=links)
+    html = prose.render(text, "rst", page=PageProse(links=links))
     assert clean_html(html) == html  # what reaches the page is what the sanitiser lets through
     return html
 
 
 def md(text: str, links: ProseLinks) -> str:
-    html = prose.render(text, "markdown", links=links)
+    html = prose.render(text, "markdown", page=PageProse(links=links))
     assert clean_html(html) == html
     return html
 
@@ -156,7 +157,7 @@ def test_markdown_inline_code_naming_an_object_links(api_docs: ApiDocs) -> None:
 
 def test_without_inventories_nothing_changes(api_docs: ApiDocs) -> None:
     for language, text in (("rst", "See :func:`numpy.linalg.norm`."), ("markdown", "See `np.linalg.norm`.")):
-        assert prose.render(text, language, links=links_for(ApiDocs())) == prose.render(text, language)
+        assert prose.render(text, language, page=PageProse(links=links_for(ApiDocs()))) == prose.render(text, language)
 
 
 ROC = SiteEntry("model_selection/plot_roc_crossval", lambda: "Receiver Operating Characteristic with cross validation")
@@ -192,7 +193,7 @@ def test_references_to_examples_in_the_site_link_to_their_page(api_docs: ApiDocs
 ])
 def test_references_to_examples_elsewhere_read_as_their_name(api_docs: ApiDocs, ref: str, shown: str) -> None:
     for links in (links_for(api_docs, entries=(OTHER,)), None):
-        html = prose.render(f"See {ref} for an extension.", "rst", links=links)
+        html = prose.render(f"See {ref} for an extension.", "rst", page=PageProse(links=links))
         assert linked(html) == [] and f"See {shown} for an extension." in re.sub(r"<[^>]+>", "", html)
         assert "sphx_glr" not in html
 

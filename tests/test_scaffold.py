@@ -73,3 +73,18 @@ def test_new_refuses_a_bad_name(
     assert len(stderr.strip().splitlines()) == 1
     assert why in stderr
     assert not (project / "demos").exists() or not any((project / "demos").iterdir())
+
+
+@pytest.mark.parametrize("suffix", [".ipynb", ".md"])
+def test_new_notebook_builds_without_warnings(project: Path, suffix: str) -> None:
+    created = run_cli("new", f"basics/sampling{suffix}", cwd=project)
+    assert created.returncode == 0, created.stderr
+    path = project / "demos" / "basics" / f"sampling{suffix}"
+    assert path.is_file()
+    taken = run_cli("new", "basics/sampling", cwd=project)  # the .py would be the same page
+    assert taken.returncode == 2 and "already is that entry" in taken.stderr
+    built = run_cli("build", cwd=project, timeout=120)
+    assert built.returncode == 0, built.stderr
+    assert "warning" not in built.stderr.lower()
+    page = (project / "build" / "basics" / "sampling" / "index.html").read_text(encoding="utf-8")
+    assert "mean of the sample = " in page

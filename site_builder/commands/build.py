@@ -90,6 +90,12 @@ def _not_run(entry: Entry, script: Script | None, failure: str, files_dir: Path)
     return RunResult(entry.name, blocks, failure, 0.0, time.time(), files_dir)
 
 
+def _shown_only(entry: Entry, script: Script, files_dir: Path) -> RunResult:
+    """The result of an entry the run_pattern setting leaves out: shown, never run (no process, no record)."""
+    blocks = tuple(BlockResult(name=c.name, status="not-run", duration=0.0) for c in script.code_cells)
+    return RunResult(entry.name, blocks, None, 0.0, 0.0, files_dir, shown_only=True)
+
+
 def _unparsable(entry: Entry, error: ParseError) -> EntryBuild:
     """The page of a demo that failed to parse: its cells as far as known, none run, the error shown."""
     script = outline(entry.source, entry.rel_path, entry.name)
@@ -151,7 +157,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     progress = progress or Progress()
     report = BuildReport()
     # A file that cannot be an entry fails the build like a broken demo: the others still run.
-    entries = discover(config.demos, config.root, problems=report.failures)
+    entries = discover(config.demos, config.root, problems=report.failures, ignore=config.ignored())
     remove_leftovers(config, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
     if not entries and not report.failures:
         report.warnings.append(
@@ -181,6 +187,10 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     report.warnings.extend(config.unused_sections(_section_names(names)))
     for warning in report.warnings:
         log.warning("%s", warning)
+    # Entries the run_pattern setting leaves out are shown only: no process, no record.
+    shown = {e.name: _shown_only(e, s, store_dir(config, e.name)) for e in entries
+             if not config.runs(e.demos_path) and isinstance(s := parsed[e.name], Script)}
+    all_entries, entries = entries, [e for e in entries if e.name not in shown]
     store = RecordStore(config, trusted=trusted_records(config, entries, previous))
     if not options.frozen:
         # a trusted record's folder holds the record.json the last build checked: replaceable
@@ -206,6 +216,8 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
             if not options.keep_warm:
                 close_fork_server()  # its children are all done
             progress.close()
+    results.update(shown)
+    entries = all_entries
     for entry in entries:
         script = parsed[entry.name]
         if isinstance(script, Script):

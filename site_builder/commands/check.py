@@ -143,13 +143,18 @@ def _case(result: EntryCheck, runs: list[RunResult]) -> Case:
 
 def _gather(config: Config, options: CheckOptions) -> list[Target]:
     """The entries to check and their records; raise UsageError for unknown names or missing records."""
-    entries = discover(config.demos, config.root)
+    entries = discover(config.demos, config.root, ignore=config.ignored())
     known = {e.name: e for e in entries}
     unknown = [n for n in options.names if n not in known]
     if unknown:
         raise UsageError(f"check: no entry named {', '.join(unknown)} "
                          f"(entries: {', '.join(sorted(known)) or 'none'})")
     chosen = [known[n] for n in dict.fromkeys(options.names)] if options.names else entries
+    shown = [e.name for e in chosen if not config.runs(e.demos_path)]
+    if shown and options.names:
+        raise UsageError(f"check: {', '.join(shown)} never run (the run_pattern setting shows them "
+                         "without running them): nothing to compare")
+    chosen = [e for e in chosen if e.name not in shown]  # shown only: no record to compare
     records = relative_to_root(config.records, config.root)
     store = RecordStore(config)
     targets: list[Target] = []

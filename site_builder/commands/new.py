@@ -1,4 +1,5 @@
-"""The ``new`` command: create ``demos/NAME.py`` (or ``demos/SECTION/NAME.py``) from the house-style template."""
+"""The ``new`` command: create ``demos/NAME.py`` (or ``demos/SECTION/NAME.py``) from the house-style
+template, or a notebook ``NAME.ipynb`` / MyST ``NAME.md`` from the notebook template."""
 
 from __future__ import annotations
 
@@ -13,26 +14,39 @@ from site_builder.errors import UsageError
 from site_builder.site.render import TEMPLATES_DIR
 
 NEW_DEMO_TEMPLATE = "new_demo.py.jinja"
+NEW_NOTEBOOK_TEMPLATE = "new_notebook.md.jinja"  # MyST; an .ipynb is the same notebook converted
+NOTEBOOK_SUFFIXES = (".ipynb", ".md")
 
 
-def demo_source(name: str) -> str:
-    """The text of a new entry ``name``: docstring, setup block and two example blocks."""
+def demo_source(name: str, suffix: str = ".py") -> str:
+    """The text of a new entry ``name``: docstring, setup block and two example blocks (a
+    script), or a title, prose and two code cells (``suffix`` ".md" or ".ipynb": a notebook)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,  # Python source, not HTML; the name is a checked URL segment
     )
-    return env.get_template(NEW_DEMO_TEMPLATE).render(name=stem_of(name))
+    if suffix == ".py":
+        return env.get_template(NEW_DEMO_TEMPLATE).render(name=stem_of(name))
+    text = env.get_template(NEW_NOTEBOOK_TEMPLATE).render(name=stem_of(name))
+    if suffix == ".md":
+        return text
+    import jupytext
+
+    return jupytext.writes(jupytext.reads(text, fmt=".md"), fmt="ipynb")
 
 
 def new_entry(config: Config, name: str) -> Path:
-    """Write ``config.demos/NAME.py`` (``NAME`` may be ``SECTION/NAME``); raise UsageError for a bad or taken name."""
+    """Write ``config.demos/NAME.py`` (``NAME`` may be ``SECTION/NAME``), or the notebook
+    ``NAME.ipynb`` / ``NAME.md``; raise UsageError for a bad or taken name."""
+    suffix = next((s for s in NOTEBOOK_SUFFIXES if name.endswith(s)), ".py")
+    name = name.removesuffix(suffix) if suffix != ".py" else name
     why = check_qualified_name(name)
     if why:
         hint = " (give the name without '.py')" if name.endswith(".py") else ""
         raise UsageError(f"cannot create entry: {why}{hint}")
-    path = config.demos.joinpath(*name.split("/")).with_suffix(".py")
+    path = config.demos.joinpath(*name.split("/")).with_suffix(suffix)
     rel = relative_to_root(path, config.root)
     if config.demos.exists() and not config.demos.is_dir():
         raise UsageError(f"cannot create entry: {relative_to_root(config.demos, config.root)} is not a folder")
@@ -44,7 +58,11 @@ def new_entry(config: Config, name: str) -> Path:
         if parent != Path(".") and (config.demos / parent).with_suffix(".py").is_file():
             raise UsageError(f"cannot create entry: the section {parent.as_posix()} would take the page "
                              f"folder of the entry {relative_to_root((config.demos / parent).with_suffix('.py'), config.root)}")
-    source = demo_source(name)
+    for other in (".py", *NOTEBOOK_SUFFIXES):
+        if other != suffix and path.with_suffix(other).is_file():
+            raise UsageError(f"cannot create entry: {relative_to_root(path.with_suffix(other), config.root)} "
+                             "already is that entry (edit it, or pick another name)")
+    source = demo_source(name, suffix)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # "x": never overwrite, even if the file appears between a check and the write

@@ -129,8 +129,10 @@ def partition(costs: dict[str, float], shards: int) -> list[list[str]]:
 
 
 def shard_entries(config: Config, entries: list[Entry], shard: tuple[int, int]) -> list[Entry]:
-    """The entries of shard K of N (``shard`` = (K, N)), in discovery order."""
+    """The entries of shard K of N (``shard`` = (K, N)), in discovery order; entries the
+    run_pattern setting leaves out are in none (they never run, so they have no record)."""
     k, n = shard
+    entries = [e for e in entries if config.runs(e.demos_path)]
     costs = estimated_seconds(entries, committed_durations(config, entries))
     mine = set(partition(costs, n)[k - 1])
     return [e for e in entries if e.name in mine]

@@ -25,6 +25,7 @@ from typing import Any, BinaryIO, Callable, Literal
 from site_builder.ansi import remove_escapes
 from site_builder.fs import adopt_dir, create_new, make_dirs
 from site_builder.source.blocks import Script
+from site_builder.source.cell_options import display_of
 from site_builder.run.demo_process import DemoProcess, start_demo_process
 from site_builder.source.entries import Entry
 
@@ -117,6 +118,7 @@ class RunResult:
     files_dir: Path  # folder holding the artifacts (demo-written files at their paths)
     environment: dict[str, str] = field(default_factory=dict)  # python, platform, packages, blas
     reads: tuple[str, ...] = ()  # project-relative paths of files the demo read (data, modules)
+    shown_only: bool = False  # the run_pattern setting leaves the entry out: never run
 
     @property
     def ok(self) -> bool:
@@ -170,7 +172,7 @@ def run_demo(
     only when the runner itself fails, RunCancelled when ``cancel`` was set before the
     run finished (the child is killed).  ``on_event`` is called from a reader thread.
     """
-    cells = script.code_cells
+    cells = tuple(c for c in script.code_cells if display_of(c.tags, c.options).runs)  # skip-execution
     files_dir = Path(files_dir).resolve()
     make_dirs(files_dir)
     builder_dir = files_dir.with_name(files_dir.name + ".builder")
@@ -195,13 +197,13 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
     job = {
         "script": str(entry.path),
         "rel_path": entry.rel_path,
-        "source": entry.source,
+        "source": script.run_source or entry.source,  # the lines tracebacks quote
         "files_dir": str(files_dir),
         "builder_dir": str(builder_dir),
         "project_root": str(root),
         "figure_scale": options.figure_scale,
         "blocks": [
-            {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags)}
+            {"name": c.name, "text": c.run_text or c.text, "first_line": c.first_line, "tags": list(c.tags)}
             for c in cells
         ],
     }
@@ -604,7 +606,7 @@ def _failure(entry: Entry, cells: tuple[Any, ...], blocks: tuple[BlockResult, ..
         if block.status == "crashed" and err:
             why = err.message.removeprefix("the process died with ")
             return f"{name}: block {block.name} crashed ({why}) at {where}"
-        if block.status == "ok" and "raises-exception" in cell.tags:
+        if block.status == "ok" and "raises-exception" in cell.tags and entry.format == "py":  # notebook: allows
             tags = json.dumps(list(cell.tags))
             return f"{name}: block {block.name} was expected to raise (tags={tags}) but did not"
     if interruption:  # after the last block: the runner's own wrap-up

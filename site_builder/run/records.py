@@ -159,7 +159,10 @@ def code_fingerprint(script: Script) -> tuple[str, bool]:
     for cell in script.code_cells:
         tokens, doc = _code_tokens(cell)
         uses_doc = uses_doc or doc
-        blocks.append({"name": cell.name, "tags": list(cell.tags), "tokens": tokens})
+        block: dict[str, Any] = {"name": cell.name, "tags": list(cell.tags), "tokens": tokens}
+        if cell.options or cell.run_text:  # "#| eval: false" or rewritten IPython syntax change the run
+            block.update(options=[list(o) for o in cell.options], run=cell.run_text)
+        blocks.append(block)
     data = json.dumps(blocks, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     return hashlib.sha256(data).hexdigest(), uses_doc
 

@@ -1,9 +1,11 @@
 """Site stage: turn parsed scripts and run results into the site's files, then write them.
 
-``render`` (Jinja2, Pygments, Markdown) with ``notebook``, ``outcomes``, ``timings`` and
-``theme`` makes the files in memory (``sitefiles``); ``prose`` renders prose, and
-``prose_links`` says where its roles and inline code lead (``apidocs``' inventories, the
-other entries); ``rebuild`` reuses the published site when little changed; ``search``
-indexes it with Pagefind; ``output`` swaps it in atomically. Imports ``run``, ``source``,
-``apidocs`` and the shared bottom, never ``commands``.
+``render`` (Jinja2, Pygments, Markdown) with ``notebook``, ``outcomes``, ``cell_display``,
+``timings`` and ``theme`` makes the files in memory (``sitefiles``); ``prose`` renders prose
+(``prose_rst`` reST, ``prose_myst`` and ``myst_scan`` MyST Markdown, ``prose_pages`` the
+site's labels), and ``prose_links`` says where its roles and inline code lead (``apidocs``'
+inventories, the other entries); ``page_toc`` makes the "On this page" list, ``rst_markdown``
+the notebooks' Markdown; ``rebuild`` reuses the published site when little changed;
+``search`` indexes it with Pagefind; ``output`` swaps it in atomically. Imports ``run``,
+``source``, ``apidocs`` and the shared bottom, never ``commands``.
 """

@@ -13,7 +13,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from site_builder.site.sitefiles import EntryBuild, SiteFile
+from site_builder.site.sitefiles import EntryBuild, SiteFile, script_download
 
 ARCHIVE_DIR = "_downloads"  # in the site; never an entry name (names start with a letter or digit)
 SCRIPTS_ZIP = f"{ARCHIVE_DIR}/scripts.zip"
@@ -54,7 +54,7 @@ def archive_files(builds: list[EntryBuild], files: list[SiteFile]) -> list[SiteF
     Members keep the demos folder's layout: ``plot.py``, ``basics/plot.py``, ``basics/plot.ipynb``.
     """
     by_path = {f.path: f for f in files}
-    scripts = {f"{b.entry.name}.py": b.entry.source_bytes for b in builds}
+    scripts = {f"{b.entry.name}.py": script_download(b.entry) for b in builds}
     notebooks = {}
     for build in builds:
         notebook = by_path.get(f"{build.entry.name}/{build.entry.stem}.ipynb")

@@ -1,5 +1,8 @@
 """A demo as a Jupyter notebook: one code cell per block, its name and description above it.
 
+Prose is Markdown there (reST prose converted, rst_markdown.py); lines the page hides
+(sphinx_gallery_ settings, start/end_ignore ranges) are left out, as Sphinx-Gallery does.
+
 Built with nbformat (never hand-written JSON) and deterministic: cell ids come from the
 cell order and the outputs from the run record, so the same run gives the same bytes.
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from site_builder.source.blocks import Cell, Script
+from site_builder.source.gallery import shown_code
 from site_builder.run.execute import BlockResult, RunResult
 from site_builder.site.sanitize import clean_html
 
@@ -34,8 +38,11 @@ def _markdown(text: str) -> dict[str, object]:
     return {"cell_type": "markdown", "metadata": {}, "source": text}
 
 
-def _code(text: str, outputs: list[dict[str, object]]) -> dict[str, object]:
-    return {"cell_type": "code", "metadata": {}, "execution_count": None, "source": text,
+def _code(cell: Cell, text: str, outputs: list[dict[str, object]]) -> dict[str, object]:
+    """A code cell keeping the block's options: its tags in the metadata, its ``#|`` lines on top."""
+    metadata: dict[str, object] = {"tags": list(cell.tags)} if cell.tags else {}
+    options = "".join(f"#| {key}: {value}\n" for key, value in cell.options)
+    return {"cell_type": "code", "metadata": metadata, "execution_count": None, "source": options + text,
             "outputs": outputs}
 
 
@@ -66,6 +73,13 @@ def _block_heading(cell: Cell) -> str:
     return f"{text}\n\n{cell.description}" if cell.description else text
 
 
+def _rst_to_markdown():  # type: ignore[no-untyped-def]
+    # docutils only for a script with reST prose (prose.py keeps it out of Markdown-only sites)
+    from site_builder.site.rst_markdown import rst_to_markdown
+
+    return rst_to_markdown
+
+
 def prepare_notebooks() -> None:
     """Import nbformat and load its JSON schema now, so the first notebook costs no more than the rest."""
     from nbformat import v4
@@ -73,22 +87,28 @@ def prepare_notebooks() -> None:
     v4.new_notebook()  # validates an empty notebook, which loads the schema
 
 
-def make_notebook(name: str, script: Script, result: RunResult | None, values: bool = True) -> bytes:
+def make_notebook(name: str, script: Script, result: RunResult | None, values: bool = True,
+                  from_notebook: bool = False) -> bytes:
     """The demo as ``.ipynb`` bytes (nbformat 4, validated); outputs from ``result`` when given,
-    with the blocks' values unless ``values`` is off."""
+    with the blocks' values unless ``values`` is off. ``from_notebook``: the entry is a notebook
+    already, its cells kept as they are (no title or block headings added)."""
     by_name = {b.name: b for b in result.blocks} if result else {}
-    intro = f"# {name}\n\n{script.docstring.strip()}" if script.docstring.strip() else f"# {name}"
+    docstring = script.docstring.strip()
+    to_markdown = _rst_to_markdown() if script.prose == "rst" else None
+    if to_markdown is not None:  # Jupyter shows Markdown: the reST becomes Markdown (its title too)
+        docstring = to_markdown(docstring)
+    intro = docstring if script.title and docstring else (f"# {name}\n\n{docstring}" if docstring else f"# {name}")
     # Plain dicts, validated once below: nbformat's new_*_cell validate each cell (slow) and
     # pick random cell ids (the same demo must give the same bytes).
-    cells = [_markdown(intro)]
+    cells = [] if from_notebook else [_markdown(intro)]
     for cell in script.cells:
         if cell.kind == "markdown":
-            cells.append(_markdown(cell.text))
+            cells.append(_markdown(to_markdown(cell.text, 1) if to_markdown is not None else cell.text))
             continue
-        code = _without_docstring(cell, script.docstring) if cell.name == "setup" else cell.text
-        if cell.name != "setup" or cell.description:
+        code = shown_code(_without_docstring(cell, script.docstring) if cell.name == "setup" else cell.text)
+        if not from_notebook and (cell.name != "setup" or cell.description):
             cells.append(_markdown(_block_heading(cell)))
-        cells.append(_code(code, _outputs(by_name.get(cell.name), values)))
+        cells.append(_code(cell, code, _outputs(by_name.get(cell.name), values)))
     for index, nb_cell in enumerate(cells):
         nb_cell["id"] = f"cell-{index}"
     # Imported here: nbformat pulls in jsonschema (~0.3 s), paid only when a notebook is made.

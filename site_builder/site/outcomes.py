@@ -127,6 +127,8 @@ def block_note(block: BlockResult, result: RunResult, expects_error: bool) -> st
 
 def not_run_reason(result: RunResult) -> str:
     """Why the blocks of ``result`` that have no outcome were not run."""
+    if result.shown_only:
+        return "Not run: the run_pattern setting shows this entry without running it."
     for block in result.blocks:
         if block.status in FAILED_STATUSES:
             return f"Not run: the script stopped at block {block.name}."

@@ -19,11 +19,16 @@ import markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from markupsafe import escape
+
+from site_builder.site.myst_scan import PageProse
 from site_builder.site.prose_links import ProseLinks
+from site_builder.site.prose_myst import MystExtension
 from site_builder.site.sanitize import clean_html
 
 log = logging.getLogger(__name__)
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
+MAX_NESTING = 8  # directives inside directives, as deep as Markdown prose may go
 
 
 # ---------------------------------------------------------------- shared
@@ -36,17 +41,21 @@ def is_local(url: str) -> bool:
     return not (parts.scheme or parts.netloc or url.startswith("/") or url.startswith("\\"))
 
 
-def render(text: str, language: str, *, id_prefix: str = "", links: ProseLinks | None = None) -> str:
-    """``text`` (Markdown or reST) as sanitised HTML; ``id_prefix`` keeps its ids apart from other cells';
-    ``links``: where its cross-references and inline code naming documented objects lead."""
+def render(text: str, language: str, *, id_prefix: str = "", page: PageProse | None = None) -> str:
+    """``text`` (Markdown or reST) as sanitised HTML; ``id_prefix`` keeps its ids apart from other cells'.
+
+    Markdown is MyST Markdown (prose_myst.py); ``page`` holds the site's labels, the page's
+    numbering (shared by the cells of one page) and ``links``: where its cross-references and
+    inline code naming documented objects lead.
+    """
     if not text.strip():
         return ""
     html = None
     if language == "rst":
         from site_builder.site.prose_rst import rst_html  # docutils: only for reST
 
-        html = rst_html(text, id_prefix, links)
-    return clean_html(_markdown(text, links) if html is None else html)
+        html = rst_html(text, id_prefix, page.links if page else None)
+    return clean_html(_markdown(text, id_prefix, page or PageProse()) if html is None else html)
 
 
 def plain(text: str, language: str) -> str:
@@ -119,17 +128,22 @@ class _NoRawHtml(Extension):
         md.treeprocessors.register(_ApiCodeLinks(md), "api_code_links", 1)
 
 
-@functools.lru_cache(maxsize=1)
-def _markdown_converter() -> markdown.Markdown:
-    return markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, _NoRawHtml()])
+@functools.lru_cache(maxsize=MAX_NESTING + 1)
+def _markdown_converter(depth: int) -> tuple[markdown.Markdown, MystExtension]:
+    """One converter per nesting depth: a directive's content is converted while its parent is."""
+    myst = MystExtension(_markdown, depth)
+    return markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, _NoRawHtml(), myst]), myst
 
 
-def _markdown(text: str, links: ProseLinks | None = None) -> str:
-    md = _markdown_converter()
+def _markdown(text: str, id_prefix: str, page: PageProse, depth: int = 0) -> str:
+    if depth > MAX_NESTING:  # directives nested deeper than any real text: shown as text
+        return str(escape(text))
+    md, myst = _markdown_converter(depth)
     md.reset()
+    myst.page, myst.id_prefix = page, id_prefix
     linker = md.treeprocessors["api_code_links"]
     assert isinstance(linker, _ApiCodeLinks)
-    linker.links = links
+    linker.links = page.links
     try:
         return md.convert(text)
     finally:

@@ -336,3 +336,13 @@ def rst_plain(text: str) -> str:
     except Exception:  # noqa: BLE001 (as in rst_html)
         return text
     return " ".join(doctree.astext().split())
+
+
+def rst_doctree(text: str) -> nodes.document | None:
+    """``text`` parsed as the page parses it (Sphinx constructs degraded); None when docutils cannot."""
+    _register_sphinx_constructs()
+    _register_roles(text)
+    try:
+        return publish_doctree(text, settings_overrides=_settings(""))
+    except Exception:  # noqa: BLE001 (as in rst_html)
+        return None

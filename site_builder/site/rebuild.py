@@ -217,7 +217,7 @@ def settings_fingerprint(config: Config) -> str:
                config.search_placeholder, config.index_intro, config.prose)
     return _sha(config.title, repr(config.site_url), repr(config.timeout), repr(overrides), *wording,
                 repr(config.output_fold_lines), repr(config.sections), repr(config.values),
-                repr(config.figure_scale),
+                repr(config.figure_scale), config.run_pattern,
                 os.environ.get("SOURCE_DATE_EPOCH", ""))
 
 

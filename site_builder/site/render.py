@@ -12,7 +12,7 @@ import io
 import logging
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -23,7 +23,9 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from site_builder.fs import UnsafeFileError, open_regular
-from site_builder.source.blocks import GALLERY_SETTING, Cell, Script
+from site_builder.source.blocks import Cell, Script
+from site_builder.source.gallery import hidden_lines
+from site_builder.source.markdown_head import without_title
 from site_builder.source.docstring import rst_head
 from site_builder.source.entries import Entry, Section
 from site_builder.names import stem_of
@@ -40,10 +42,15 @@ from site_builder.site.notebook import make_notebook, prepare_notebooks
 from site_builder.site.sanitize import clean_html
 from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
+from site_builder.site.cell_display import FigureCaption, FigureNumbers, shown_streams
+from site_builder.source.cell_options import CellDisplay, display_of
 from site_builder.site import prose
 from site_builder.site.prose_links import ProseLinks, SiteEntry, imported_names
+from site_builder.site.myst_scan import Gate, Label, PageProse
+from site_builder.site.prose_pages import Gates, expand_gates, prose_page, site_labels
+from site_builder.site.page_toc import page_toc
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
-from site_builder.site.sitefiles import ordered_builds
+from site_builder.site.sitefiles import ordered_builds, script_download
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.site.theme import pygments_css
 from site_builder.site.thumbnails import Thumbnails
@@ -91,6 +98,7 @@ class ArtifactView:
     width: int | None
     height: int | None
     preview: CsvPreview | None = None
+    caption: FigureCaption | None = None  # a figure's numbered fig-cap caption
 
 
 @dataclass(frozen=True)
@@ -140,6 +148,14 @@ class CellView:
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
     value_text: str = ""  # the repr of its last expression ("" when none is shown)
     value_html: Markup | None = None  # its _repr_html_, sanitised
+    display: CellDisplay = CellDisplay()  # its options: code and output shown, folded or left out
+    notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
+
+    @property
+    def has_output(self) -> bool:
+        """True when the cell shows something under its code (output, value, files)."""
+        return bool(self.output.lines or self.output_tail.lines or self.omitted_lines or self.value_text
+                    or self.value_html or self.artifacts)
 
 
 # ---------------------------------------------------------------- small formatters
@@ -238,11 +254,8 @@ class _Renderer:
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
         self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
-
-    @staticmethod
-    def prose(text: str, language: str, id_prefix: str = "", links: ProseLinks | None = None) -> Markup:
-        # Sanitised by prose.render (nh3): safe to mark up.
-        return Markup(prose.render(text, language, id_prefix=id_prefix, links=links))
+        self.labels: dict[str, Label] = {}  # MyST labels of the whole site (see prose_page)
+        self.docs: dict[str, tuple[str, str]] = {}
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -257,6 +270,15 @@ class _Renderer:
         return ProseLinks(self.info.api_docs, imported_names(entry.source), self.linkable,
                           "../" * (entry.name.count("/") + 1))
 
+    @staticmethod
+    def prose(text: str, language: str, id_prefix: str = "", page: PageProse | None = None) -> Markup:
+        # Sanitised by prose.render (nh3): safe to mark up.
+        return Markup(prose.render(text, language, id_prefix=id_prefix, page=page))
+
+    def learn_labels(self, builds: list[EntryBuild]) -> None:
+        """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
+        self.labels, self.docs = site_labels([(b, self.heading(b)) for b in builds])
+
     def code(self, text: str, first_line: int) -> Markup:
         key = (text, first_line)
         html = _HIGHLIGHTED.get(key)
@@ -270,10 +292,10 @@ class _Renderer:
         return Markup(html)
 
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None) -> tuple[CodePart, ...]:
-        """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings left out."""
+        """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings and ignored lines left out."""
         lines = cell.text.split("\n")
         fold = docstring_lines if cell.name == "setup" else None
-        hidden = {i for i, line in enumerate(lines) if GALLERY_SETTING.match(line)}
+        hidden = hidden_lines(lines)  # sphinx_gallery_ settings and start/end_ignore ranges
         if fold is None and not hidden:
             return (CodePart(self.code(cell.text, cell.first_line)),)
         parts: list[CodePart] = []
@@ -310,7 +332,7 @@ class _Renderer:
     ) -> list[SiteFile]:
         entry, script, result = build.entry, build.script, build.result
         name, stem = entry.name, entry.stem
-        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb"}
+        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.md"] * (entry.format == "md"))}
         published: dict[str, SiteFile] = {}
 
         def publish(rel: str) -> str | None:
@@ -325,9 +347,15 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        links = self.prose_links(entry)
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i, links)
-                 for i, cell in enumerate(script.cells)]
+        root = "../" * (name.count("/") + 1)
+        page, images = prose_page(entry, root, self.labels, self.docs)
+        page.links = self.prose_links(entry)
+        figures, gates = FigureNumbers(), Gates(page)
+        cells = [gates.view(cell) if isinstance(cell, Gate) else
+                 self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
+                                figures, notebook=entry.format != "py", page=page)
+                 for i, cell in expand_gates(script.cells, script.prose)]
+        cells = [c for c in cells if c is not None] + gates.closing()
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
             for b in result.blocks
@@ -335,13 +363,13 @@ class _Renderer:
         )
         html = self.page(
             "entry.html",
-            root="../" * (name.count("/") + 1),
+            root=root,
             name=name,
             stem=stem,
             script=script,
             heading=self.heading(build),
             page_title=self.heading(build) if script.title else name,
-            purpose=self.introduction(script, links),
+            purpose=self.introduction(script, page),
             summary=self.summary(script),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
@@ -349,7 +377,10 @@ class _Renderer:
             writes_files=demo_files,
             seeded=bool(_SEEDED.search(entry.source)),
             cells=cells,
+            toc=page_toc(cells),
             failure=result.failure,
+            shown_only=result.shown_only,
+            source_format=entry.format,
             ran_at=format_ran_at(result.started_at),
             run_duration=format_duration(result.duration),
             python=result.environment.get("python", ""),
@@ -360,16 +391,19 @@ class _Renderer:
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
-            SiteFile(path=f"{name}/{stem}.py", data=entry.source_bytes),
-            self.notebook_file(name, script, result),
+            SiteFile(path=f"{name}/{stem}.py", data=script_download(entry)),
+            *([SiteFile(path=f"{name}/{stem}.md", data=entry.source_bytes)] if entry.format == "md" else []),
+            self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
             *published.values(),
+            *images.values(),
         ]
 
-    def notebook_file(self, name: str, script: Script, result: RunResult) -> SiteFile:
+    def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:
         path = f"{name}/{stem_of(name)}.ipynb"
         if name in self.notebooks:
             return SiteFile(path=path, source=self.notebooks[name])
-        return SiteFile(path=path, data=make_notebook(name, script, result, values=self.info.values))
+        return SiteFile(path=path, data=make_notebook(name, script, result, values=self.info.values,
+                                                      from_notebook=from_notebook))
 
     def heading(self, build: EntryBuild) -> str:
         """The page's title: the docstring's reST title as text, else the entry_heading setting."""
@@ -378,11 +412,11 @@ class _Renderer:
             return prose.plain(script.title, script.prose) or build.entry.name
         return self.info.entry_heading.replace("{name}", build.entry.name)
 
-    def introduction(self, script: Script, links: ProseLinks | None = None) -> Markup | None:
+    def introduction(self, script: Script, page: PageProse | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
         if script.title:
-            return self.prose(script.intro, script.prose, "intro-", links) if script.intro.strip() else None
-        return self.prose(script.purpose, "markdown", "intro-", links) if script.purpose.strip() else None
+            return self.prose(script.intro, script.prose, "intro-", page) if script.intro.strip() else None
+        return self.prose(script.purpose, "markdown", "intro-", page) if script.purpose.strip() else None
 
     @staticmethod
     def summary(script: Script) -> str:
@@ -392,18 +426,27 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
-        links: ProseLinks | None = None,
+        figures: FigureNumbers | None = None, notebook: bool = False, page: PageProse | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
+            opening = notebook and script and script.title and "markdown" not in [c.kind for c in script.cells[:index]]
+            text = without_title(cell.text, script.title) if opening else cell.text  # the page's h1 shows it
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(cell.text, language, f"prose-{index}-", links),
+                            html=self.prose(text, language, f"prose-{index}-", page),
                             status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
+        display = display_of(cell.tags, cell.options)
+        block = shown_streams(block, display)
         head, tail = output_views(block)
-        expects_error = "raises-exception" in cell.tags
+        # A notebook's raises-exception allows an error (Jupyter Book); a script's asserts one.
+        expects_error = "raises-exception" in cell.tags and not notebook
+        note = f"Not run ({display.why_not_run})." if not display.runs else (
+            block_note(block, result, expects_error) if result else "")
+        artifacts = (figures or FigureNumbers()).caption(
+            tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts), display)
         return CellView(
             kind="code",
             name=cell.name,
@@ -414,12 +457,14 @@ class _Renderer:
             duration="" if block.status == "not-run" else format_duration(block.duration),
             output=fold_output(head, self.info.output_fold_lines),
             output_tail=fold_output(tail, self.info.output_fold_lines),
-            note=block_note(block, result, expects_error) if result else "",
+            note=note,
             omitted_lines=block.omitted_lines,
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
-            artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts),
+            artifacts=artifacts,
+            display=display,
+            notes=cell.notes,
             **self.value_view(block),
         )
 
@@ -486,17 +531,18 @@ class _Renderer:
     def section_header(self, section: Section) -> tuple[str | Markup, Markup | None]:
         """(title, rendered header text or None) of a section; the folder name when it has no title."""
         text, id_prefix = section.header, "section-" + section.name.replace("/", "-") + "-"
-        links = ProseLinks(self.info.api_docs, {}, self.linkable, "")  # on the index, at the site's root
+        # on the index, at the site's root
+        page = PageProse(links=ProseLinks(self.info.api_docs, {}, self.linkable, ""))
         if section.header_kind == "md":
             first, _, rest = text.lstrip().partition("\n")
             if not first.startswith("# "):
                 first, rest = "", text
             title = self.prose(first[2:].strip(), "markdown").removeprefix("<p>").removesuffix("</p>")
-            return title or section.name, self.prose(rest, "markdown", id_prefix, links) if rest.strip() else None
+            return title or section.name, self.prose(rest, "markdown", id_prefix, page) if rest.strip() else None
         head = rst_head(text)  # reST, as Sphinx-Gallery reads README.txt
         body = head.intro if head else text
         title = prose.plain(head.title, "rst") if head else section.name
-        return title, self.prose(body, "rst", id_prefix, links) if body.strip() else None
+        return title, self.prose(body, "rst", id_prefix, page) if body.strip() else None
 
     def site_files(self, builds: list[EntryBuild]) -> list[SiteFile]:
         entries = [
@@ -561,6 +607,7 @@ def render_site(
     renderer.site_entries(ordered)
     files: list[SiteFile] = []
     links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
+    renderer.learn_labels(ordered)
     for i, build in enumerate(ordered):
         prev = links[i - 1] if i > 0 else None
         next = links[i + 1] if i + 1 < len(links) else None

@@ -67,3 +67,12 @@ def ordered_builds(builds: list[EntryBuild], info: SiteInfo) -> list[EntryBuild]
     """``builds`` in the site's order (index, previous/next): see entries.site_order."""
     by_name = {b.entry.name: b for b in builds}
     return [by_name[e.name] for e in site_order((b.entry for b in builds), info.section_order)]
+
+
+def script_download(entry: Entry) -> bytes:
+    """The entry's script as its page offers it: the file itself, or a notebook as a percent script."""
+    if entry.format == "py":
+        return entry.source_bytes
+    from site_builder.source.notebooks import notebook_as_script
+
+    return notebook_as_script(entry.source, entry.rel_path)

@@ -60,6 +60,8 @@ class BlockTiming:
 
 def entry_status(result: RunResult) -> str:
     """"ok", "failed", or "not run" (never started: fail-fast stop, syntax error)."""
+    if result.shown_only:
+        return "not run"
     if result.ok:
         return "ok"
     if all(b.status == "not-run" for b in result.blocks) and result.duration == 0.0:

@@ -1,6 +1,10 @@
 """Source stage: what the demos are, before anything runs.
 
-``entries`` discovers the demo scripts (``Entry``); ``blocks`` parses a script into its
-cells (``Script``); ``docstring`` reads the module docstring's parts. Imports only the
+``entries`` discovers the demo scripts and notebooks (``Entry``); ``blocks`` parses a script
+into its cells (``Script``), ``notebooks`` a notebook (jupytext), with ``ipython_syntax``
+rewriting its magics; ``cell_options`` reads the cells' tags and ``#|`` options;
+``gallery`` Sphinx-Gallery's conventions inside code (hidden lines, string text blocks);
+``markdown_head`` a notebook's title and summary;
+``docstring`` reads the module docstring's parts. Imports only the
 shared bottom (``config``, ``errors``, ``fs``, ``names``).
 """

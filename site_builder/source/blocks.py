@@ -27,7 +27,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from site_builder.source import cell_options
 from site_builder.source import docstring as ds
+from site_builder.source.gallery import GALLERY_SETTING, ignore_warnings, split_string_blocks
 from site_builder.errors import ParseError
 
 
@@ -43,6 +45,9 @@ class Cell:
     marker_line: int | None  # 1-based line of the "# %%" marker; None for setup
     description: str = ""  # from the docstring's Blocks section, "" when none
     tags: tuple[str, ...] = ()  # Jupytext cell metadata tags, e.g. ("raises-exception",)
+    options: tuple[tuple[str, str], ...] = ()  # Quarto "#| key: value" lines (left out of ``text``)
+    run_text: str = ""  # what the child runs when it differs from ``text`` (IPython syntax rewritten)
+    notes: tuple[str, ...] = ()  # what the page says about the cell's code (IPython syntax skipped)
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,7 @@ class Script:
     gallery_settings: dict[str, str] = field(default_factory=dict)  # sphinx_gallery_KEY -> VALUE
     thumbnail_number: int | None = None  # sphinx_gallery_thumbnail_number (1-based, -1: last)
     imports: tuple[str, ...] = ()  # top-level modules imported outside functions, the stdlib's too
+    run_source: str = ""  # a notebook's text its cells' line numbers count in ("" : the entry's source)
 
     @property
     def code_cells(self) -> tuple[Cell, ...]:
@@ -74,8 +80,6 @@ class Script:
 _MARKER = re.compile(r"^#[ \t]*%%(?:[ \t]+(?P<options>.*))?$")
 # Sphinx-Gallery's older separator: a line of 20 or more "#".
 _SEPARATOR = re.compile(r"^#{20,}[ \t]*$")
-# "# sphinx_gallery_KEY = VALUE", at any indentation (as Sphinx-Gallery reads them).
-GALLERY_SETTING = re.compile(r"^[ \t]*#\s*sphinx_gallery_(?P<key>\w+)\s*=\s*(?P<value>.*?)\s*$")
 _CELL_TYPE = re.compile(r"\[(markdown|md|raw)\]")
 _META_KEY = re.compile(r"(?:^|(?<=\s))([A-Za-z_][\w.-]*)=")
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)=")
@@ -157,7 +161,7 @@ def _find_markers(source: str, where: str) -> tuple[list[_Marker], Exception | N
             if not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
                 raise ParseError(f"{where}:{line}: cell tags must be a list of strings")
             kind: Literal["code", "markdown"] = "code" if not cell_type else "markdown"
-            markers.append(_Marker(line, kind, title, tuple(tags)))
+            markers.append(_Marker(line, kind, title, tuple(cell_options.canonical_tag(t) for t in tags)))
     except (tokenize.TokenError, SyntaxError) as exc:
         # Keep the markers found so far: compiling the cells then usually pins the
         # problem on a block; the tokenize error is the fallback message.
@@ -204,7 +208,8 @@ def _syntax_error(entry: str, block: str, rel_path: str, error: SyntaxError | Va
     return ParseError(f"{prefix} cannot be compiled ({rel_path}): {error}", block=block)
 
 
-def _compile(cell: Cell, rel_path: str, entry: str) -> None:
+def compile_cell(cell: Cell, rel_path: str, entry: str) -> None:
+    """Compile a code cell at its line in the script; ParseError (worded as a run's) when it cannot."""
     # Pad with newlines so reported line numbers are the script's; dont_inherit keeps
     # this module's own __future__ imports out of the demo's code.
     padded = "\n" * (cell.first_line - 1) + cell.text + "\n"
@@ -216,7 +221,7 @@ def _compile(cell: Cell, rel_path: str, entry: str) -> None:
         raise _syntax_error(entry, cell.name, rel_path, error) from None
 
 
-def _imports(tree: ast.Module) -> tuple[str, ...]:
+def module_imports(tree: ast.Module) -> tuple[str, ...]:
     """The top-level modules imported outside functions and classes, in script order, once each."""
     found: list[tuple[int, int, str]] = []
     stack: list[ast.AST] = [tree]
@@ -231,7 +236,7 @@ def _imports(tree: ast.Module) -> tuple[str, ...]:
     return tuple(dict.fromkeys(module for _, _, module in sorted(found)))
 
 
-def _requirements(imports: tuple[str, ...], local_dir: Path | None) -> tuple[str, ...]:
+def requirements_of(imports: tuple[str, ...], local_dir: Path | None) -> tuple[str, ...]:
     """Display names of the third-party modules among ``imports`` (those of ``local_dir`` aside)."""
     names: list[str] = []
     for module in imports:
@@ -335,6 +340,8 @@ def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exc
                     body, first = body[1:], first + 1
                 if not body:
                     continue  # prose only: no empty code cell
+        options, taken = cell_options.split_options(body)
+        body, first = body[taken:], first + taken
         ordinal += 1
         name = marker.title or f"block-{ordinal}"
         if name in seen:
@@ -343,8 +350,10 @@ def _split(source: str, rel_path: str, entry: str) -> tuple[str, list[Cell], Exc
                 f"at {rel_path}:{seen[name]} and :{marker.line}"
             )
         seen[name] = marker.line
-        cells.append(Cell("code", name, "\n".join(body), first, marker.line, tags=marker.tags))
+        cells.append(Cell("code", name, "\n".join(body), first, marker.line, tags=marker.tags, options=options))
 
+    if not house:  # Sphinx-Gallery style: a bare triple-quoted string between code is text
+        cells = split_string_blocks(cells)
     return text, cells, token_error, house
 
 
@@ -398,12 +407,17 @@ def parse(
     """Split ``source`` into cells and read its docstring; raise ParseError on bad input.
 
     ``local_dir`` is the script's folder: modules found there are not requirements;
-    ``prose`` the language of its prose ("auto": see prose_language).
+    ``prose`` the language of its prose ("auto": see prose_language). A notebook
+    (``.ipynb``, Jupytext ``.md``) is read by notebooks.parse_notebook.
     """
+    if is_notebook_path(rel_path):
+        from site_builder.source.notebooks import parse_notebook  # imports jupytext
+
+        return parse_notebook(source, rel_path, entry, local_dir=local_dir)
     text, cells, token_error, house = _split(source, rel_path, entry)
     for cell in cells:
         if cell.kind == "code":
-            _compile(cell, rel_path, entry)
+            compile_cell(cell, rel_path, entry)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -421,17 +435,19 @@ def parse(
     doc = ast.get_docstring(tree, clean=True) or ""
     sections = ds.sections(doc)
     cells, messages = _describe(cells, doc, rel_path, entry)
+    messages += ignore_warnings(cells, f"{entry}: {rel_path}")
+    messages += option_warnings(cells, rel_path, entry)
     head = ds.rst_head(doc)
     language = prose_language(doc, cells, house) if prose == "auto" else prose
     settings = _gallery_settings(text)
     thumbnail = _thumbnail_number(settings, f"{entry}: {rel_path}", messages)
-    imports = _imports(tree)
+    imports = module_imports(tree)
     return Script(
         summary=head.summary if head else ds.summary(doc),
         purpose=sections.get("purpose", (0, ""))[1],
         docstring=doc,
         cells=tuple(cells),
-        requirements=_requirements(imports, local_dir),
+        requirements=requirements_of(imports, local_dir),
         warnings=tuple(messages),
         prose=language,
         title=head.title if head else "",
@@ -441,6 +457,22 @@ def parse(
         thumbnail_number=thumbnail,
         imports=imports,
     )
+
+
+def is_notebook_path(rel_path: str) -> bool:
+    """True when the file at ``rel_path`` is read as a notebook (``.ipynb`` or Jupytext ``.md``)."""
+    return rel_path.lower().endswith((".ipynb", ".md"))
+
+
+def option_warnings(cells: list[Cell], rel_path: str, entry: str) -> list[str]:
+    """A warning per code cell with a tag or ``#|`` option the builder does not know."""
+    messages = []
+    for cell in cells:
+        if cell.kind == "code":
+            for problem in cell_options.problems(cell.tags, cell.options):
+                line = cell.marker_line or cell.first_line
+                messages.append(f"{entry}: block {cell.name} ({rel_path}:{line}): {problem}")
+    return messages
 
 
 def script_data(script: Script) -> dict[str, Any]:
@@ -458,8 +490,10 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
     lines = data["docstring_lines"]
     return Script(**{
         **data,
-        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"])}) for cell in data["cells"]),
-        "requirements": _requirements(imports, local_dir),
+        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]), "notes": tuple(cell["notes"]),
+                               "options": tuple((str(k), str(v)) for k, v in cell["options"])})
+                       for cell in data["cells"]),
+        "requirements": requirements_of(imports, local_dir),
         "warnings": tuple(data["warnings"]),
         "docstring_lines": (int(lines[0]), int(lines[1])) if lines else None,
         "gallery_settings": dict(data["gallery_settings"]),
@@ -472,6 +506,10 @@ def outline(source: str, rel_path: str, entry: str) -> Script:
 
     Used for the failed build's page of that demo; nothing is compiled or checked.
     """
+    if is_notebook_path(rel_path):
+        from site_builder.source.notebooks import outline_notebook
+
+        return outline_notebook(source, rel_path, entry)
     try:
         _text, cells, _error, house = _split(source, rel_path, entry)
     except ParseError:  # unreadable markers: the whole script as one block

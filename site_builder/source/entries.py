@@ -1,25 +1,34 @@
 """Discover stage: find the demos and turn each file into an :class:`Entry`.
 
-Sub-folders of the demos folder are *sections* (the Sphinx-Gallery convention): the
-entry ``demos/basics/plot.py`` is named ``basics/plot`` and its page is ``basics/plot/``.
-Folders whose name starts with ``_`` or ``.`` hold helpers, never entries.
+An entry is a Python script (``*.py``, plain or Jupytext percent), a notebook (``*.ipynb``)
+or a Jupytext Markdown notebook (``*.md`` whose front matter has ``jupytext:`` or
+``kernelspec:``; any other Markdown file is no entry). Sub-folders of the demos folder are
+*sections* (the Sphinx-Gallery convention): the entry ``demos/basics/plot.py`` is named
+``basics/plot`` and its page is ``basics/plot/``. Folders whose name starts with ``_`` or
+``.`` hold helpers, never entries. A file's entry name is its URL segment (names.url_segment).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from site_builder.errors import EntryError, UsageError
 from site_builder.fs import relative_to_root
-from site_builder.names import MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of
+from site_builder.names import MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
 
 log = logging.getLogger(__name__)
 
 # A section's header text, first found wins (Sphinx-Gallery reads README.txt / GALLERY_HEADER.rst).
 SECTION_HEADERS = ("GALLERY_HEADER.rst", "README.rst", "README.txt", "README.md")
+# The suffixes an entry's file may have.
+ENTRY_SUFFIXES = (".py", ".ipynb", ".md")
+# A Jupytext Markdown notebook: YAML front matter naming jupytext or a kernelspec.
+_NOTEBOOK_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:(?!---[ \t]*\r?$).*\r?\n)*?(?:jupytext|kernelspec):",
+                                    re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,12 @@ class Entry:
     rel_path: str  # path relative to the project root, POSIX form, used in messages
     source: str  # the script's text (UTF-8, newlines as in the file)
     source_bytes: bytes  # the file's exact bytes, published as the download
+    demos_path: str = ""  # the path in the demos folder, '/'-separated ("basics/plot.py")
+
+    @property
+    def format(self) -> str:
+        """The source format: "py", "ipynb" or "md" (from the file's suffix)."""
+        return PurePosixPath(self.rel_path).suffix.lower().lstrip(".") or "py"
 
     @property
     def section(self) -> str:
@@ -39,7 +54,7 @@ class Entry:
 
     @property
     def stem(self) -> str:
-        """The bare name: the script's file name without ``.py``."""
+        """The bare name: the last part of the entry name (the page folder's name)."""
         return stem_of(self.name)
 
 
@@ -52,18 +67,29 @@ class Section:
     header_kind: str = ""  # "rst", "md" or "txt" (reST, as Sphinx-Gallery reads README.txt)
 
 
-def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = None) -> list[Entry]:
-    """Read every ``*.py`` of ``demos_dir`` and its section folders into an Entry, sorted by name.
+def is_notebook_markdown(text: str) -> bool:
+    """True when the Markdown ``text`` opens with a Jupytext notebook's front matter."""
+    return bool(_NOTEBOOK_FRONT_MATTER.match(text))
+
+
+def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = None,
+             ignore: re.Pattern[str] | None = None) -> list[Entry]:
+    """Read every entry file of ``demos_dir`` and its section folders into an Entry, sorted by name.
 
     A file that cannot be an entry raises EntryError, or, when ``problems`` is given, is
     skipped with its one-line message appended there (the build keeps going, then fails).
+    Files whose demos-folder path matches ``ignore`` (re.search) are no entries.
     """
     if not demos_dir.is_dir():
         raise UsageError(f"demos folder not found: {relative_to_root(demos_dir, project_root)}")
     entries: list[Entry] = []
     found: list[str] = []
     located = _Locator(demos_dir, project_root)
+    owners: dict[str, str] = {}  # entry name -> the file that has it
     for path, name in _candidates(demos_dir, project_root, found):
+        demos_path = path.relative_to(demos_dir).as_posix()
+        if ignore is not None and ignore.search(demos_path):
+            continue
         resolved, rel = located(path)
         if not path.is_file():
             found.append(f"{rel}: not a regular file")
@@ -78,7 +104,15 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             line = text.count("\n", 0, text.index("\0")) + 1
             found.append(f"{rel}:{line}: a NUL byte (a Python script cannot contain one)")
             continue
-        entries.append(Entry(name, resolved, rel, text, data))
+        if path.suffix.lower() == ".md" and not is_notebook_markdown(text):
+            continue  # prose (a section header, notes): not a notebook
+        if name in owners:
+            found.append(f"{owners[name]} and {rel} would both be the page {name}/ "
+                         "(file names that differ only in case, punctuation or suffix): rename one")
+            entries = [e for e in entries if e.name != name]
+            continue
+        owners[name] = rel
+        entries.append(Entry(name, resolved, rel, text, data, demos_path))
     sections = {e.section for e in entries}
     for entry in list(entries):
         if entry.name in sections:  # both would be the page folder NAME/
@@ -118,13 +152,17 @@ def _candidates(folder: Path, root: Path, found: list[str], section: str = "") -
     for path in sorted(folder.iterdir()):
         if path.name.startswith(("_", ".")):
             continue  # private helpers (e.g. _shared.py, _data/) are not entries
-        if path.suffix == ".py":
-            why = check_entry_name(path.stem)
-            if why:
-                found.append(f"{relative_to_root(path, root)}: {why}")
+        if path.suffix.lower() in ENTRY_SUFFIXES and not path.is_dir():
+            if path.name in SECTION_HEADERS:
                 continue
-            yield path, f"{section}/{path.stem}" if section else path.stem
-        elif path.is_dir() and not path.is_symlink() and any(path.rglob("*.py")):
+            stem = url_segment(path.stem)
+            why = check_entry_name(stem) if stem else (
+                f"'{path.stem}' has no letter or digit to name its page by")
+            if why:
+                found.append(f"{relative_to_root(path, root)}: {why} (the page's name, from the file name)")
+                continue
+            yield path, f"{section}/{stem}" if section else stem
+        elif path.is_dir() and not path.is_symlink() and _holds_entries(path):
             rel = relative_to_root(path, root)
             why = check_entry_name(path.name)
             if why:
@@ -133,6 +171,11 @@ def _candidates(folder: Path, root: Path, found: list[str], section: str = "") -
                 found.append(f"{rel}/: sections nest {MAX_SECTION_DEPTH} deep at most")
             else:
                 yield from _candidates(path, root, found, f"{section}/{path.name}" if section else path.name)
+
+
+def _holds_entries(folder: Path) -> bool:
+    """True when ``folder`` (or a folder in it) holds a file that could be an entry."""
+    return any(p.suffix.lower() in ENTRY_SUFFIXES and p.name not in SECTION_HEADERS for p in folder.rglob("*"))
 
 
 def sections(demos_dir: Path, entries: Iterable[Entry]) -> list[Section]:

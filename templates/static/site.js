@@ -15,7 +15,25 @@ document.addEventListener("DOMContentLoaded", function () {
   setUpSearch();
   setUpOnThisPage();
   setUpOutputFolds();
+  openFoldsForPrint();
 });
+
+// ---- folded code and output (hide-input, hide-output, code-fold) are printed open, then
+// closed again: a reader's paper copy holds everything
+
+function openFoldsForPrint() {
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details.cell-fold:not([open])").forEach(function (fold) {
+      fold.open = true;
+      opened.push(fold);
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (fold) { fold.open = false; });
+    opened = [];
+  });
+}
 
 // ---- code and output that scroll sideways can be scrolled with the keyboard too
 

@@ -1,0 +1,65 @@
+"""A code cell's options applied to what its page shows (see source/cell_options.py).
+
+The template folds or leaves out the code and output (``CellView.display``); here the
+output streams a ``remove-stdout`` / ``remove-stderr`` tag drops are left out, and figures
+get their ``fig-cap`` caption number, ``fig-alt`` text and ``label`` anchor.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from site_builder.run.execute import BlockResult
+from site_builder.source.cell_options import CellDisplay
+
+# An anchor id from a label: what HTML ids and URL fragments take without escaping.
+_NOT_ID = re.compile(r"[^A-Za-z0-9_.:-]+")
+_Artifact = TypeVar("_Artifact", bound=Any)  # render.ArtifactView (is_image, alt, caption)
+
+
+@dataclass(frozen=True)
+class FigureCaption:
+    """How one figure of a cell is captioned on the page."""
+
+    number: int  # "Figure N", counted through the page's captioned figures
+    text: str  # the fig-cap text
+    anchor: str  # its id ("" : none), from the cell's label (its first figure only)
+
+
+def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
+    """``block`` without the output streams the cell's tags remove."""
+    if display.stdout and display.stderr:
+        return block
+    kept = {"stdout"} if display.stdout else set()
+    kept |= {"stderr"} if display.stderr else set()
+    return replace(block, output=tuple(c for c in block.output if c.stream in kept))
+
+
+def anchor_of(label: str) -> str:
+    """The id a ``label`` option gives (``fig-loss`` stays ``fig-loss``)."""
+    return _NOT_ID.sub("-", label).strip("-")
+
+
+class FigureNumbers:
+    """Numbers the captioned figures of one page, in page order."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def caption(self, artifacts: tuple[_Artifact, ...], display: CellDisplay) -> tuple[_Artifact, ...]:
+        """A cell's artifact views, its images numbered and captioned by its fig-cap, its fig-alt their alt."""
+        if not (display.fig_cap or display.fig_alt):
+            return artifacts
+        found = []
+        for view in artifacts:
+            if view.is_image:
+                caption = None
+                if display.fig_cap:
+                    self.count += 1
+                    first = not any(getattr(v, "caption", None) for v in found)
+                    caption = FigureCaption(self.count, display.fig_cap, anchor_of(display.label) if first else "")
+                view = replace(view, caption=caption, alt=display.fig_alt or display.fig_cap or view.alt)
+            found.append(view)
+        return tuple(found)

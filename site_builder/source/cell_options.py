@@ -1,0 +1,116 @@
+"""Cell options: Jupyter Book tags and Quarto ``#|`` options, read into what a cell shows and runs.
+
+Every source format carries them: a notebook's cell metadata ``tags`` (and JupyterLab's
+``jupyter.source_hidden`` / ``outputs_hidden``), a MyST ``:tags: [...]`` option, a percent
+marker's ``tags=[...]``, and ``#| key: value`` lines at the top of a code cell (Quarto).
+:func:`display_of` turns them into one :class:`CellDisplay`, which the run stage (whether the
+cell runs) and the render stage (what the page shows) both read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+# Jupyter Book's tags, and the two the builder had before (see run/runner.py).
+KNOWN_TAGS = frozenset({
+    "hide-input", "hide-output", "hide-cell", "remove-input", "remove-output", "remove-cell",
+    "remove-stderr", "remove-stdout", "skip-execution", "raises-exception", "hide-value",
+})
+# Jupyter Book 0.x spelled them with underscores; they still appear in older books.
+_TAG_ALIASES = {tag.replace("-", "_"): tag for tag in KNOWN_TAGS}
+# Quarto's cell options the builder acts on.
+KNOWN_OPTIONS = frozenset({
+    "echo", "output", "eval", "include", "code-fold", "code-summary", "fig-cap", "fig-alt", "label",
+})
+# "#| key: value" (Quarto's cell option comment), only in the cell's leading lines.
+_OPTION_LINE = re.compile(r"^#\|\s*(?P<key>[A-Za-z][\w.-]*)\s*:\s*(?P<value>.*?)\s*$")
+_FALSE = ("false", "no", "off")
+_TRUE = ("true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class CellDisplay:
+    """What a code cell's options ask of the page and of the run."""
+
+    code: Literal["show", "fold", "open", "remove"] = "show"  # open: folded control, shown at first
+    output: Literal["show", "fold", "remove"] = "show"
+    stdout: bool = True
+    stderr: bool = True
+    removed: bool = False  # remove-cell / include: false: nothing on the page (it still runs)
+    runs: bool = True  # skip-execution / eval: false: shown, never run
+    why_not_run: str = ""  # the option that stops it, for the page's note
+    raises: bool = False  # raises-exception: an error is expected, shown, and the run goes on
+    summary: str = ""  # code-summary: the fold control's text ("" : the template's default)
+    fig_cap: str = ""  # the caption of the cell's figures (numbered on the page)
+    fig_alt: str = ""  # their alt text
+    label: str = ""  # the anchor of its (first) figure, e.g. "fig-loss"
+
+
+def canonical_tag(tag: str) -> str:
+    """``tag`` as the builder knows it (underscore spellings folded), else unchanged."""
+    return _TAG_ALIASES.get(tag, tag)
+
+
+def split_options(lines: list[str]) -> tuple[tuple[tuple[str, str], ...], int]:
+    """The ``#|`` options at the top of a cell's ``lines`` and how many lines they take."""
+    found: list[tuple[str, str]] = []
+    count = 0
+    for line in lines:
+        match = _OPTION_LINE.match(line.strip()) if line.lstrip().startswith("#|") else None
+        if match is None:
+            break
+        found.append((match.group("key"), _unquote(match.group("value"))))
+        count += 1
+    return tuple(found), count
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def problems(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> list[str]:
+    """One phrase per tag or option the builder does not know or cannot read (for a warning)."""
+    found = [f"unknown cell tag {t!r}" for t in tags if canonical_tag(t) not in KNOWN_TAGS]
+    for key, value in options:
+        if key not in KNOWN_OPTIONS:
+            found.append(f"unknown cell option '#| {key}'")
+        elif key in ("echo", "output", "eval", "include") and value.lower() not in (*_TRUE, *_FALSE):
+            found.append(f"'#| {key}: {value}' should be true or false")
+        elif key == "code-fold" and value.lower() not in (*_TRUE, *_FALSE, "show"):
+            found.append(f"'#| code-fold: {value}' should be true, false or show")
+    if found:
+        found[-1] += (f" (known tags: {', '.join(sorted(KNOWN_TAGS))}; "
+                      f"known #| options: {', '.join(sorted(KNOWN_OPTIONS))})")
+    return found
+
+
+def display_of(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> CellDisplay:
+    """The CellDisplay of a cell with these tags and ``#|`` options (later options win)."""
+    known = {canonical_tag(t) for t in tags}
+    opts = {key: value.lower() if key in ("echo", "output", "eval", "include", "code-fold") else value
+            for key, value in options}
+    code: Literal["show", "fold", "open", "remove"] = "show"
+    output: Literal["show", "fold", "remove"] = "show"
+    if known & {"hide-input", "hide-cell"} or opts.get("code-fold") in _TRUE:
+        code = "fold"
+    elif opts.get("code-fold") == "show":
+        code = "open"
+    if known & {"hide-output", "hide-cell"}:
+        output = "fold"
+    if "remove-input" in known or opts.get("echo") in _FALSE:
+        code = "remove"
+    if "remove-output" in known or opts.get("output") in _FALSE:
+        output = "remove"
+    removed = "remove-cell" in known or opts.get("include") in _FALSE
+    why = ("tagged skip-execution" if "skip-execution" in known
+           else "#| eval: false" if opts.get("eval") in _FALSE else "")
+    return CellDisplay(
+        code=code, output=output, stdout="remove-stdout" not in known, stderr="remove-stderr" not in known,
+        removed=removed, runs=not why, why_not_run=why, raises="raises-exception" in known,
+        summary=opts.get("code-summary", ""), fig_cap=opts.get("fig-cap", ""),
+        fig_alt=opts.get("fig-alt", ""), label=opts.get("label", ""),
+    )

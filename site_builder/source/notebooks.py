@@ -1,0 +1,219 @@
+"""Parse stage for notebooks: an ``.ipynb`` or a Jupytext Markdown notebook -> the same Script.
+
+Read with jupytext (``.md``: MyST ``{code-cell}`` or Jupytext Markdown, as its front matter
+says). Stored outputs are never read: the cells run as a script's blocks do. Line numbers:
+in a Markdown notebook, the file's own lines; in an ``.ipynb``, lines counted through its
+code cells (the first cell's first line is line 1, each cell one line after the last),
+as the page numbers them.
+"""
+
+from __future__ import annotations
+
+import ast
+import logging
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+from site_builder.errors import ParseError
+from site_builder.source import cell_options, ipython_syntax
+from site_builder.source.blocks import Cell, Script, compile_cell, module_imports, option_warnings, requirements_of
+from site_builder.source.markdown_head import title_and_summary
+
+# A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
+_CODE_CELL_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
+_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
+_PYTHON_NAMES = ("python", "python3", "ipython", "ipython3")
+# Kernels of other languages, by the start of their kernelspec name (for a kernelspec
+# without a language, as MyST-NB pages write it: "kernelspec: {name: coconut}").
+_OTHER_KERNELS = ("ir", "julia", "coconut", "bash", "javascript", "typescript", "deno", "xcpp", "ruby",
+                  "haskell", "scala", "sas", "octave", "matlab", "rust", "evcxr", "gophernotes", "java",
+                  "kotlin", "csharp", ".net", "sos", "wolfram", "gnuplot", "sparkmagic", "pysparkkernel")
+# The front matter's "kernelspec:" key and a child line "  name: python3" right under it.
+_KERNELSPEC_NAME = re.compile(r"^(?P<head>kernelspec:[ \t]*\n)(?P<indent>[ \t]+)name:[ \t]*(?P<name>\S[^\n]*)\n",
+                              re.MULTILINE)
+
+
+def read_notebook(source: str, rel_path: str, entry: str) -> Any:
+    """The notebook (nbformat's NotebookNode) in ``source``; ParseError when it cannot be read."""
+    import jupytext
+
+    suffix = ".ipynb" if rel_path.lower().endswith(".ipynb") else ".md"
+    # nbformat logs schema complaints (an nbformat 4.4 notebook with cell ids, ...) through
+    # traitlets' logger, and warns: the notebook still reads, and the build's own checks speak.
+    quiet = logging.getLogger("traitlets")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return jupytext.reads(source, fmt=suffix)
+            except Exception as exc:
+                named = _with_kernel_display_name(source) if "display_name" in str(exc) else None
+                if named is None:
+                    raise
+                return jupytext.reads(named, fmt=suffix)
+    except Exception as exc:  # jupytext and nbformat raise many kinds: all mean "not a notebook"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ParseError(f"{entry}: {rel_path} cannot be read as a notebook: {first}") from None
+    finally:
+        quiet.setLevel(level)
+
+
+def _with_kernel_display_name(source: str) -> str | None:
+    """``source`` with a ``display_name`` added to its front matter's kernelspec (MyST-NB reads
+    ``kernelspec: {name: python3}`` alone; nbformat's schema, hence jupytext, refuses it)."""
+    front_end = source.find("\n---", 3)
+    match = _KERNELSPEC_NAME.search(source, 0, front_end + 1) if source.startswith("---") and front_end > 0 else None
+    if match is None:
+        return None
+    cut = match.end("head")
+    return f"{source[:cut]}{match['indent']}display_name: {match['name']}\n{source[cut:]}"
+
+
+def _check_kernel(notebook: Any, rel_path: str, entry: str) -> None:
+    """Refuse a notebook whose kernel is not Python (its cells would not run here)."""
+    kernel = notebook.metadata.get("kernelspec") or {}
+    language = kernel.get("language") or (notebook.metadata.get("language_info") or {}).get("name") or ""
+    name = kernel.get("name") or ""
+    if not language and isinstance(name, str) and name.lower().startswith(_OTHER_KERNELS):
+        language = name.split("-")[0]
+    if isinstance(language, str) and language and language.lower() not in _PYTHON_NAMES:
+        name = kernel.get("display_name") or kernel.get("name") or language
+        raise ParseError(f"{entry}: {rel_path} is a {name} notebook (kernel language {language!r}); "
+                         "only Python notebooks can be built")
+
+
+def _markdown_lines(source: str) -> list[int]:
+    """The 1-based line of the first content line of each MyST code cell of ``source``, in order."""
+    lines = source.split("\n")
+    found: list[int] = []
+    i = 0
+    while i < len(lines):
+        match = _CODE_CELL_FENCE.match(lines[i])
+        other = None if match else _FENCE.match(lines[i])
+        if other is not None:  # another fenced block (it may show a code-cell as an example)
+            fence = other["fence"]
+            i += 1
+            while i < len(lines) and not lines[i].startswith(fence[0] * len(fence)):
+                i += 1
+            i += 1
+            continue
+        if match is None:
+            i += 1
+            continue
+        i += 1
+        if i < len(lines) and lines[i].strip() == "---":  # YAML options block
+            i += 1
+            while i < len(lines) and lines[i].strip() != "---":
+                i += 1
+            i += 1
+        else:
+            while i < len(lines) and lines[i].startswith(":") and ":" in lines[i][1:]:
+                i += 1  # ":key: value" options
+            if i < len(lines) and not lines[i].strip() and i > 0 and lines[i - 1].startswith(":"):
+                i += 1  # the blank line after them
+        found.append(i + 1)
+        fence = match["fence"]
+        while i < len(lines) and not lines[i].startswith(fence[0] * len(fence)):
+            i += 1
+        i += 1
+    return found
+
+
+def _tags(metadata: dict[str, Any]) -> tuple[str, ...]:
+    """A cell's tags (the builder's spelling), JupyterLab's hidden input/output as tags."""
+    tags = metadata.get("tags") or []
+    found = [cell_options.canonical_tag(t) for t in tags if isinstance(t, str)]
+    jupyter = metadata.get("jupyter") or {}
+    if isinstance(jupyter, dict):
+        found += ["hide-input"] * bool(jupyter.get("source_hidden"))
+        found += ["hide-output"] * bool(jupyter.get("outputs_hidden"))
+    return tuple(dict.fromkeys(found))
+
+
+def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tuple[list[Cell], str]:
+    """The notebook's cells as Cells, and the text their line numbers count in."""
+    is_markdown = not rel_path.lower().endswith(".ipynb")
+    starts = _markdown_lines(source) if is_markdown else []
+    code_sources = [c.source for c in notebook.cells if c.cell_type == "code"]
+    text_lines = source.split("\n")
+    exact = is_markdown and len(starts) == len(code_sources) and all(
+        text_lines[start - 1:start - 1 + len(code.split("\n"))] == code.split("\n")
+        for start, code in zip(starts, code_sources) if code)
+    run_source_lines: list[str] = []  # the .ipynb's numbering: its code cells, one after the other
+    cells: list[Cell] = []
+    ordinal = 0
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            cells.append(Cell("markdown", "", cell.source, 0, None))
+            continue
+        if cell.cell_type != "code":
+            continue  # raw cells: Jupyter Book leaves them out of the page too
+        ordinal += 1
+        lines = cell.source.split("\n")
+        if exact:
+            first = starts[ordinal - 1]
+        else:
+            first = len(run_source_lines) + 1
+            run_source_lines += [*lines, ""]
+        options, taken = cell_options.split_options(lines)
+        text = "\n".join(lines[taken:]).rstrip("\n")
+        first += taken
+        rewritten = ipython_syntax.rewrite(text)
+        notes = tuple(f"Line {first + row}: {note}." for row, note in rewritten.notes) if rewritten else ()
+        cells.append(Cell(
+            "code", f"block-{ordinal}", text, first, first - taken,
+            tags=_tags(cell.metadata), options=options,
+            run_text=rewritten.text if rewritten else "", notes=notes,
+        ))
+    return cells, source if exact or not cells else "\n".join(run_source_lines)
+
+
+def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:
+    """The Script of a notebook: its cells (Markdown prose, code blocks); ParseError on bad input."""
+    notebook = read_notebook(source, rel_path, entry)
+    _check_kernel(notebook, rel_path, entry)
+    cells, run_source = notebook_cells(notebook, source, rel_path, entry)
+    tree = ast.Module(body=[], type_ignores=[])
+    for cell in cells:
+        if cell.kind == "code":
+            runnable = Cell(cell.kind, cell.name, cell.run_text or cell.text, cell.first_line, cell.marker_line)
+            compile_cell(runnable, rel_path, entry)
+            tree.body += ast.parse("\n" * (cell.first_line - 1) + runnable.text).body
+    imports = module_imports(tree)
+    title, summary = title_and_summary(c.text for c in cells if c.kind == "markdown")
+    return Script(
+        summary=summary, title=title, purpose="", docstring="", cells=tuple(cells),
+        requirements=requirements_of(imports, local_dir),
+        warnings=tuple(option_warnings(cells, rel_path, entry)),
+        prose="markdown", imports=imports,
+        run_source="" if run_source == source else run_source,
+    )
+
+
+def outline_notebook(source: str, rel_path: str, entry: str) -> Script:
+    """What can be shown of a notebook that failed to parse: its cells, as far as it can be read."""
+    try:
+        notebook = read_notebook(source, rel_path, entry)
+        cells, _ = notebook_cells(notebook, source, rel_path, entry)
+    except ParseError:
+        cells = []
+    return Script(summary="", purpose="", docstring="", cells=tuple(cells), requirements=())
+
+
+def notebook_as_script(source: str, rel_path: str) -> bytes:
+    """The notebook as a Jupytext percent script (``# %%`` cells, options kept), for its download."""
+    import jupytext
+
+    try:
+        notebook = read_notebook(source, rel_path, "")
+    except ParseError as error:  # the page says why; the download must not take the build down
+        return f"# This notebook could not be read as a notebook: {error}\n".encode("utf-8")
+    for cell in notebook.cells:
+        cell.outputs = [] if cell.cell_type == "code" else cell.get("outputs", None) or []
+        if cell.cell_type != "code":
+            cell.pop("outputs", None)
+    return jupytext.writes(notebook, fmt="py:percent").encode("utf-8")
