@@ -28,6 +28,17 @@ class EntryOverrides:
 
 
 @dataclass(frozen=True)
+class ApiDocsSource:
+    """One package's API documentation, from ``[tool.site_builder.api_docs]``."""
+
+    package: str  # the top-level import name ("numpy"); "python" stands for the standard library
+    url: str  # the documentation's base URL (http or https, ending in "/"): every link lies below it
+    inventory: str | None = None  # a local objects.inv, POSIX path relative to the project; None: fetched
+    refresh_days: float = 7.0  # a fetched inventory older than this is fetched again
+    timeout: float = 10.0  # seconds allowed to fetch the inventory
+
+
+@dataclass(frozen=True)
 class Config:
     """Every setting of a build, with its default; paths are absolute."""
 
@@ -55,6 +66,7 @@ class Config:
     values: bool = True  # show the value of a block's last expression (as Jupyter does)
     # modules the fork server imports before forking demos, besides those it learns; () disables
     preload: tuple[str, ...] | None = None
+    api_docs: tuple[ApiDocsSource, ...] = ()  # [tool.site_builder.api_docs], in the order written
 
     def timeout_for(self, name: str) -> float:
         """The timeout of entry ``name``: its override, else the default."""
@@ -201,6 +213,53 @@ def _parse_entries(table: Any) -> dict[str, EntryOverrides]:
     return overrides
 
 
+_API_DOCS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "url": ((str,), "an http(s) URL"),
+    "inventory": ((str,), "a path relative to the project"),
+    "refresh_days": ((int, float), "a number of days"),
+    "timeout": ((int, float), "a number of seconds"),
+}
+_PACKAGE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _parse_api_docs(table: Any) -> tuple[ApiDocsSource, ...]:
+    """``[tool.site_builder.api_docs]``: ``package = "URL"`` or ``package = { url = ..., inventory = ... }``."""
+    where = "pyproject.toml: [tool.site_builder.api_docs]"
+    if not isinstance(table, dict):
+        raise UsageError(f"{where} must be a table of package = \"URL\" (e.g. numpy = \"https://numpy.org/doc/stable/\")")
+    sources = []
+    for package, value in table.items():
+        if not _PACKAGE_NAME.fullmatch(package):
+            raise UsageError(f"{where}: {package!r} is not a top-level import name (e.g. 'numpy', 'sklearn')")
+        settings = {"url": value} if isinstance(value, str) else value
+        if not isinstance(settings, dict):
+            raise UsageError(f"{where} {package} must be a URL or a table with url (and inventory), not {value!r}")
+        for key, item in settings.items():
+            if key not in _API_DOCS_KEYS:
+                known = ", ".join(sorted(_API_DOCS_KEYS))
+                raise UsageError(f"pyproject.toml: unknown key api_docs.{package}.{key} in [tool.site_builder] "
+                                 f"(known: {known})")
+            _check_value(f"api_docs.{package}.{key}", item, _API_DOCS_KEYS[key])
+        url = settings.get("url")
+        if url is None:
+            raise UsageError(f"{where} {package} needs a url (the documentation's base, e.g. "
+                             f"\"https://numpy.org/doc/stable/\")")
+        url = url if url.endswith("/") else url + "/"
+        if not _is_site_url(url):
+            raise UsageError(f"{where} {package}: the url must be an http(s) URL of the documentation's "
+                             f"folder, e.g. 'https://numpy.org/doc/stable/', not {settings['url']!r}")
+        inventory = settings.get("inventory")
+        if inventory is not None:
+            parts = inventory.split("/")
+            if inventory.startswith("/") or "\\" in inventory or any(p in ("", ".", "..") for p in parts):
+                raise UsageError(f"{where} {package}: inventory must be a path inside the project, relative "
+                                 f"to it with '/' (e.g. 'docs/inventories/{package}.inv'), not {inventory!r}")
+        sources.append(ApiDocsSource(
+            package, url, inventory, float(settings.get("refresh_days", 7.0)), float(settings.get("timeout", 10.0)),
+        ))
+    return tuple(sources)
+
+
 def _parse_sections(value: Any) -> tuple[str, ...]:
     """``sections = ["basics", "advanced"]``: section folder names, each once."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -249,8 +308,11 @@ def load_config(root: Path) -> Config:
         if key == "preload":
             values["preload"] = _parse_preload(value)
             continue
+        if key == "api_docs":
+            values["api_docs"] = _parse_api_docs(value)
+            continue
         if key not in _SCALAR_KEYS:
-            known = ", ".join(sorted([*_SCALAR_KEYS, "entries", "sections", "preload"]))
+            known = ", ".join(sorted([*_SCALAR_KEYS, "entries", "sections", "preload", "api_docs"]))
             raise UsageError(f"pyproject.toml: unknown key '{key}' in [tool.site_builder] (known: {known})")
         _check_value(key, value, _SCALAR_KEYS[key])
         values[key] = float(value) if key in ("timeout", "tolerance", "figure_scale") else value

@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "site_builder"
 # Lower rank = deeper layer. A module may import modules of its own rank or below.
 RANKS = {
     "errors": 0, "fs": 0, "names": 0, "ansi": 0, "config": 0,
+    "apidocs": 0.5,  # Sphinx inventories: on the shared bottom only; site and commands use it
     "source": 1,
     "run": 2,
     "site": 3,
@@ -80,7 +81,7 @@ def test_runner_and_fork_server_use_the_standard_library_only() -> None:
 
 
 def test_each_stage_says_what_it_does() -> None:
-    for folder in ("commands", "site", "run", "source"):
+    for folder in ("commands", "site", "run", "source", "apidocs"):
         doc = ast.get_docstring(ast.parse((PACKAGE / folder / "__init__.py").read_text(encoding="utf-8")))
         assert doc and "import" in doc.lower(), f"{folder}/__init__.py should say what the stage does and may import"
 

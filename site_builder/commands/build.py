@@ -13,6 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from site_builder.apidocs.inventory import ApiDocs, load_api_docs
 from site_builder.source.blocks import Script, outline, parse
 from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server, set_preload
@@ -98,9 +99,11 @@ def _unparsable(entry: Entry, error: ParseError) -> EntryBuild:
     return EntryBuild(entry, script, result)
 
 
-def site_info(config: Config, entries: tuple[Entry, ...] | list[Entry] = ()) -> SiteInfo:
+def site_info(config: Config, entries: tuple[Entry, ...] | list[Entry] = (),
+              api_docs: ApiDocs | None = None) -> SiteInfo:
     """The site-wide settings the templates need (with the sections of ``entries``)."""
     return SiteInfo(
+        api_docs=api_docs if api_docs is not None else ApiDocs(),
         title=config.title, site_url=config.site_url, entry_heading=config.entry_heading,
         entry_intro=config.entry_intro, entry_url=config.entry_url,
         search_placeholder=config.search_placeholder, index_intro=config.index_intro,
@@ -154,15 +157,19 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     _check_force_names(options, entries)
     names = {e.name for e in entries}
     previous: SiteState | None = None  # what the published site was made from
+    api_docs, api_warnings = ApiDocs(), []
     if options.shard:  # the other shards' entries run elsewhere
         entries = shard_entries(config, entries, options.shard)
     else:
         check_writable(config.output, relative_to_root(config.output, config.root))
+        # Before the no-change check: a refreshed inventory changes pages.
+        api_docs, api_warnings = load_api_docs(config.api_docs, config.root, config.records, frozen=options.frozen)
         previous = load_state(config) if config.output.is_dir() else None
         if not (options.force or options.force_names or report.failures):
-            state = unchanged_site(config, entries, previous)
-            if state is not None:
+            state = unchanged_site(config, entries, previous, api_docs.fingerprint())
+            if state is not None:  # its warnings include the inventories' (the same inventories)
                 return _unchanged(config, entries, state, report, started)
+    report.warnings.extend(api_warnings)
     parsed = _parse_all(config, entries, report, parsed_scripts(config, entries, previous))
     report.warnings.extend(config.unused_overrides(names))
     report.warnings.extend(config.unused_sections(_section_names(names)))
@@ -202,7 +209,8 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     if options.shard:  # a shard leaves records only; `build --frozen` assembles the site
         report.wall_time = time.perf_counter() - started
         return report
-    _render_and_write(config, entries, report, previous, records_checked=not options.frozen, trusted=store.trusted)
+    _render_and_write(config, entries, report, previous, records_checked=not options.frozen, trusted=store.trusted,
+                      api_docs=api_docs)
     report.wall_time = time.perf_counter() - started
     return report
 
@@ -222,9 +230,9 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
 
 
 def _render_and_write(config: Config, entries: list[Entry], report: BuildReport, previous: SiteState | None,
-                      records_checked: bool, trusted: dict[str, str]) -> None:
+                      records_checked: bool, trusted: dict[str, str], api_docs: ApiDocs) -> None:
     """Render what changed (unchanged pages are linked from the published site), write, remember."""
-    info = site_info(config, entries)
+    info = site_info(config, entries, api_docs)
     rebuild = Rebuild(config, info, report.builds, state=previous, records_checked=records_checked,
                       trusted=trusted)
     plan = rebuild.plan()

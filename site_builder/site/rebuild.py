@@ -401,9 +401,10 @@ def _read_unchanged(config: Config, state: SiteState, rel: str) -> bool:
 # ---------------------------------------------------------------- the no-change path
 
 
-def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None) -> SiteState | None:
+def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None,
+                   api_docs: str = "") -> SiteState | None:
     """``state`` (the saved one, see load_state) when the published site is exactly what a build
-    would write now, else None."""
+    would write now, else None.  ``api_docs``: the loaded inventories' fingerprint."""
     if state is None or not config.output.is_dir():
         return None
     if [e.name for e in entries] != sorted(state.entries):
@@ -415,7 +416,7 @@ def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None
         return None
     versions = _known_versions(state)
     base = _sha(code_fingerprint(versions), templates_fingerprint(), settings_fingerprint(config),
-                _headers_fingerprint(config, entries))
+                _headers_fingerprint(config, entries), api_docs)
     packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
     if _site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:
         return None
@@ -618,7 +619,7 @@ class Rebuild:
         state.files = _track(self.config, keys, staged, known)
         records = {e.name: state.entries[e.name]["record"] for e in entries}
         base = _sha(code, templates_fingerprint(), settings_fingerprint(self.config),
-                    _headers_fingerprint(self.config, entries))
+                    _headers_fingerprint(self.config, entries), self.info.api_docs.fingerprint())
         state.fingerprint = _site_fingerprint(base, entries, records, packages, self.versions)
         state.versions = dict(self.versions)
         return state

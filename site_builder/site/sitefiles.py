@@ -6,9 +6,10 @@ with nothing to render never imports those libraries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from site_builder.apidocs.inventory import ApiDocs
 from site_builder.source.blocks import Script
 from site_builder.source.entries import Entry, Section, site_order
 from site_builder.run.execute import RunResult
@@ -57,6 +58,9 @@ class SiteInfo:
     search_placeholder: str = "Search"
     index_intro: str = ""
     output_fold_lines: int = 40  # longer outputs show head and tail around a "show all" control
+    # the packages' API documentation ([tool.site_builder.api_docs]); its repr is its fingerprint,
+    # so pages' cache keys (which hash this repr) change with the inventories
+    api_docs: ApiDocs = field(default_factory=ApiDocs)
 
 
 def ordered_builds(builds: list[EntryBuild], info: SiteInfo) -> list[EntryBuild]:

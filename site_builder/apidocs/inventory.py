@@ -1,0 +1,268 @@
+"""Sphinx inventories (``objects.inv``, version 2) and the lookup of a Python object's docs page.
+
+An inventory is untrusted data: its size is capped (compressed and decompressed), it is
+parsed with a regular expression (nothing is evaluated), and an entry is kept only when its
+link is a plain relative URL that stays under the configured base, so every URL produced is
+``http(s)://`` below that base.  A package whose inventory cannot be had is one warning;
+the build goes on without its links.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import re
+import sys
+import time
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from site_builder.apidocs import fetch
+from site_builder.apidocs.fetch import CACHE_FOLDER, MAX_COMPRESSED, CachedInventory, InventoryUnavailable
+from site_builder.config import ApiDocsSource
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
+
+log = logging.getLogger(__name__)
+
+MAX_DECOMPRESSED = 64 << 20  # the largest inventories known (Python's, NumPy's) are a few MiB
+_HEADER = "# Sphinx inventory version 2"
+# Sphinx's own line pattern: name, domain:role, priority, uri, display name.
+_LINE = re.compile(r"(.+?)\s+(\S+)\s+(-?\d+)\s+?(\S*)\s+(.*)")
+# What a relative URL of a documentation page may hold; no quote, space, '<', '>' or '\'.
+_SAFE_URI = re.compile(r"[A-Za-z0-9\-._~/#%+!$&'()*,;=:@?]*")
+PYTHON = "python"  # the settings key whose inventory is the standard library's
+
+
+@dataclass(frozen=True)
+class ApiTarget:
+    """Where one documented object's page is."""
+
+    name: str  # the full dotted name, as the inventory lists it ("numpy.linalg.norm")
+    role: str  # the inventory's domain:role, e.g. "py:function", "py:class", "py:method"
+    url: str  # absolute http(s) URL, always under the package's configured base
+    package: str  # the settings key (top-level import name) whose inventory lists it
+
+
+@dataclass(frozen=True)
+class Inventory:
+    """One package's parsed inventory: each Python object's roles and URLs."""
+
+    package: str
+    base: str
+    digest: str  # sha256 of the objects.inv bytes
+    objects: dict[str, tuple[tuple[str, str], ...]]  # name -> ((role, url), ...)
+    rejected: int = 0  # entries dropped because their link would leave the base URL
+
+
+class InventoryMalformed(Exception):
+    """An objects.inv that cannot be read; ``str()`` is the reason, for the user."""
+
+
+class ApiDocs:
+    """The loaded inventories: a full dotted name -> its documentation page."""
+
+    def __init__(self, inventories: Iterable[Inventory] = ()) -> None:
+        self._inventories = tuple(inventories)
+        self._by_package = {inv.package: inv for inv in self._inventories}
+        self._fingerprint = hashlib.sha256(
+            "\0".join(f"{i.package}\0{i.base}\0{i.digest}" for i in self._inventories).encode()).hexdigest()
+
+    @property
+    def packages(self) -> tuple[str, ...]:
+        """The settings keys whose inventory is loaded, in the settings' order."""
+        return tuple(inv.package for inv in self._inventories)
+
+    def __bool__(self) -> bool:
+        return bool(self._inventories)
+
+    def fingerprint(self) -> str:
+        """A hash of what is loaded (packages, base URLs, inventory bytes): part of pages' cache keys."""
+        return self._fingerprint
+
+    def __repr__(self) -> str:  # stable: page keys hash the site settings' repr
+        return f"ApiDocs({self._fingerprint[:16]})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ApiDocs) and other._fingerprint == self._fingerprint
+
+    def __hash__(self) -> int:
+        return hash(self._fingerprint)
+
+    def lookup(self, name: str, roles: Iterable[str] | None = None) -> ApiTarget | None:
+        """The page of the object named exactly ``name`` (optionally only with one of ``roles``)."""
+        wanted = None if roles is None else set(roles)
+        candidates = [name]
+        if name.startswith("builtins."):  # Python's inventory lists builtins bare: "print", "int"
+            candidates.append(name.removeprefix("builtins."))
+        for candidate in candidates:
+            for inv in self._search_order(candidate):
+                for role, url in inv.objects.get(candidate, ()):
+                    if wanted is None or role in wanted:
+                        return ApiTarget(candidate, role, url, inv.package)
+        return None
+
+    def _search_order(self, name: str) -> list[Inventory]:
+        """The inventory of the name's own package first (the standard library's for its
+        modules and for builtins), then the others in the settings' order."""
+        top = name.partition(".")[0]
+        own = self._by_package.get(top)
+        if own is None and (top in sys.stdlib_module_names or "." not in name):
+            own = self._by_package.get(PYTHON)
+        if own is None:
+            return list(self._inventories)
+        return [own, *(inv for inv in self._inventories if inv is not own)]
+
+
+def _safe_url(base: str, uri: str) -> str | None:
+    """``base + uri`` when ``uri`` is a plain relative link that stays under ``base``, else None."""
+    if not _SAFE_URI.fullmatch(uri):
+        return None
+    parts = urlsplit(uri)
+    if parts.scheme or parts.netloc or uri.startswith("/"):
+        return None
+    for segment in parts.path.split("/"):
+        decoded = unquote(segment)
+        if decoded in (".", "..") or "/" in decoded or "\\" in decoded:
+            return None
+    url = base + uri
+    joined, root = urlsplit(url), urlsplit(base)
+    if joined.scheme not in ("http", "https") or joined.netloc != root.netloc or not joined.path.startswith(root.path):
+        return None
+    return url
+
+
+def _decompress(body: bytes) -> bytes:
+    engine = zlib.decompressobj()
+    try:
+        data = engine.decompress(body, MAX_DECOMPRESSED)
+    except zlib.error as exc:
+        raise InventoryMalformed(f"its compressed part is not zlib data ({exc})") from None
+    if engine.unconsumed_tail:
+        raise InventoryMalformed(f"it decompresses to more than {MAX_DECOMPRESSED >> 20} MiB")
+    if not engine.eof:
+        raise InventoryMalformed("it is truncated (its compressed part ends early)")
+    return data
+
+
+@functools.lru_cache(maxsize=16)  # `serve` rebuilds parse each inventory once
+def parse_inventory(data: bytes, package: str, base: str) -> Inventory:
+    """The Python objects of an objects.inv's bytes, each with its URL under ``base``; InventoryMalformed else."""
+    if len(data) > MAX_COMPRESSED:
+        raise InventoryMalformed(f"it is larger than {MAX_COMPRESSED >> 20} MiB")
+    parts = data.split(b"\n", 4)
+    first = parts[0].decode("utf-8", "replace").rstrip()
+    if first != _HEADER:
+        if first.startswith("# Sphinx inventory version"):
+            raise InventoryMalformed(f"'{first[2:]}' is not supported (only version 2, Sphinx >= 1.0)")
+        raise InventoryMalformed("it is not a Sphinx inventory (no '# Sphinx inventory version 2' header)")
+    if len(parts) < 5 or b"zlib" not in parts[3]:
+        raise InventoryMalformed("it is truncated or not zlib-compressed (its four-line header is incomplete)")
+    try:
+        text = _decompress(parts[4]).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InventoryMalformed("its entries are not UTF-8 text") from None
+    objects: dict[str, list[tuple[str, str]]] = {}
+    rejected = bad = 0
+    for line in text.splitlines():
+        match = _LINE.fullmatch(line.rstrip())
+        if not match:
+            bad += 1 if line.strip() else 0
+            continue
+        name, kind, _priority, uri, _display = match.groups()
+        domain, _, _role = kind.partition(":")
+        if domain != "py":
+            continue  # labels, terms, C++ objects: not Python objects
+        if uri.endswith("$"):
+            uri = uri[:-1] + name
+        url = _safe_url(base, uri)
+        if url is None:
+            rejected += 1
+            continue
+        objects.setdefault(name, []).append((kind, url))
+    if bad and not objects:
+        raise InventoryMalformed(f"none of its {bad} lines is an inventory entry")
+    digest = hashlib.sha256(data).hexdigest()
+    return Inventory(package, base, digest, {k: tuple(v) for k, v in objects.items()}, rejected)
+
+
+def load_api_docs(settings: Iterable[ApiDocsSource], project_root: Path, records_dir: Path, *,
+                  frozen: bool, offline: bool = False) -> tuple[ApiDocs, list[str]]:
+    """Every configured package's inventory (local, cached, or fetched unless ``frozen`` or
+    ``offline``), and one warning per package that could not be loaded, naming the reason."""
+    inventories: list[Inventory] = []
+    warnings: list[str] = []
+    for source in settings:
+        try:
+            inventory, warning = _load_one(source, project_root, records_dir, fetching=not (frozen or offline),
+                                           frozen=frozen)
+        except (InventoryUnavailable, InventoryMalformed) as exc:
+            warnings.append(f"api_docs {source.package}: {exc}; pages do not link to its documentation")
+            continue
+        if warning:
+            warnings.append(warning)
+        if inventory.rejected:
+            warnings.append(f"api_docs {source.package}: {inventory.rejected} inventory entries link outside "
+                            f"{source.url} (or not over http/https) and were left out")
+        inventories.append(inventory)
+    for warning in warnings:
+        log.debug("%s", warning)
+    return ApiDocs(inventories), warnings
+
+
+def _load_one(source: ApiDocsSource, project_root: Path, records_dir: Path, *, fetching: bool,
+              frozen: bool) -> tuple[Inventory, str | None]:
+    """One package's inventory and a warning to say although it loaded (a stale cache), if any."""
+    package, base = source.package, source.url
+    if source.inventory is not None:
+        try:
+            with open_regular(project_root, source.inventory) as f:
+                data = f.read(MAX_COMPRESSED + 1)
+        except UnsafeFileError as exc:
+            raise InventoryUnavailable(f"the inventory {exc}") from None  # "PATH: it is missing"
+        except UnsafePathError:
+            raise InventoryUnavailable(f"the inventory {source.inventory!r} is not a path inside the project") from None
+        except OSError as exc:
+            raise InventoryUnavailable(f"the inventory {source.inventory} cannot be read ({exc.strerror})") from None
+        try:
+            return parse_inventory(data, package, base), None
+        except InventoryMalformed as exc:
+            raise InventoryMalformed(f"{source.inventory}: {exc}") from None
+    cached = fetch.read_cache(records_dir, package)
+    if cached is not None and cached.url != fetch.inventory_url(source):
+        cached = None  # fetched from another URL: the settings changed
+    where = f"{records_dir.name}/{CACHE_FOLDER}/{package}.inv"
+    if not fetching:
+        if cached is None:
+            why = "a --frozen build fetches nothing" if frozen else "not fetching"
+            raise InventoryUnavailable(f"no cached inventory in {where} ({why}: build once without "
+                                       "--frozen, and commit the records folder)")
+        return _parsed_cache(cached, package, base, where), None
+    now = time.time()
+    if cached is not None and fetch.is_fresh(cached, source, now):
+        try:
+            return parse_inventory(cached.data, package, base), None
+        except InventoryMalformed:
+            pass  # a damaged cache: fetch again
+    url = fetch.inventory_url(source)
+    try:
+        data = fetch.download(url, source.timeout)
+        inventory = parse_inventory(data, package, base)
+    except (InventoryUnavailable, InventoryMalformed) as exc:
+        reason = str(exc) if isinstance(exc, InventoryUnavailable) else f"{url}: {exc}"
+        if cached is None:
+            raise InventoryUnavailable(reason) from None
+        day = time.strftime("%Y-%m-%d", time.gmtime(cached.fetched))
+        inventory = _parsed_cache(cached, package, base, where)
+        return inventory, f"api_docs {package}: could not refresh the inventory ({reason}); using the copy fetched {day}"
+    return inventory, fetch.write_cache(records_dir, package, CachedInventory(data, url, now))
+
+
+def _parsed_cache(cached: CachedInventory, package: str, base: str, where: str) -> Inventory:
+    try:
+        return parse_inventory(cached.data, package, base)
+    except InventoryMalformed as exc:
+        raise InventoryMalformed(f"{where}: {exc}") from None
