@@ -61,7 +61,7 @@ class NameResolver:
             return []
         self._remember_aliases(tree, after)
         lines = text.split("\n")
-        found: list[list[Any]] = []
+        found: list[list[Any]] = self._import_names(collector.imports, lines, first_line, after)
         for node, chain, stored in collector.chains:
             if len(found) >= MAX_REFS:
                 break
@@ -76,6 +76,40 @@ class NameResolver:
                 if names and target.end_lineno == line:
                     found.append([line + first_line - 1, _chars(lines[line - 1], root.col_offset),
                                   _chars(lines[line - 1], target.end_col_offset), names[:MAX_NAMES]])
+        return found
+
+    def _import_names(self, imports: list[Any], lines: list[str], first_line: int, after: dict[str, Any]
+                      ) -> list[list[Any]]:
+        """The module and object names of the block's import statements (``import numpy as np``)."""
+        found: list[list[Any]] = []
+        for statement in imports:
+            line = lines[statement.lineno - 1] if statement.lineno == statement.end_lineno else ""
+            spans: list[tuple[int, str, Any, str]] = []  # (char col, text there, value, full name written)
+            if isinstance(statement, ast.ImportFrom):
+                at = _chars(line, statement.col_offset)
+                module_at = line.find(statement.module or "\0", at)
+                module = sys.modules.get(statement.module or "")
+                if statement.level or module is None:
+                    continue
+                spans.append((module_at, statement.module or "", module, statement.module or ""))
+            for alias in statement.names:
+                if alias.name == "*" or alias.lineno != statement.lineno:
+                    continue
+                col = _chars(line, alias.col_offset)
+                if isinstance(statement, ast.ImportFrom):
+                    value = after.get(alias.asname or alias.name, _MISSING)
+                    written = f"{statement.module}.{alias.name}"
+                else:
+                    value, written = sys.modules.get(alias.name, _MISSING), alias.name
+                if value is not _MISSING:
+                    spans.append((col, alias.name, value, written))
+            for col, literal, value, written in spans:
+                end = col + len(literal)
+                if col < 0 or line[col:end] != literal:  # `import a . b`: not where ast says
+                    continue
+                names = self._value_names(value, written)
+                if names:
+                    found.append([statement.lineno + first_line - 1, col, end, names[:MAX_NAMES]])
         return found
 
     # ------------------------------------------------------------ chains
@@ -277,6 +311,7 @@ class _Collector:
     def __init__(self) -> None:
         self.chains: list[tuple[ast.AST, list[Any], bool]] = []  # (outer node, [Name, Attribute...], is a store)
         self.store_points: dict[str, tuple[int, int]] = {}  # name -> (line, col) from which the new value holds
+        self.imports: list[ast.Import | ast.ImportFrom] = []  # the block's own (not its functions')
 
     def visit_scope(self, body: list[ast.stmt], local: frozenset[str]) -> None:
         for statement in body:
@@ -315,6 +350,7 @@ class _Collector:
                 self._visit(child, local | targets, None)
             return
         if statement is not None and isinstance(node, (ast.Import, ast.ImportFrom)):
+            self.imports.append(node)
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 if bound != "*":

@@ -79,6 +79,16 @@ class Value:
 
 
 @dataclass(frozen=True)
+class NameRef:
+    """What a name or dotted chain of a block's code denoted when the block ran (run/api_names.py)."""
+
+    line: int  # script line
+    col: int  # characters from the line's start
+    end_col: int
+    names: tuple[str, ...]  # the full names it may be documented under, most exact first
+
+
+@dataclass(frozen=True)
 class BlockResult:
     """What one block did when it ran."""
 
@@ -93,6 +103,7 @@ class BlockResult:
     error: BlockError | None = None
     artifacts: tuple[Artifact, ...] = ()
     value: Value | None = None  # the value of its last expression, when it has one worth showing
+    names: tuple[NameRef, ...] = ()  # what its names denoted when it ran, in the order of the code
 
 
 @dataclass(frozen=True)
@@ -519,6 +530,7 @@ class _RunState:
                 results.append(BlockResult(
                     name=cell.name, status=ev["status"], duration=float(ev["duration"]),
                     error=self._error(ev.get("error")), value=self._value(ev.get("value")),
+                    names=name_refs(ev.get("names")),
                     artifacts=tuple(Artifact(**a) for a in ev.get("artifacts", ())), **out,
                 ))
             elif interruption and i == interrupted:
@@ -550,6 +562,29 @@ class _RunState:
             return None
         return BlockError(raw["type"], self.scrub(raw["message"]), raw["line"],
                           self.scrub(raw["traceback"]))
+
+
+MAX_NAME_REFS = 1500  # per block, as the runner's cap (run/api_names.py)
+MAX_NAME_LENGTH = 300
+
+
+def name_refs(raw: Any) -> tuple[NameRef, ...]:
+    """The runner's (or a record's) ``[line, col, end_col, [names]]`` list, its malformed items dropped."""
+    if not isinstance(raw, list):
+        return ()
+    refs = []
+    for item in raw[:MAX_NAME_REFS]:
+        if isinstance(item, dict):
+            item = [item.get("line"), item.get("col"), item.get("end_col"), item.get("names")]
+        if not (isinstance(item, list) and len(item) == 4 and isinstance(item[3], list)):
+            continue
+        line, col, end, names = item
+        if not all(type(n) is int and n >= 0 for n in (line, col, end)) or line < 1 or end <= col:
+            continue
+        kept = tuple(n for n in names[:6] if isinstance(n, str) and 0 < len(n) <= MAX_NAME_LENGTH)
+        if kept:
+            refs.append(NameRef(line, col, end, kept))
+    return tuple(refs)
 
 
 def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str,

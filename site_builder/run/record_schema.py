@@ -61,10 +61,18 @@ _BLOCK = _record({
         "lines": _LINES,
         "html": {"oneOf": [{"type": "null"}, _LINES]},
     })]},
+    # what each name of the block's code denoted when it ran (run/api_names.py)
+    "names": {"type": "array", "maxItems": 1500, "items": _record({
+        "line": {"type": "integer", "minimum": 1},
+        "col": _COUNT,
+        "end_col": _COUNT,
+        "names": {"type": "array", "minItems": 1, "maxItems": 6,
+                  "items": {"type": "string", "minLength": 1, "maxLength": 300}},
+    })},
 })
 
 RECORD_SCHEMA: dict[str, Any] = _record({
-    "format": {"const": 2},
+    "format": {"const": 3},
     "entry": _STRING,
     "failure": {"type": ["string", "null"]},
     "duration": _SECONDS,

@@ -48,6 +48,7 @@ from site_builder.run.execute import (
     BlockError,
     BlockResult,
     OutputChunk,
+    name_refs,
     RunOptions,
     RunResult,
     Value,
@@ -71,10 +72,11 @@ from site_builder.names import stem_of
 
 log = logging.getLogger(__name__)
 
-RECORD_FORMAT = 2  # 2: each block's "value"; bump when the JSON layout changes; other formats are cache misses
+RECORD_FORMAT = 3  # 2: each block's "value"; 3: each block's "names"; bump when the JSON layout changes; other formats are cache misses
 # Bump when execute.py/runner.py change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
-EXECUTION_VERSION = 3  # 2: blocks keep the value of their last expression; 3: not a bare string or an address
+EXECUTION_VERSION = 4  # 2: blocks keep the value of their last expression; 3: not a bare string or an address
+# 4: blocks record what their names denoted (api_names)
 RECORD_FILE = f"{BUILDER_DIR}/record.json"
 # environment keys that are not package distributions
 _NOT_PACKAGES = frozenset({"python", "platform", "blas"})
@@ -248,6 +250,7 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
             "artifacts": [{**dataclasses.asdict(a), "sha256": shas[a.path]} for a in b.artifacts],
             "value": None if b.value is None else {"lines": _lines(b.value.text),
                                                    "html": None if b.value.html is None else _lines(b.value.html)},
+            "names": [{"line": n.line, "col": n.col, "end_col": n.end_col, "names": list(n.names)} for n in b.names],
         })
     return {
         "format": RECORD_FORMAT,
@@ -307,6 +310,7 @@ def _block(raw: dict[str, Any]) -> BlockResult:
             Artifact(**{k: v for k, v in a.items() if k != "sha256"}) for a in raw["artifacts"]
         ),
         value=_value(raw["value"]),
+        names=name_refs(raw["names"]),
     )
 
 

@@ -882,6 +882,24 @@ def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
     os._exit = _exit  # type: ignore[assignment]
 
 
+def load_sibling(name: str) -> types.ModuleType:
+    """A module of this folder (``api_names``), kept out of sys.modules: the demo must not see it."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py")
+    module = types.ModuleType(f"_site_builder_{name}")
+    module.__file__ = path
+    with open(path, encoding="utf-8") as f:
+        exec(compile(f.read(), path, "exec", dont_inherit=True), module.__dict__)
+    return module
+
+
+def block_names(resolver: Any, cell: dict[str, Any], before: dict[str, Any], ns: dict[str, Any]) -> list[Any]:
+    """What the block's names denoted when it ran (see api_names); [] when that cannot be told."""
+    try:
+        return resolver.resolve(cell["text"], cell["first_line"], before, ns)
+    except Exception:  # a demo's odd object must never cost it its run
+        return []
+
+
 def _run(job: dict[str, Any], events: Events) -> None:
     script, rel_path, files_dir = job["script"], job["rel_path"], job["files_dir"]
     paths = Paths(job["project_root"], files_dir)
@@ -912,22 +930,26 @@ def _run(job: dict[str, Any], events: Events) -> None:
     preloaded = dict(sys.modules)
 
     flags = 0
+    resolver = load_sibling("api_names").NameResolver()
     for index, cell in enumerate(job["blocks"]):
         events.send([{"event": "start", "i": index, "block": cell["name"]}])
         before = snapshot(files_dir)
         sink.begin(index)
         audit.on = True
+        before_ns = dict(ns)
         t0 = time.perf_counter()
         status, error, stop, flags, value = run_cell(cell, ns, rel_path, paths, flags)
         if stop or index == len(job["blocks"]) - 1:
             flush_demo_files(ns)  # the script has ended
         duration = time.perf_counter() - t0
         audit.on = False
+        names = block_names(resolver, cell, before_ns, ns)
         artifacts = save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0))
         artifacts += file_artifacts(before, snapshot(files_dir), files_dir)
         sink.finish()
         events.send([{"event": "end", "i": index, "block": cell["name"], "status": status,
-                      "duration": duration, "error": error, "artifacts": artifacts, "value": value}])
+                      "duration": duration, "error": error, "artifacts": artifacts, "value": value,
+                      "names": names}])
         if stop:
             break
     sink.stop()
