@@ -45,9 +45,10 @@ class NameResolver:
 
     def resolve(self, text: str, first_line: int, before: dict[str, Any], after: dict[str, Any]
                 ) -> list[list[Any]]:
-        """``[line, col, end_col, [full names...]]`` for each chain of the block ``text`` (script
+        """``[line, col, end_col, [full names...], explicit]`` for each chain of the block ``text`` (script
         lines from ``first_line``) that denotes something nameable; ``before``/``after``: the
-        namespace before the block (a copy) and after it.  Columns count characters."""
+        namespace before the block (a copy) and after it.  Columns count characters; the first
+        ``explicit`` names name the object itself, the others its type (``x`` -> numpy.ndarray)."""
         if len(text) > MAX_SOURCE:
             return []
         try:
@@ -71,11 +72,12 @@ class NameResolver:
             use_before = (not stored and point is not None and (line, root.col_offset) < point
                           and root.id in before)
             namespace = before if use_before else after
-            for end, names in self._chain_names(root.id, [n.attr for n in chain[1:]], namespace):
+            for end, names, explicit in self._chain_names(root.id, [n.attr for n in chain[1:]], namespace):
                 target = chain[end]
                 if names and target.end_lineno == line:
                     found.append([line + first_line - 1, _chars(lines[line - 1], root.col_offset),
-                                  _chars(lines[line - 1], target.end_col_offset), names[:MAX_NAMES]])
+                                  _chars(lines[line - 1], target.end_col_offset), names[:MAX_NAMES],
+                                  min(explicit, MAX_NAMES)])
         return found
 
     def _import_names(self, imports: list[Any], lines: list[str], first_line: int, after: dict[str, Any]
@@ -107,16 +109,18 @@ class NameResolver:
                 end = col + len(literal)
                 if col < 0 or line[col:end] != literal:  # `import a . b`: not where ast says
                     continue
-                names = self._value_names(value, written)
+                names, explicit = self._value_names(value, written)
                 if names:
-                    found.append([statement.lineno + first_line - 1, col, end, names[:MAX_NAMES]])
+                    found.append([statement.lineno + first_line - 1, col, end, names[:MAX_NAMES],
+                                  min(explicit, MAX_NAMES)])
         return found
 
     # ------------------------------------------------------------ chains
 
     def _chain_names(self, root: str, attrs: list[str], namespace: dict[str, Any]
-                     ) -> list[tuple[int, list[str]]]:
-        """(index of the chain's part, names) for the root and each attribute after it."""
+                     ) -> list[tuple[int, list[str], int]]:
+        """(index of the chain's part, names, how many of them name the object itself rather
+        than its type) for the root and each attribute after it."""
         value = namespace.get(root, _MISSING)
         if value is _MISSING:
             value = vars(builtins).get(root, _MISSING)
@@ -128,7 +132,7 @@ class NameResolver:
             written = alias[0]
         elif isinstance(value, types.ModuleType):
             written = _str(vars(value).get("__name__"))
-        results = [(0, self._value_names(value, written))]
+        results = [(0, *self._value_names(value, written))]
         for k, attr in enumerate(attrs, start=1):
             step = _lookup(value, attr)
             if step is None:
@@ -138,24 +142,30 @@ class NameResolver:
             owners, value, known = step
             written = f"{written}.{attr}" if written and through_module else None
             names = [] if owners is None else [f"{n}.{attr}" for klass in owners for n in self._class_names(klass)]
+            explicit = len(names)
             if known:
-                names += [n for n in self._value_names(value, written) if n not in names]
-            results.append((k, names))
+                more, own = self._value_names(value, written)
+                explicit += len([n for n in more[:own] if n not in names])
+                names += [n for n in more if n not in names]
+            results.append((k, names, explicit))
             if not known:
                 break
         return results
 
-    def _value_names(self, value: Any, written: str | None) -> list[str]:
-        """The names of a module, class or function; of anything else, its type's (after ``written``)."""
+    def _value_names(self, value: Any, written: str | None) -> tuple[list[str], int]:
+        """The names of a module, class or function; of anything else, its type's (after ``written``);
+        and how many of them name the value itself."""
         first = [written] if written else []
         if isinstance(value, types.ModuleType):
-            return first
+            return first, len(first)
         if isinstance(value, type):
-            return first + [n for n in self._class_names(value) if n != written]
+            names = first + [n for n in self._class_names(value) if n != written]
+            return names, len(names)
         routine = self._routine_names(value)
         if routine is not None:
-            return first + [n for n in routine if n != written]
-        return first + self._class_names(type(value))
+            names = first + [n for n in routine if n != written]
+            return names, len(names)
+        return first + [n for n in self._class_names(type(value)) if n != written], len(first)
 
     def _class_names(self, klass: type) -> list[str]:
         cached = self._names.get(id(klass))

@@ -86,6 +86,7 @@ class NameRef:
     col: int  # characters from the line's start
     end_col: int
     names: tuple[str, ...]  # the full names it may be documented under, most exact first
+    explicit: int  # how many of ``names`` name the object itself; the others name its type (a variable's)
 
 
 @dataclass(frozen=True)
@@ -569,21 +570,21 @@ MAX_NAME_LENGTH = 300
 
 
 def name_refs(raw: Any) -> tuple[NameRef, ...]:
-    """The runner's (or a record's) ``[line, col, end_col, [names]]`` list, its malformed items dropped."""
+    """The runner's (or a record's) ``[line, col, end_col, [names], explicit]`` list, malformed items dropped."""
     if not isinstance(raw, list):
         return ()
     refs = []
     for item in raw[:MAX_NAME_REFS]:
         if isinstance(item, dict):
-            item = [item.get("line"), item.get("col"), item.get("end_col"), item.get("names")]
-        if not (isinstance(item, list) and len(item) == 4 and isinstance(item[3], list)):
+            item = [item.get("line"), item.get("col"), item.get("end_col"), item.get("names"), item.get("explicit")]
+        if not (isinstance(item, list) and len(item) == 5 and isinstance(item[3], list)):
             continue
-        line, col, end, names = item
-        if not all(type(n) is int and n >= 0 for n in (line, col, end)) or line < 1 or end <= col:
+        line, col, end, names, explicit = item
+        if not all(type(n) is int and n >= 0 for n in (line, col, end, explicit)) or line < 1 or end <= col:
             continue
-        kept = tuple(n for n in names[:6] if isinstance(n, str) and 0 < len(n) <= MAX_NAME_LENGTH)
-        if kept:
-            refs.append(NameRef(line, col, end, kept))
+        if not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME_LENGTH for n in names[:6]) or not names:
+            continue
+        refs.append(NameRef(line, col, end, tuple(names[:6]), min(explicit, len(names[:6]))))
     return tuple(refs)
 
 

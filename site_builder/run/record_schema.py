@@ -68,6 +68,7 @@ _BLOCK = _record({
         "end_col": _COUNT,
         "names": {"type": "array", "minItems": 1, "maxItems": 6,
                   "items": {"type": "string", "minLength": 1, "maxLength": 300}},
+        "explicit": {"type": "integer", "minimum": 0, "maximum": 6},
     })},
 })
 

@@ -250,7 +250,8 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
             "artifacts": [{**dataclasses.asdict(a), "sha256": shas[a.path]} for a in b.artifacts],
             "value": None if b.value is None else {"lines": _lines(b.value.text),
                                                    "html": None if b.value.html is None else _lines(b.value.html)},
-            "names": [{"line": n.line, "col": n.col, "end_col": n.end_col, "names": list(n.names)} for n in b.names],
+            "names": [{"line": n.line, "col": n.col, "end_col": n.end_col, "names": list(n.names),
+                       "explicit": n.explicit} for n in b.names],
         })
     return {
         "format": RECORD_FORMAT,

@@ -19,7 +19,6 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup
 from pygments import highlight
-from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from site_builder.fs import UnsafeFileError, open_regular
@@ -41,6 +40,8 @@ from site_builder.site.sanitize import clean_html
 from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
 from site_builder.site import prose
+from site_builder.site.code_links import CodeLink, LinkingHtmlFormatter, block_links, part_links, used_targets
+from site_builder.site.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
@@ -51,8 +52,8 @@ log = logging.getLogger(__name__)
 # The reproducibility sentence is only claimed for scripts that visibly seed an RNG.
 # Pygments lexing costs ~0.1 ms per line and dominates rendering, so highlighted cells are
 # kept for the life of the process: rebuilds (watch mode, tests) only lex what changed.
-# The formatter options never vary, so (text, first line) fully determines the HTML.
-_HIGHLIGHTED: dict[tuple[str, int], str] = {}
+# The formatter options never vary, so (text, first line, links) fully determines the HTML.
+_HIGHLIGHTED: dict[tuple[str, int, tuple[CodeLink, ...]], str] = {}
 _HIGHLIGHTED_MAX = 20_000
 # CSV previews: the first rows of a file a demo wrote, read from at most this many bytes.
 CSV_PREVIEW_ROWS = 5
@@ -235,32 +236,36 @@ class _Renderer:
         self.env = _jinja_environment()
         # stripnl=False: a leading blank line must keep the script's real line numbers.
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
-        self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
+        self.formatter = LinkingHtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
+        self._links: dict[str, dict[str, tuple[CodeLink, ...]]] = {}  # entry -> block -> its code links
 
     @staticmethod
     def prose(text: str, language: str, id_prefix: str = "") -> Markup:
         # Sanitised by prose.render (nh3): safe to mark up.
         return Markup(prose.render(text, language, id_prefix=id_prefix))
 
-    def code(self, text: str, first_line: int) -> Markup:
-        key = (text, first_line)
+    def code(self, text: str, first_line: int, links: tuple[CodeLink, ...] = ()) -> Markup:
+        """``text`` (script lines from ``first_line``) highlighted, its ``links`` wrapped around their names."""
+        key = (text, first_line, links)
         html = _HIGHLIGHTED.get(key)
         if html is None:
             # One formatter per call is much cheaper than one per cell; only the start moves.
             self.formatter.linenostart = first_line
+            self.formatter.links = part_links(links, first_line, text.count("\n") + 1)
             html = highlight(text, self.lexer, self.formatter)
             if len(_HIGHLIGHTED) >= _HIGHLIGHTED_MAX:
                 _HIGHLIGHTED.clear()
             _HIGHLIGHTED[key] = html
         return Markup(html)
 
-    def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None) -> tuple[CodePart, ...]:
+    def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
+                   links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
         """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings left out."""
         lines = cell.text.split("\n")
         fold = docstring_lines if cell.name == "setup" else None
         hidden = {i for i, line in enumerate(lines) if GALLERY_SETTING.match(line)}
         if fold is None and not hidden:
-            return (CodePart(self.code(cell.text, cell.first_line)),)
+            return (CodePart(self.code(cell.text, cell.first_line, links)),)
         parts: list[CodePart] = []
         run: list[int] = []  # indices of the lines of the current part
 
@@ -268,7 +273,9 @@ class _Renderer:
             # Blank lines stay: the parts, joined, are the cell's code (minus gallery settings).
             if any(lines[i].strip() for i in run):
                 text = "\n".join(lines[i] for i in run)
-                parts.append(CodePart(self.code(text, cell.first_line + run[0]), folded))
+                start = cell.first_line + run[0]
+                mine = tuple(k for k in links if start <= k.line < start + len(run))
+                parts.append(CodePart(self.code(text, start, mine), folded))
             run.clear()
 
         for i in range(len(lines)):
@@ -284,6 +291,13 @@ class _Renderer:
                 flush()
         flush()
         return tuple(parts)
+
+    def links(self, result: RunResult) -> dict[str, tuple[CodeLink, ...]]:
+        """Each block's code links (kept: the entry's page and the API page both need them)."""
+        found = self._links.get(result.entry)
+        if found is None:
+            found = self._links[result.entry] = {b.name: block_links(b, self.info.api_docs) for b in result.blocks}
+        return found
 
     def page(self, template: str, **context: object) -> bytes:
         return self.env.get_template(template).render(site=self.info, **context).encode("utf-8")
@@ -310,8 +324,9 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i)
-                 for i, cell in enumerate(script.cells)]
+        links = self.links(result)
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
+                                links.get(cell.name, ())) for i, cell in enumerate(script.cells)]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
             for b in result.blocks
@@ -341,6 +356,8 @@ class _Renderer:
             canonical=self._url(f"{name}/index.html"),
             prev=prev,
             next=next,
+            api_used=entry_uses(used_targets(links.items())),
+            api_page=API_PAGE if self.info.api_docs else None,
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
@@ -376,6 +393,7 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
+        links: tuple[CodeLink, ...] = (),
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
@@ -392,7 +410,7 @@ class _Renderer:
             name=cell.name,
             description=cell.description,
             html=Markup(""),
-            code=self.code_parts(cell, script.docstring_lines if script else None),
+            code=self.code_parts(cell, script.docstring_lines if script else None, links),
             status=block.status,
             duration="" if block.status == "not-run" else format_duration(block.duration),
             output=fold_output(head, self.info.output_fold_lines),
@@ -451,6 +469,17 @@ class _Renderer:
                          entries=entry_timings(results), blocks=block_timings(results),
                          total=sum(r.duration for r in results))
 
+    def api_files(self, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[SiteFile]:
+        """``api/index.html`` and ``_downloads/api_usage.json``: where each documented object is used."""
+        views = {str(e["name"]): e for e in entries}
+        used = {b.entry.name: used_targets(self.links(b.result).items()) for b in builds}
+        groups = api_groups({name: u for name, u in used.items() if u},
+                            {n: str(v["label"]) for n, v in views.items()},
+                            {n: v["thumbnail"] for n, v in views.items()})  # type: ignore[misc]
+        page = self.page("api.html", root="../", canonical=self._url(API_PAGE), groups=groups,
+                         count=sum(len(g.uses) for g in groups), usage_json=API_USAGE)
+        return [SiteFile(API_PAGE, page), SiteFile(API_USAGE, api_usage_json(groups, self.info.site_url))]
+
     def section_groups(self, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[LetterGroup]:
         """The index's groups when the demos folder has sections: top-level entries, then each section."""
         by_section: dict[str, list[dict[str, object]]] = {}
@@ -493,7 +522,8 @@ class _Renderer:
                                              lead=self.info.index_intro.replace("{count}", str(len(entries))),
                                              groups=groups, sectioned=sectioned, canonical=self._url("index.html"),
                                              thumbnails=any(e["thumbnail"] for e in entries),
-                                             archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP})),
+                                             archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP},
+                                             api_page=API_PAGE if self.info.api_docs else None)),
             *self.thumbnails.files.values(),
             SiteFile("404.html", self.page("404.html", root=self._url("") or "", canonical=None)),
             # Static assets are copied, never hard-linked: a link would let an edit of the
@@ -506,8 +536,11 @@ class _Renderer:
             site_mark(),
             SiteFile("timings/index.html", self.timings_page(builds)),
         ]
+        if self.info.api_docs:
+            files += self.api_files(builds, entries)
         if self.info.site_url:
             urls = [self._url("index.html"), *(self._url(f"{e['name']}/index.html") for e in entries)]
+            urls += [self._url(API_PAGE)] if self.info.api_docs else []
             files.append(SiteFile("sitemap.xml", self.page("sitemap.xml", urls=urls)))
         return files
 
@@ -519,7 +552,7 @@ def prepare(scripts: Iterable[Script]) -> None:
     are written sooner once the last demo ends; render_site finds everything warm.
     """
     renderer = _Renderer(SiteInfo())
-    for template in ("entry.html", "index.html", "404.html", "timings.html", "sitemap.xml"):
+    for template in ("entry.html", "index.html", "404.html", "timings.html", "sitemap.xml", "api.html"):
         renderer.env.get_template(template)
     for script in scripts:
         for cell in script.code_cells:
