@@ -1,7 +1,8 @@
 """Site stage: turn parsed scripts and run results into the site's files, then write them.
 
 ``render`` (Jinja2, Pygments, Markdown) with ``notebook``, ``outcomes``, ``timings`` and
-``theme`` makes the files in memory (``sitefiles``); ``rebuild`` reuses the published site
+``theme`` makes the files in memory (``sitefiles``); ``code_links`` links the code's names
+to their API documentation and ``api_index`` lists where each API is used; ``rebuild`` reuses the published site
 when little changed; ``search`` indexes it with Pagefind; ``output`` swaps it in
 atomically. Imports ``run``, ``source`` and the shared bottom, never ``commands``.
 """
