@@ -27,7 +27,10 @@ from typing import Any
 
 CHILD_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child")
 CHILD_PACKAGE = "_site_builder_child"  # in sys.modules only while the modules load
-CHILD_MODULES = ("process", "streams", "files", "errors", "values", "cells", "figures", "environment")
+# Every module of child/ is loaded (their relative imports settle the order): a new one
+# needs no entry here.
+CHILD_MODULES = tuple(sorted(name[:-3] for name in os.listdir(CHILD_DIR)
+                             if name.endswith(".py") and name != "__init__.py"))
 
 
 def load_child_modules() -> dict[str, types.ModuleType]:
