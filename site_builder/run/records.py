@@ -73,7 +73,7 @@ from site_builder.names import stem_of
 log = logging.getLogger(__name__)
 
 RECORD_FORMAT = 3  # 2: each block's "value"; 3: each block's "names"; bump when the JSON layout changes; other formats are cache misses
-# Bump when execute.py/runner.py change what a run produces (capture, figures, errors):
+# Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
 EXECUTION_VERSION = 4  # 2: blocks keep the value of their last expression; 3: not a bare string or an address
 # 4: blocks record what their names denoted (api_names)

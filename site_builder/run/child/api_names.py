@@ -8,7 +8,7 @@ object (``sklearn.svm._classes.SVC`` -> ``sklearn.svm.SVC``); a method or attrib
 class of the MRO from the object's type up to the one defining it; any other value by its
 type.  The site picks the first name an inventory lists.
 
-Standard library only (imported by the runner, which must not import site_builder), and
+Standard library only (loaded by the runner, see ``child/__init__``), and
 nothing the demo does not already run: values are looked up statically (class and instance
 dictionaries, never a property, ``__getattr__`` or descriptor of the demo's objects).
 """
@@ -42,6 +42,13 @@ class NameResolver:
     def __init__(self) -> None:
         self._names: dict[int, tuple[Any, list[str]]] = {}  # id(obj) -> (obj kept alive, its names)
         self._data_aliases: dict[str, tuple[str, Any]] = {}  # `from numpy import pi`: pi -> ("numpy.pi", value)
+
+    def block_names(self, cell: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> list[list[Any]]:
+        """:meth:`resolve` for one of the job's cells; [] when that cannot be told."""
+        try:
+            return self.resolve(cell["text"], cell["first_line"], before, after)
+        except Exception:  # a demo's odd object must never cost it its run
+            return []
 
     def resolve(self, text: str, first_line: int, before: dict[str, Any], after: dict[str, Any]
                 ) -> list[list[Any]]:
