@@ -84,10 +84,13 @@ def download(url: str, timeout: float) -> bytes:
             while chunk := response.read(1 << 16):
                 size += len(chunk)
                 if size > MAX_COMPRESSED:
-                    raise InventoryUnavailable(f"{url} is larger than {MAX_COMPRESSED >> 20} MiB")
+                    raise InventoryUnavailable(f"{url} is larger than {size_shown(MAX_COMPRESSED)}")
                 if time.monotonic() > deadline:
                     raise InventoryUnavailable(f"{url} did not arrive within {timeout:g} s")
                 chunks.append(chunk)
+            expected = response.headers.get("Content-Length", "")
+            if expected.isdigit() and size < int(expected):
+                raise InventoryUnavailable(f"{url} is truncated ({size} of {expected} bytes arrived)")
             return b"".join(chunks)
     except urllib.error.HTTPError as exc:
         raise InventoryUnavailable(f"{url} answered HTTP {exc.code} ({exc.reason})") from None
@@ -100,6 +103,11 @@ def download(url: str, timeout: float) -> bytes:
         raise InventoryUnavailable(f"{url} did not answer within {timeout:g} s") from None
     except (OSError, ValueError, http.client.HTTPException) as exc:
         raise InventoryUnavailable(f"{url} could not be read ({type(exc).__name__}: {exc})") from None
+
+
+def size_shown(size: int) -> str:
+    """A size limit for a message: "8 MiB", or bytes below one MiB."""
+    return f"{size >> 20} MiB" if size >= 1 << 20 else f"{size} bytes"
 
 
 def read_cache(records_dir: Path, package: str) -> CachedInventory | None:
@@ -134,7 +142,7 @@ def write_cache(records_dir: Path, package: str, cached: CachedInventory) -> str
             mode = os.lstat(folder).st_mode
         if not stat.S_ISDIR(mode):
             return f"api_docs {package}: {records_dir.name}/{CACHE_FOLDER} is not a folder: the inventory is not cached"
-        meta = json.dumps({"url": cached.url, "fetched": round(cached.fetched),
+        meta = json.dumps({"url": cached.url, "fetched": int(cached.fetched),
                            "fetched_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(cached.fetched))},
                           indent=1, sort_keys=True) + "\n"
         for name, data in ((f"{package}.inv", cached.data), (f"{package}.json", meta.encode())):

@@ -19,10 +19,10 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from site_builder.apidocs import fetch
-from site_builder.apidocs.fetch import CACHE_FOLDER, MAX_COMPRESSED, CachedInventory, InventoryUnavailable
+from site_builder.apidocs.fetch import CACHE_FOLDER, MAX_COMPRESSED, CachedInventory, InventoryUnavailable, size_shown
 from site_builder.config import ApiDocsSource
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 
@@ -32,6 +32,7 @@ MAX_DECOMPRESSED = 64 << 20  # the largest inventories known (Python's, NumPy's)
 _HEADER = "# Sphinx inventory version 2"
 # Sphinx's own line pattern: name, domain:role, priority, uri, display name.
 _LINE = re.compile(r"(.+?)\s+(\S+)\s+(-?\d+)\s+?(\S*)\s+(.*)")
+_ENTRY = re.compile(r"^\S.*?\s\S+:\S+\s+-?\d+\s", re.MULTILINE)  # some line is an entry
 # What a relative URL of a documentation page may hold; no quote, space, '<', '>' or '\'.
 _SAFE_URI = re.compile(r"[A-Za-z0-9\-._~/#%+!$&'()*,;=:@?]*")
 PYTHON = "python"  # the settings key whose inventory is the standard library's
@@ -47,15 +48,23 @@ class ApiTarget:
     package: str  # the settings key (top-level import name) whose inventory lists it
 
 
-@dataclass(frozen=True)
 class Inventory:
-    """One package's parsed inventory: each Python object's roles and URLs."""
+    """One package's inventory, checked; its Python objects are parsed on first use (a
+    build whose pages are all unchanged never pays for it)."""
 
-    package: str
-    base: str
-    digest: str  # sha256 of the objects.inv bytes
-    objects: dict[str, tuple[tuple[str, str], ...]]  # name -> ((role, url), ...)
-    rejected: int = 0  # entries dropped because their link would leave the base URL
+    def __init__(self, package: str, base: str, digest: str, text: str) -> None:
+        self.package = package
+        self.base = base
+        self.digest = digest  # sha256 of the objects.inv bytes
+        self._text = text  # the decompressed entries
+        self._parsed: tuple[dict[str, tuple[tuple[str, str], ...]], int] | None = None
+
+    def parsed(self) -> tuple[dict[str, tuple[tuple[str, str], ...]], int]:
+        """name -> ((role, url), ...) of its Python objects, and how many entries were left out
+        because their link would leave the base URL."""
+        if self._parsed is None:
+            self._parsed = _python_objects(self._text, self.base)
+        return self._parsed
 
 
 class InventoryMalformed(Exception):
@@ -68,6 +77,7 @@ class ApiDocs:
     def __init__(self, inventories: Iterable[Inventory] = ()) -> None:
         self._inventories = tuple(inventories)
         self._by_package = {inv.package: inv for inv in self._inventories}
+        self._warned: set[str] = set()
         self._fingerprint = hashlib.sha256(
             "\0".join(f"{i.package}\0{i.base}\0{i.digest}" for i in self._inventories).encode()).hexdigest()
 
@@ -100,10 +110,18 @@ class ApiDocs:
             candidates.append(name.removeprefix("builtins."))
         for candidate in candidates:
             for inv in self._search_order(candidate):
-                for role, url in inv.objects.get(candidate, ()):
+                for role, url in self._objects(inv).get(candidate, ()):
                     if wanted is None or role in wanted:
                         return ApiTarget(candidate, role, url, inv.package)
         return None
+
+    def _objects(self, inv: Inventory) -> dict[str, tuple[tuple[str, str], ...]]:
+        objects, rejected = inv.parsed()
+        if rejected and inv.package not in self._warned:  # once per build (each build has its ApiDocs)
+            self._warned.add(inv.package)
+            log.warning("api_docs %s: %d inventory entries link outside %s (or not over http/https) and "
+                        "were left out", inv.package, rejected, inv.base)
+        return objects
 
     def _search_order(self, name: str) -> list[Inventory]:
         """The inventory of the name's own package first (the standard library's for its
@@ -118,21 +136,22 @@ class ApiDocs:
 
 
 def _safe_url(base: str, uri: str) -> str | None:
-    """``base + uri`` when ``uri`` is a plain relative link that stays under ``base``, else None."""
+    """``base + uri`` when ``uri`` is a plain relative link that stays under ``base``, else None.
+
+    ``base`` is an http(s) URL of a folder (config checks it): a relative path without a
+    scheme, a leading '/', or a '.' or '..' segment (even percent-encoded) cannot leave it.
+    """
     if not _SAFE_URI.fullmatch(uri):
-        return None
-    parts = urlsplit(uri)
-    if parts.scheme or parts.netloc or uri.startswith("/"):
-        return None
-    for segment in parts.path.split("/"):
-        decoded = unquote(segment)
-        if decoded in (".", "..") or "/" in decoded or "\\" in decoded:
-            return None
-    url = base + uri
-    joined, root = urlsplit(url), urlsplit(base)
-    if joined.scheme not in ("http", "https") or joined.netloc != root.netloc or not joined.path.startswith(root.path):
-        return None
-    return url
+        return None  # a space, quote, '<', '>', '\\' or control character
+    path = uri.partition("#")[0].partition("?")[0]
+    if ":" in path or path.startswith("/"):
+        return None  # a scheme (javascript:), or a path from the host's root or another host (//)
+    if "." in path or "%" in path:
+        for segment in path.split("/"):
+            decoded = unquote(segment) if "%" in segment else segment
+            if decoded in (".", "..") or "/" in decoded or "\\" in decoded:
+                return None
+    return base + uri
 
 
 def _decompress(body: bytes) -> bytes:
@@ -142,17 +161,17 @@ def _decompress(body: bytes) -> bytes:
     except zlib.error as exc:
         raise InventoryMalformed(f"its compressed part is not zlib data ({exc})") from None
     if engine.unconsumed_tail:
-        raise InventoryMalformed(f"it decompresses to more than {MAX_DECOMPRESSED >> 20} MiB")
+        raise InventoryMalformed(f"it decompresses to more than {size_shown(MAX_DECOMPRESSED)}")
     if not engine.eof:
         raise InventoryMalformed("it is truncated (its compressed part ends early)")
     return data
 
 
-@functools.lru_cache(maxsize=16)  # `serve` rebuilds parse each inventory once
+@functools.lru_cache(maxsize=16)  # `serve` rebuilds read each inventory once
 def parse_inventory(data: bytes, package: str, base: str) -> Inventory:
-    """The Python objects of an objects.inv's bytes, each with its URL under ``base``; InventoryMalformed else."""
+    """The checked inventory of an objects.inv's bytes, its URLs under ``base``; InventoryMalformed else."""
     if len(data) > MAX_COMPRESSED:
-        raise InventoryMalformed(f"it is larger than {MAX_COMPRESSED >> 20} MiB")
+        raise InventoryMalformed(f"it is larger than {size_shown(MAX_COMPRESSED)}")
     parts = data.split(b"\n", 4)
     first = parts[0].decode("utf-8", "replace").rstrip()
     if first != _HEADER:
@@ -165,16 +184,26 @@ def parse_inventory(data: bytes, package: str, base: str) -> Inventory:
         text = _decompress(parts[4]).decode("utf-8")
     except UnicodeDecodeError:
         raise InventoryMalformed("its entries are not UTF-8 text") from None
+    if text.strip() and not _ENTRY.search(text):
+        raise InventoryMalformed(f"none of its {len(text.splitlines())} lines is an inventory entry")
+    return Inventory(package, base, hashlib.sha256(data).hexdigest(), text)
+
+
+def _python_objects(text: str, base: str) -> tuple[dict[str, tuple[tuple[str, str], ...]], int]:
+    """The Python objects of an inventory's entries with their URLs, and the number left out."""
     objects: dict[str, list[tuple[str, str]]] = {}
-    rejected = bad = 0
+    rejected = 0
     for line in text.splitlines():
-        match = _LINE.fullmatch(line.rstrip())
-        if not match:
-            bad += 1 if line.strip() else 0
-            continue
-        name, kind, _priority, uri, _display = match.groups()
-        domain, _, _role = kind.partition(":")
-        if domain != "py":
+        # Python objects' names hold no space: split, and fall back on Sphinx's pattern otherwise
+        fields = line.split(" ", 4)
+        if len(fields) == 5 and ":" in fields[1] and fields[2].lstrip("-").isdigit():
+            name, kind, _priority, uri, _display = fields
+        else:
+            match = _LINE.fullmatch(line.rstrip())
+            if not match:
+                continue
+            name, kind, _priority, uri, _display = match.groups()
+        if not kind.startswith("py:"):
             continue  # labels, terms, C++ objects: not Python objects
         if uri.endswith("$"):
             uri = uri[:-1] + name
@@ -183,10 +212,7 @@ def parse_inventory(data: bytes, package: str, base: str) -> Inventory:
             rejected += 1
             continue
         objects.setdefault(name, []).append((kind, url))
-    if bad and not objects:
-        raise InventoryMalformed(f"none of its {bad} lines is an inventory entry")
-    digest = hashlib.sha256(data).hexdigest()
-    return Inventory(package, base, digest, {k: tuple(v) for k, v in objects.items()}, rejected)
+    return {k: tuple(v) for k, v in objects.items()}, rejected
 
 
 def load_api_docs(settings: Iterable[ApiDocsSource], project_root: Path, records_dir: Path, *,
@@ -204,9 +230,6 @@ def load_api_docs(settings: Iterable[ApiDocsSource], project_root: Path, records
             continue
         if warning:
             warnings.append(warning)
-        if inventory.rejected:
-            warnings.append(f"api_docs {source.package}: {inventory.rejected} inventory entries link outside "
-                            f"{source.url} (or not over http/https) and were left out")
         inventories.append(inventory)
     for warning in warnings:
         log.debug("%s", warning)

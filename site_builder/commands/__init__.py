@@ -3,5 +3,5 @@
 ``build`` strings the stages together (discover, parse, execute, render, write) and
 reports to ``progress``; ``check`` re-runs demos against their records; ``serve`` rebuilds
 on save behind ``preview_http``; ``new`` writes a demo; ``shard`` splits the entries for
-CI. May import every stage below it (``site``, ``run``, ``source``, the shared bottom).
+CI. May import every stage below it (``site``, ``run``, ``source``, ``apidocs``, the shared bottom).
 """

@@ -68,13 +68,17 @@ def api_anchor(name: str) -> str:
 
 
 def api_groups(uses: Mapping[str, Mapping[str, tuple[ApiTarget, tuple[str, ...]]]],
-               labels: Mapping[str, str], thumbnails: Mapping[str, Thumbnail | None]) -> list[PackageGroup]:
-    """``uses``: entry -> (full name -> (object, blocks)), entries in site order -> the page's groups."""
+               entries: list[dict[str, object]]) -> list[PackageGroup]:
+    """``uses``: entry -> (full name -> (object, blocks)); ``entries``: the index's views of the
+    entries (name, label, thumbnail), in site order -> the API page's groups."""
+    labels = {str(e["name"]): str(e["label"]) for e in entries}
+    thumbnails = {str(e["name"]): e["thumbnail"] for e in entries}
     objects: dict[str, tuple[ApiTarget, list[EntryUse]]] = {}
-    for entry, used in uses.items():
-        for name, (target, blocks) in used.items():
+    for entry in labels:
+        for name, (target, blocks) in uses.get(entry, {}).items():
+            thumbnail = thumbnails[entry]
             objects.setdefault(name, (target, []))[1].append(
-                EntryUse(entry, labels.get(entry, entry), blocks, thumbnails.get(entry)))
+                EntryUse(entry, labels[entry], blocks, thumbnail if isinstance(thumbnail, Thumbnail) else None))
     packages: dict[str, list[ApiUse]] = {}
     for name in sorted(objects, key=lambda n: (n.lower(), n)):
         target, entries = objects[name]

@@ -19,6 +19,7 @@ import markdown
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from site_builder.site.prose_links import ProseLinks
 from site_builder.site.sanitize import clean_html
 
 log = logging.getLogger(__name__)
@@ -35,16 +36,17 @@ def is_local(url: str) -> bool:
     return not (parts.scheme or parts.netloc or url.startswith("/") or url.startswith("\\"))
 
 
-def render(text: str, language: str, *, id_prefix: str = "") -> str:
-    """``text`` (Markdown or reST) as sanitised HTML; ``id_prefix`` keeps its ids apart from other cells'."""
+def render(text: str, language: str, *, id_prefix: str = "", links: ProseLinks | None = None) -> str:
+    """``text`` (Markdown or reST) as sanitised HTML; ``id_prefix`` keeps its ids apart from other cells';
+    ``links``: where its cross-references and inline code naming documented objects lead."""
     if not text.strip():
         return ""
     html = None
     if language == "rst":
         from site_builder.site.prose_rst import rst_html  # docutils: only for reST
 
-        html = rst_html(text, id_prefix)
-    return clean_html(_markdown(text) if html is None else html)
+        html = rst_html(text, id_prefix, links)
+    return clean_html(_markdown(text, links) if html is None else html)
 
 
 def plain(text: str, language: str) -> str:
@@ -74,6 +76,39 @@ class _RemoteImagesAsLinks(Treeprocessor):
             el.set("href", src)
 
 
+class _ApiCodeLinks(Treeprocessor):
+    """Inline code naming a documented object (```np.linalg.norm```) becomes a link around that code."""
+
+    links: ProseLinks | None = None  # set for each text (see _markdown)
+
+    def run(self, root: ElementTree.Element) -> None:
+        if self.links is None or not self.links.api_docs:
+            return
+        self._link_below(root)
+
+    def _link_below(self, parent: ElementTree.Element) -> None:
+        assert self.links is not None
+        for i, el in enumerate(list(parent)):
+            if el.tag in ("pre", "a"):
+                continue  # code blocks, and code already inside a link
+            if el.tag != "code" or len(el):
+                self._link_below(el)
+                continue
+            text = (el.text or "").strip()
+            # a bare name links only when the script imports it: `x` or `list` stay code
+            head = text.partition(".")[0]
+            if "." not in text and head not in self.links.aliases:
+                continue
+            found = self.links.api(text)
+            if found is None:
+                continue
+            link = ElementTree.Element("a", {"href": found.url, "class": "api-link", "title": found.name})
+            link.tail, el.tail = el.tail, None
+            parent.remove(el)
+            link.append(el)
+            parent.insert(i, link)
+
+
 class _NoRawHtml(Extension):
     """Raw HTML in Markdown shows as text: prose is data, and the sanitiser is the second line."""
 
@@ -81,6 +116,7 @@ class _NoRawHtml(Extension):
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
         md.treeprocessors.register(_RemoteImagesAsLinks(md), "remote_images", 0)
+        md.treeprocessors.register(_ApiCodeLinks(md), "api_code_links", 1)
 
 
 @functools.lru_cache(maxsize=1)
@@ -88,9 +124,15 @@ def _markdown_converter() -> markdown.Markdown:
     return markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, _NoRawHtml()])
 
 
-def _markdown(text: str) -> str:
+def _markdown(text: str, links: ProseLinks | None = None) -> str:
     md = _markdown_converter()
     md.reset()
-    return md.convert(text)
+    linker = md.treeprocessors["api_code_links"]
+    assert isinstance(linker, _ApiCodeLinks)
+    linker.links = links
+    try:
+        return md.convert(text)
+    finally:
+        linker.links = None
 
 

@@ -18,12 +18,14 @@ from docutils.core import publish_doctree, publish_parts
 from docutils.parsers.rst import Directive, directives, roles
 from docutils.parsers.rst.directives.body import CodeBlock
 from docutils.readers.standalone import Reader
-from docutils.writers.html5_polyglot import Writer as Html5Writer
+from docutils.writers.html5_polyglot import HTMLTranslator, Writer as Html5Writer
 from docutils.transforms import Transform
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonConsoleLexer, PythonLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
+
+from site_builder.site.prose_links import ProseLinks, api_role
 
 log = logging.getLogger(__name__)
 
@@ -110,18 +112,57 @@ def _role_text(name: str, text: str) -> str:
     return target
 
 
+def _links(inliner: Any) -> ProseLinks | None:
+    """The page's link targets, passed in the document's settings (see rst_html)."""
+    document = getattr(inliner, "document", None)
+    return getattr(getattr(document, "settings", None), "site_builder_links", None)
+
+
+def _target(text: str) -> str:
+    """A cross-reference's target: the part in <...> after an explicit title, else the text."""
+    match = _EXPLICIT_TITLE.match(text)
+    return match.group(2) if match else text
+
+
 def _sphinx_role(name: str, rawtext: str, text: str, lineno: int, inliner: object,
                  options: dict | None = None, content: list | None = None) -> tuple[list, list]:
-    shown = _role_text(name.lower(), text)
-    if name.lower() in TEXT_ROLES:
+    name = name.lower()
+    shown = _role_text(name, text)
+    links = _links(inliner)
+    if name in TEXT_ROLES:
+        if name.rsplit(":", 1)[-1] in ("ref", "doc"):  # (no links: still the example's name, not its label)
+            return [_example_link(links or ProseLinks(), name, rawtext, text)], []
         return [nodes.inline(rawtext, shown)], []
-    return [nodes.literal(rawtext, shown)], []
+    return [_api_link(links, api_role(name), rawtext, text, shown)], []
+
+
+def _api_link(links: ProseLinks | None, role: str | None, rawtext: str, text: str, shown: str) -> nodes.Node:
+    """Inline code, inside a link to its documentation when the inventories know the target."""
+    code = nodes.literal(rawtext, shown)
+    target = _target(text)
+    if links is None or role is None or target.startswith("!"):  # "!": Sphinx's "do not link"
+        return code
+    found = links.api(target, role)
+    if found is None:
+        return code
+    return nodes.reference("", "", code, refuri=found.url, reftitle=found.name, classes=["api-link"])
+
+
+def _example_link(links: ProseLinks, role: str, rawtext: str, text: str) -> nodes.Node:
+    """A ``:ref:`` to a Sphinx-Gallery example or a ``:doc:`` path: a link to that entry's page
+    when it is in the site, else the example's name as text."""
+    match = _EXPLICIT_TITLE.match(text)
+    entry, name = links.example(_target(text), role)
+    if entry is None:
+        return nodes.inline(rawtext, match.group(1) if match else name)
+    shown = match.group(1) if match else entry.title() or name
+    return nodes.reference("", shown, refuri=links.href(entry), reftitle=entry.name)
 
 
 def _default_role(name: str, rawtext: str, text: str, lineno: int, inliner: object,
                   options: dict | None = None, content: list | None = None) -> tuple[list, list]:
     # Sphinx projects usually make `x` a cross-reference (default_role = "obj"): code.
-    return [nodes.literal(rawtext, _role_text("obj", text))], []
+    return [_api_link(_links(inliner), "obj", rawtext, text, _role_text("obj", text))], []
 
 
 class _AnyOptions(dict):  # type: ignore[type-arg]
@@ -247,22 +288,39 @@ class _WebTransform(Transform):
             old.replace_self(shown if inline else nodes.paragraph("", "", shown))
 
 
+class _Translator(HTMLTranslator):
+    """docutils' HTML, with a link's ``reftitle`` as its tooltip (the full name of an API link)."""
+
+    def visit_reference(self, node: nodes.reference) -> None:
+        super().visit_reference(node)
+        title = node.get("reftitle")
+        if title and self.body[-1].startswith("<a "):
+            self.body[-1] = self.body[-1].replace("<a ", f'<a title="{self.attval(title)}" ', 1)
+
+
+class _Writer(Html5Writer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.translator_class = _Translator
+
+
 class _WebReader(Reader):
     def get_transforms(self) -> list[type[Transform]]:
         return [*super().get_transforms(), _WebTransform]
 
 
-def _settings(id_prefix: str) -> dict[str, Any]:
-    return {**_RST_SETTINGS, "id_prefix": id_prefix, "warning_stream": io.StringIO()}
+def _settings(id_prefix: str, links: ProseLinks | None = None) -> dict[str, Any]:
+    return {**_RST_SETTINGS, "id_prefix": id_prefix, "warning_stream": io.StringIO(), "site_builder_links": links}
 
 
-def rst_html(text: str, id_prefix: str) -> str | None:
-    """``text`` as HTML (not yet sanitised); None when docutils cannot render it."""
+def rst_html(text: str, id_prefix: str, links: ProseLinks | None = None) -> str | None:
+    """``text`` as HTML (not yet sanitised); None when docutils cannot render it.  ``links``:
+    where API roles, gallery labels and ``:doc:`` paths lead (None: they read as code or text)."""
     _register_sphinx_constructs()
     _register_roles(text)
     try:
-        parts = publish_parts(text, writer=Html5Writer(), reader=_WebReader(),
-                              settings_overrides=_settings(id_prefix))
+        parts = publish_parts(text, writer=_Writer(), reader=_WebReader(),
+                              settings_overrides=_settings(id_prefix, links))
     except Exception:  # noqa: BLE001 (docutils' writers assert on odd trees: the page must still build)
         log.debug("reST prose could not be rendered; shown as Markdown", exc_info=True)
         return None

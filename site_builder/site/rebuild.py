@@ -26,6 +26,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -59,6 +60,7 @@ RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbforma
 RACY_NS = 100_000_000
 COARSE_RACY_NS = 2_000_000_000  # on file systems that keep mtimes to the second
 
+_REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`")
 Signature = list[Any]  # [size, mtime_ns, inode] or [size, mtime_ns, inode, sha256]
 
 
@@ -442,6 +444,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     # What the site-wide pages show of each entry: its index line (name, summary, outcome),
     # its timings and environment (the result), its sitemap line; not its code or prose.
     listed: list[str] = []
+    site_entries = _sha(*neighbours)
     for i, build in enumerate(ordered):
         name = build.entry.name
         result = _result_digest(build)
@@ -450,8 +453,10 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
         # the notebook's key covers what the script's text decides; its requirements also
         # depend on the local modules beside it
+        # prose that may refer to other entries (:ref:, :doc:) links them (by title) when in the site
+        others = site_entries if _REFERS_TO_ENTRIES.search(build.entry.source) else ""
         pages[name] = _sha(page_base, repr(info), build.script.prose, repr(build.script.requirements),
-                           notebooks[name], prev, next)
+                           notebooks[name], prev, next, others)
         listed += [neighbours[i], result, repr(build.script.thumbnail_number)]
     return notebooks, pages, _sha(page_base, repr(info), *listed)
 

@@ -42,6 +42,7 @@ from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, ou
 from site_builder.site import prose
 from site_builder.site.code_links import CodeLink, LinkingHtmlFormatter, block_links, part_links, used_targets
 from site_builder.site.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
+from site_builder.site.prose_links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
@@ -237,12 +238,26 @@ class _Renderer:
         # stripnl=False: a leading blank line must keep the script's real line numbers.
         self.lexer = PythonLexer(stripnl=False, ensurenl=True)
         self.formatter = LinkingHtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
-        self._links: dict[str, dict[str, tuple[CodeLink, ...]]] = {}  # entry -> block -> its code links
+        self._code_links: dict[str, dict[str, tuple[CodeLink, ...]]] = {}  # entry -> block -> its code links
+        self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
 
     @staticmethod
-    def prose(text: str, language: str, id_prefix: str = "") -> Markup:
+    def prose(text: str, language: str, id_prefix: str = "", links: ProseLinks | None = None) -> Markup:
         # Sanitised by prose.render (nh3): safe to mark up.
-        return Markup(prose.render(text, language, id_prefix=id_prefix))
+        return Markup(prose.render(text, language, id_prefix=id_prefix, links=links))
+
+    def site_entries(self, builds: Iterable[EntryBuild]) -> None:
+        """Remember the site's entries: prose cross-references between entries link to their pages."""
+
+        def title(build: EntryBuild) -> Callable[[], str]:
+            return functools.cache(lambda: self.heading(build) if build.script.title else build.entry.name)
+
+        self.linkable = tuple(SiteEntry(b.entry.name, title(b)) for b in builds)
+
+    def prose_links(self, entry: Entry) -> ProseLinks:
+        """What the prose of ``entry``'s page links to: its imports' documentation, the other entries."""
+        return ProseLinks(self.info.api_docs, imported_names(entry.source), self.linkable,
+                          "../" * (entry.name.count("/") + 1))
 
     def code(self, text: str, first_line: int, links: tuple[CodeLink, ...] = ()) -> Markup:
         """``text`` (script lines from ``first_line``) highlighted, its ``links`` wrapped around their names."""
@@ -292,11 +307,11 @@ class _Renderer:
         flush()
         return tuple(parts)
 
-    def links(self, result: RunResult) -> dict[str, tuple[CodeLink, ...]]:
+    def code_links(self, result: RunResult) -> dict[str, tuple[CodeLink, ...]]:
         """Each block's code links (kept: the entry's page and the API page both need them)."""
-        found = self._links.get(result.entry)
+        found = self._code_links.get(result.entry)
         if found is None:
-            found = self._links[result.entry] = {b.name: block_links(b, self.info.api_docs) for b in result.blocks}
+            found = self._code_links[result.entry] = {b.name: block_links(b, self.info.api_docs) for b in result.blocks}
         return found
 
     def page(self, template: str, **context: object) -> bytes:
@@ -324,9 +339,10 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        links = self.links(result)
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
-                                links.get(cell.name, ())) for i, cell in enumerate(script.cells)]
+        links = self.prose_links(entry)
+        code_links = self.code_links(result)
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i, links,
+                                code_links.get(cell.name, ())) for i, cell in enumerate(script.cells)]
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
             for b in result.blocks
@@ -340,7 +356,7 @@ class _Renderer:
             script=script,
             heading=self.heading(build),
             page_title=self.heading(build) if script.title else name,
-            purpose=self.introduction(script),
+            purpose=self.introduction(script, links),
             summary=self.summary(script),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
@@ -356,7 +372,7 @@ class _Renderer:
             canonical=self._url(f"{name}/index.html"),
             prev=prev,
             next=next,
-            api_used=entry_uses(used_targets(links.items())),
+            api_used=entry_uses(used_targets(code_links.items())),
             api_page=API_PAGE if self.info.api_docs else None,
         )
         return [
@@ -379,11 +395,11 @@ class _Renderer:
             return prose.plain(script.title, script.prose) or build.entry.name
         return self.info.entry_heading.replace("{name}", build.entry.name)
 
-    def introduction(self, script: Script) -> Markup | None:
+    def introduction(self, script: Script, links: ProseLinks | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
         if script.title:
-            return self.prose(script.intro, script.prose, "intro-") if script.intro.strip() else None
-        return self.prose(script.purpose, "markdown", "intro-") if script.purpose.strip() else None
+            return self.prose(script.intro, script.prose, "intro-", links) if script.intro.strip() else None
+        return self.prose(script.purpose, "markdown", "intro-", links) if script.purpose.strip() else None
 
     @staticmethod
     def summary(script: Script) -> str:
@@ -393,12 +409,13 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
-        links: tuple[CodeLink, ...] = (),
+        links: ProseLinks | None = None,
+        code_links: tuple[CodeLink, ...] = (),
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(cell.text, language, f"prose-{index}-"),
+                            html=self.prose(cell.text, language, f"prose-{index}-", links),
                             status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
@@ -410,7 +427,7 @@ class _Renderer:
             name=cell.name,
             description=cell.description,
             html=Markup(""),
-            code=self.code_parts(cell, script.docstring_lines if script else None, links),
+            code=self.code_parts(cell, script.docstring_lines if script else None, code_links),
             status=block.status,
             duration="" if block.status == "not-run" else format_duration(block.duration),
             output=fold_output(head, self.info.output_fold_lines),
@@ -471,11 +488,8 @@ class _Renderer:
 
     def api_files(self, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[SiteFile]:
         """``api/index.html`` and ``_downloads/api_usage.json``: where each documented object is used."""
-        views = {str(e["name"]): e for e in entries}
-        used = {b.entry.name: used_targets(self.links(b.result).items()) for b in builds}
-        groups = api_groups({name: u for name, u in used.items() if u},
-                            {n: str(v["label"]) for n, v in views.items()},
-                            {n: v["thumbnail"] for n, v in views.items()})  # type: ignore[misc]
+        used = {b.entry.name: used_targets(self.code_links(b.result).items()) for b in builds}
+        groups = api_groups(used, entries)
         page = self.page("api.html", root="../", canonical=self._url(API_PAGE), groups=groups,
                          count=sum(len(g.uses) for g in groups), usage_json=API_USAGE)
         return [SiteFile(API_PAGE, page), SiteFile(API_USAGE, api_usage_json(groups, self.info.site_url))]
@@ -573,6 +587,7 @@ def render_site(
     """
     renderer = _Renderer(info, notebooks, thumbnail_cache)
     ordered = ordered_builds(builds, info)
+    renderer.site_entries(ordered)
     files: list[SiteFile] = []
     links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
     for i, build in enumerate(ordered):
