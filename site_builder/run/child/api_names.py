@@ -148,6 +148,8 @@ class NameResolver:
             through_module = isinstance(value, types.ModuleType)
             owners, value, known = step
             written = f"{written}.{attr}" if written and through_module else None
+            if isinstance(value, types.ModuleType):  # plt.cm is matplotlib.cm, wherever it was reached from
+                written = _str(vars(value).get("__name__")) or written
             names = [] if owners is None else [f"{n}.{attr}" for klass in owners for n in self._class_names(klass)]
             explicit = len(names)
             if known:
