@@ -202,3 +202,22 @@ def test_a_record_with_malformed_names_is_refused(project: Path, tmp_path: Path)
     done = run_cli("build", "--frozen", cwd=copy)
     assert done.returncode == 2, done.stderr
     assert "blocks[1].names[0].names" in done.stderr
+
+
+def test_rebuilds_keep_the_api_files_and_follow_the_inventories(project: Path) -> None:
+    site = project / "build"
+    assert run_cli("build", cwd=project).returncode == 0  # the forced run above left new records
+    usage = (site / "_downloads" / "api_usage.json").read_bytes()
+    done = run_cli("build", cwd=project)
+    assert done.returncode == 0 and "site unchanged" in done.stdout + done.stderr, done.stderr
+    assert (site / "_downloads" / "api_usage.json").read_bytes() == usage
+    # An inventory without numpy.linspace: the pages follow it, and nothing runs again.
+    write_inventory(project / "inv" / "numpy.inv", [("numpy", "py:module", "index.html#module-$"),
+                                                     ("numpy.ndarray", "py:class", "gen/$")])
+    done = run_cli("build", cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert "2 from the cache" in done.stdout + done.stderr
+    titles = {title for title, _, _ in links((site / "plots" / "index.html").read_text())}
+    assert "numpy.ndarray" in titles and "numpy.linspace" not in titles
+    assert "numpy.linspace" not in json.loads((site / "_downloads" / "api_usage.json").read_text())["objects"]
+    assert 'id="api-numpy.linspace"' not in (site / "api" / "index.html").read_text()
