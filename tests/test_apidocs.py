@@ -357,3 +357,44 @@ def test_a_planted_link_in_the_cache_is_not_followed(server: Server, tmp_path: P
     assert warnings == [] and docs.lookup("numpy.pi") is not None
     assert not (cache / "numpy.inv").is_symlink()  # replaced, the file it pointed to untouched
     assert secret.read_bytes() == inventory_bytes([("numpy.secret", "py:function", "s.html")])
+
+
+# ---------------------------------------------------------------- whole builds
+
+LINKED_DEMO = '''"""
+Norms
+=====
+
+Uses :func:`numpy.linalg.norm`.
+"""
+print(5.0)
+'''
+
+
+def test_builds_fetch_once_then_link_from_the_cache(server: Server, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import run_main, write_demo
+
+    write_demo(tmp_path, "norms", LINKED_DEMO)
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.site_builder.api_docs]\nnumpy = {{ url = "{server.base}docs/", refresh_days = 1e-9 }}\n',
+        encoding="utf-8")
+    server.routes["/docs/objects.inv"] = Served(body=inventory_bytes(NUMPY))
+    code, err = run_main(["build"], tmp_path, capsys, monkeypatch)
+    assert code == 0, err
+    page = (tmp_path / "build" / "norms" / "index.html").read_text(encoding="utf-8")
+    href = f'href="{server.base}docs/reference/generated/numpy.linalg.norm.html#numpy.linalg.norm"'
+    assert href in page and (tmp_path / "_freeze" / "_inventories" / "numpy.inv").is_file()
+    # the site is unchanged, the refresh fails: said, and the cached copy still links
+    server.routes["/docs/objects.inv"] = Served(503)
+    caplog.clear()
+    code, err = run_main(["build"], tmp_path, capsys, monkeypatch)
+    assert code == 0 and "api_docs numpy: could not refresh the inventory" in caplog.text and "HTTP 503" in caplog.text
+    assert (tmp_path / "build" / "norms" / "index.html").read_text(encoding="utf-8") == page
+    # --frozen: no request at all, the same page
+    server.hits.clear()
+    caplog.clear()
+    code, err = run_main(["build", "--frozen"], tmp_path, capsys, monkeypatch)
+    assert code == 0 and server.hits == [] and "api_docs" not in caplog.text
+    assert (tmp_path / "build" / "norms" / "index.html").read_text(encoding="utf-8") == page

@@ -33,6 +33,14 @@ SKLEARN = [
     ("sklearn.svm.SVC", "py:class", "modules/generated/sklearn.svm.SVC.html#$"),
     ("sklearn.svm.SVC.fit", "py:method", "modules/generated/sklearn.svm.SVC.html#$"),
 ]
+MATPLOTLIB = [
+    ("matplotlib.axes.Axes", "py:class", "api/_as_gen/matplotlib.axes.Axes.html#$"),
+    ("matplotlib.axes.Axes.plot", "py:method", "api/_as_gen/matplotlib.axes.Axes.plot.html#$"),
+    ("matplotlib.figure.Figure", "py:class", "api/figure_api.html#$"),
+    ("matplotlib.figure.Figure.plot", "py:attribute", "api/figure_api.html#$"),  # (made up: a longer twin)
+    ("mpl_toolkits.mplot3d.axes3d.Axes3D.plot", "py:method", "api/axes3d.html#$"),
+]
+MPL = "https://matplotlib.org/stable/"
 PYTHON = [("print", "py:function", "library/functions.html#$"), ("os.path.join", "py:function", "library/os.path.html#$")]
 
 
@@ -42,8 +50,10 @@ def api_docs(tmp_path_factory: pytest.TempPathFactory) -> ApiDocs:
     write_inventory(root / "np.inv", NUMPY)
     write_inventory(root / "sk.inv", SKLEARN)
     write_inventory(root / "py.inv", PYTHON)
+    write_inventory(root / "mpl.inv", MATPLOTLIB)
     docs, warnings = load_api_docs([ApiDocsSource("numpy", NP, "np.inv"), ApiDocsSource("sklearn", SK, "sk.inv"),
-                                    ApiDocsSource("python", PY, "py.inv")], root, root / "_freeze", frozen=False)
+                                    ApiDocsSource("python", PY, "py.inv"), ApiDocsSource("matplotlib", MPL, "mpl.inv")],
+                                   root, root / "_freeze", frozen=False)
     assert warnings == []
     return docs
 
@@ -97,6 +107,12 @@ NORM = f"{NP}reference/generated/numpy.linalg.norm.html#numpy.linalg.norm"
     (":func:`print`", "print()", f"{PY}library/functions.html#print"),
     (":func:`os.path.join`", "os.path.join()", f"{PY}library/os.path.html#os.path.join"),
     ("`numpy.ndarray`", "numpy.ndarray", f"{NP}reference/generated/numpy.ndarray.html#numpy.ndarray"),  # default role
+    # Sphinx's ".name": the object whose full name ends so (Matplotlib's galleries use it all along)
+    ("`.Figure`", "Figure", f"{MPL}api/figure_api.html#matplotlib.figure.Figure"),
+    ("`~.axes.Axes.plot`", "plot", f"{MPL}api/_as_gen/matplotlib.axes.Axes.plot.html#matplotlib.axes.Axes.plot"),
+    (":meth:`.Axes.plot`", "Axes.plot()", f"{MPL}api/_as_gen/matplotlib.axes.Axes.plot.html#matplotlib.axes.Axes.plot"),
+    (":meth:`~.plot`", "plot()", f"{MPL}api/_as_gen/matplotlib.axes.Axes.plot.html#matplotlib.axes.Axes.plot"),
+    (":attr:`~.plot`", "plot", f"{MPL}api/figure_api.html#matplotlib.figure.Figure.plot"),  # the role decides
 ])
 def test_rest_roles_link_through_the_inventories(api_docs: ApiDocs, role: str, shown: str, href: str) -> None:
     html = rst(f"See {role} here.", links_for(api_docs, "import numpy as np\nfrom sklearn.svm import SVC\n"))

@@ -58,6 +58,7 @@ class Inventory:
         self.digest = digest  # sha256 of the objects.inv bytes
         self._text = text  # the decompressed entries
         self._parsed: tuple[dict[str, tuple[tuple[str, str], ...]], int] | None = None
+        self._by_last: dict[str, list[str]] | None = None
 
     def parsed(self) -> tuple[dict[str, tuple[tuple[str, str], ...]], int]:
         """name -> ((role, url), ...) of its Python objects, and how many entries were left out
@@ -65,6 +66,14 @@ class Inventory:
         if self._parsed is None:
             self._parsed = _python_objects(self._text, self.base)
         return self._parsed
+
+    def ending_in(self, last: str) -> list[str]:
+        """The names of its Python objects whose last part is ``last`` (for Sphinx's ``.name`` search)."""
+        if self._by_last is None:
+            self._by_last = {}
+            for name in self.parsed()[0]:
+                self._by_last.setdefault(name.rpartition(".")[2], []).append(name)
+        return self._by_last.get(last, [])
 
 
 class InventoryMalformed(Exception):
@@ -114,6 +123,23 @@ class ApiDocs:
                     if wanted is None or role in wanted:
                         return ApiTarget(candidate, role, url, inv.package)
         return None
+
+    def lookup_suffix(self, suffix: str, roles: Iterable[str] | None = None) -> ApiTarget | None:
+        """The object whose full name ends in ``.suffix`` (Sphinx's ``.Axes.plot``), the shortest
+        such name when several do (Sphinx takes one of them too); None when none does."""
+        wanted = None if roles is None else set(roles)
+        found: list[tuple[int, str, Inventory]] = []
+        for inv in self._inventories:
+            objects = self._objects(inv)
+            for name in inv.ending_in(suffix.rpartition(".")[2]):
+                if (name == suffix or name.endswith("." + suffix)) and any(
+                        wanted is None or role in wanted for role, _ in objects[name]):
+                    found.append((len(name), name, inv))
+        if not found:
+            return None
+        _, name, inv = min(found, key=lambda item: (item[0], item[1]))
+        role, url = next((r, u) for r, u in self._objects(inv)[name] if wanted is None or r in wanted)
+        return ApiTarget(name, role, url, inv.package)
 
     def _objects(self, inv: Inventory) -> dict[str, tuple[tuple[str, str], ...]]:
         objects, rejected = inv.parsed()

@@ -157,7 +157,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     _check_force_names(options, entries)
     names = {e.name for e in entries}
     previous: SiteState | None = None  # what the published site was made from
-    api_docs, api_warnings = ApiDocs(), []
+    api_docs, api_warnings = ApiDocs(), list[str]()
     if options.shard:  # the other shards' entries run elsewhere
         entries = shard_entries(config, entries, options.shard)
     else:
@@ -167,8 +167,10 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         previous = load_state(config) if config.output.is_dir() else None
         if not (options.force or options.force_names or report.failures):
             state = unchanged_site(config, entries, previous, api_docs.fingerprint())
-            if state is not None:  # its warnings include the inventories' (the same inventories)
-                return _unchanged(config, entries, state, report, started)
+            if state is not None:  # its warnings include the inventories' (the same inventories), but
+                # not a failed refresh of a cached inventory
+                fresh = [w for w in api_warnings if w not in state.warnings]
+                return _unchanged(config, entries, state, report, started, fresh)
     report.warnings.extend(api_warnings)
     parsed = _parse_all(config, entries, report, parsed_scripts(config, entries, previous))
     report.warnings.extend(config.unused_overrides(names))
@@ -216,11 +218,12 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
 
 
 def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: BuildReport,
-               started: float) -> BuildReport:
-    """Nothing the site depends on changed: keep the published site, say its warnings again."""
-    for warning in state.warnings:
+               started: float, fresh: list[str]) -> BuildReport:
+    """Nothing the site depends on changed: keep the published site, say its warnings again
+    (``fresh``: warnings of this build's own, said first)."""
+    for warning in [*fresh, *state.warnings]:
         log.warning("%s", warning)
-    report.warnings.extend(state.warnings)
+    report.warnings.extend([*fresh, *state.warnings])
     remove_site(failed_dir(config.output))  # as any good build does
     report.from_cache.update(e.name for e in entries)
     report.unchanged = report.published = True

@@ -89,10 +89,15 @@ class ProseLinks:
         ``role`` ("func", "class", ...; None: any Python object), or None."""
         if not self.api_docs:
             return None
-        target = target.strip().lstrip("~!.").removesuffix("()")
+        target = target.strip().lstrip("~!").removesuffix("()")
+        relative = target.startswith(".")  # Sphinx's ".Axes.plot": any object whose name ends so
+        target = target.lstrip(".")
         if not _DOTTED.fullmatch(target):
             return None
         wanted = ROLE_TARGETS.get(role or "")
+        if relative:
+            return ((self.api_docs.lookup_suffix(target, wanted) if wanted else None)
+                    or self.api_docs.lookup_suffix(target))
         for name in self._full_names(target):
             # the role's own object types first; then any (Sphinx projects write :func: for methods)
             found = (self.api_docs.lookup(name, wanted) if wanted else None) or self.api_docs.lookup(name)
