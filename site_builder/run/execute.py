@@ -26,11 +26,12 @@ from site_builder.ansi import remove_escapes
 from site_builder.fs import adopt_dir
 from site_builder.source.blocks import Script
 from site_builder.run.demo_process import DemoProcess, start_demo_process
+from site_builder.run.name_refs import NameRef, name_refs
 from site_builder.source.entries import Entry
 
 log = logging.getLogger(__name__)
 
-Stream = Literal["stdout", "stderr"]
+Stream = Literal["stdout", "stderr", "display"]
 BlockStatus = Literal["ok", "error", "expected-error", "not-run", "timeout", "crashed", "exited"]
 
 # Files the builder itself makes (figures, complete outputs, record.json) end up under
@@ -41,11 +42,40 @@ BUILDER_DIR = "_site_builder"
 
 
 @dataclass(frozen=True)
+class Display:
+    """A rich output: a block's value, or one ``display()`` call, with every MIME type it had.
+
+    The record keeps it as ``{"data": {MIME: lines}, "files": {MIME: path}, "omitted": {MIME: bytes}}``:
+    ``data`` holds the text types (text/plain, text/html, text/markdown, text/latex, ...) and the
+    JSON types (application/json, application/vnd.plotly.v1+json: JSON text); ``files`` the binary
+    types and image/svg+xml, as the path of a file of the block (an Artifact of kind "display");
+    ``omitted`` the types left out because they were over ``display_limit``, with their size.
+    Everything is untrusted: render sanitises HTML and shows SVG only as an image file.
+    """
+
+    data: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    omitted: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """Its text/plain form ("" when it has none)."""
+        return self.data.get("text/plain", "")
+
+    @property
+    def html(self) -> str | None:
+        """Its text/html form, unsanitised, or None."""
+        return self.data.get("text/html")
+
+
+@dataclass(frozen=True)
 class OutputChunk:
-    """A run of text one block wrote to one stream, in the order it was written."""
+    """A run of text one block wrote to one stream, in the order it was written; or, with
+    stream "display", one ``display()`` output (``text`` is then its text/plain form)."""
 
     stream: Stream
     text: str
+    display: Display | None = None
 
 
 @dataclass(frozen=True)
@@ -53,7 +83,8 @@ class Artifact:
     """A file a block produced: an open Matplotlib figure the builder saved, or a file it wrote."""
 
     path: str  # POSIX path relative to the run's files folder (figures: under BUILDER_DIR)
-    kind: Literal["figure", "image", "file"]  # image = picture the demo wrote itself
+    # image = picture the demo wrote itself; display = a file of a Display (shown with it)
+    kind: Literal["figure", "image", "file", "display"]
     size: int  # bytes
     alt: str = ""  # figures: text from the figure's titles and axis labels
     width: int | None = None  # display size in CSS pixels, when known (images, figures)
@@ -71,25 +102,6 @@ class BlockError:
 
 
 @dataclass(frozen=True)
-class Value:
-    """The value of a block's last expression, as Jupyter shows it (None and default reprs are never kept)."""
-
-    text: str  # its repr
-    html: str | None = None  # its _repr_html_ (a pandas table), unsanitised: render cleans it
-
-
-@dataclass(frozen=True)
-class NameRef:
-    """What a name or dotted chain of a block's code denoted when the block ran (run/api_names.py)."""
-
-    line: int  # script line
-    col: int  # characters from the line's start
-    end_col: int
-    names: tuple[str, ...]  # the full names it may be documented under, most exact first
-    explicit: int  # how many of ``names`` name the object itself; the others name its type (a variable's)
-
-
-@dataclass(frozen=True)
 class BlockResult:
     """What one block did when it ran."""
 
@@ -103,7 +115,7 @@ class BlockResult:
     omitted_at: int | None = None  # when truncated: index in ``output`` where the cut is
     error: BlockError | None = None
     artifacts: tuple[Artifact, ...] = ()
-    value: Value | None = None  # the value of its last expression, when it has one worth showing
+    value: Display | None = None  # the value of its last expression, when it has one worth showing
     names: tuple[NameRef, ...] = ()  # what its names denoted when it ran, in the order of the code
 
 
@@ -115,6 +127,7 @@ class RunOptions:
     output_limit: int = 200_000  # bytes of output kept per block before head/tail cut
     project_root: Path = field(default_factory=Path.cwd)
     figure_scale: float = 2.0  # pixels per CSS pixel of the figures saved (Config.figure_scale)
+    display_limit: int = 5_000_000  # bytes of one representation of a value or display output kept
 
 
 @dataclass(frozen=True)
@@ -212,6 +225,7 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         "builder_dir": str(builder_dir),
         "project_root": str(root),
         "figure_scale": options.figure_scale,
+        "display_limit": options.display_limit,
         "blocks": [
             {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags)}
             for c in cells
@@ -358,16 +372,28 @@ class _Output:
         self._write_full(data)
         self._push_tail(stream, data)
 
+    def add_display(self, display: Display) -> None:
+        """A display() output, between what was written before and after it (none in the cut middle)."""
+        if self.file is None:
+            self.parts.append(("display", [display]))  # type: ignore[list-item]
+        else:
+            self.tail.append(("display", display))  # type: ignore[arg-type]
+
     def _cut(self) -> None:
         self.file = open(self.full_path, "xb")
-        flat = [(stream, b"".join(pieces)) for stream, pieces in self.parts]
-        for _stream, data in flat:
-            self._write_full(data)
-        head: list[tuple[str, list[bytes]]] = []
+        flat: list[tuple[str, Any]] = [(stream, pieces[0] if stream == "display" else b"".join(pieces))
+                                       for stream, pieces in self.parts]
+        for stream, data in flat:
+            if stream != "display":
+                self._write_full(data)
+        head: list[tuple[str, list[Any]]] = []
         n = 0
         for stream, data in flat:
             if n >= self.head_budget:
                 break
+            if stream == "display":
+                head.append((stream, [data]))
+                continue
             take = data[: self.head_budget - n]
             head.append((stream, [take]))
             n += len(take)
@@ -375,6 +401,9 @@ class _Output:
         for stream, data in reversed(flat):
             if self.tail_size >= self.tail_budget:
                 break
+            if stream == "display":
+                self.tail.appendleft((stream, data))
+                continue
             take = data[-(self.tail_budget - self.tail_size):]
             self.tail.appendleft((stream, take))
             self.tail_size += len(take)
@@ -382,8 +411,10 @@ class _Output:
     def _push_tail(self, stream: str, data: bytes) -> None:
         self.tail.append((stream, data[-self.tail_budget:]))
         self.tail_size += len(self.tail[-1][1])
-        while self.tail_size - len(self.tail[0][1]) >= self.tail_budget:
-            self.tail_size -= len(self.tail.popleft()[1])
+        while self.tail_size - _size(self.tail[0][1]) >= self.tail_budget:
+            self.tail_size -= _size(self.tail.popleft()[1])
+        while self.tail[0][0] == "display":  # its text went out of the tail before it
+            self.tail.popleft()
         excess = self.tail_size - self.tail_budget
         if excess > 0:
             stream0, first = self.tail[0]
@@ -404,14 +435,14 @@ class _Output:
 
     def result(self, builder_rel: str) -> dict[str, Any]:
         """BlockResult fields describing this output."""
-        head = self._merge([(s, b"".join(p)) for s, p in self.parts])
+        head = self._merge([(s, p[0] if s == "display" else b"".join(p)) for s, p in self.parts])
         if self.file is None:
             return {"output": head}
         self.file.close()
         tail = self._merge(list(self.tail))
-        kept = sum(len(p) for _s, pieces in self.parts for p in pieces) + self.tail_size
-        kept_lines = sum(p.count(b"\n") for _s, pieces in self.parts for p in pieces)
-        kept_lines += sum(d.count(b"\n") for _s, d in self.tail)
+        kept = sum(len(p) for s, pieces in self.parts if s != "display" for p in pieces) + self.tail_size
+        kept_lines = sum(p.count(b"\n") for s, pieces in self.parts if s != "display" for p in pieces)
+        kept_lines += sum(d.count(b"\n") for s, d in self.tail if s != "display")
         return {
             "output": head + tail,
             "omitted_bytes": self.size - kept,
@@ -420,18 +451,24 @@ class _Output:
             "omitted_at": len(head),
         }
 
-    def _merge(self, pieces: list[tuple[str, bytes]]) -> tuple[OutputChunk, ...]:
-        merged: list[tuple[str, list[bytes]]] = []
+    def _merge(self, pieces: list[tuple[str, Any]]) -> tuple[OutputChunk, ...]:
+        merged: list[tuple[str, list[Any]]] = []
         for stream, data in pieces:
-            if merged and merged[-1][0] == stream:
+            if merged and merged[-1][0] == stream and stream != "display":
                 merged[-1][1].append(data)
             elif data:
                 merged.append((stream, [data]))
         # "ignore": the only undecodable bytes are characters cut in half at the cut
         return tuple(
+            OutputChunk("display", p[0].text, p[0]) if stream == "display" else
             OutputChunk(stream, self.scrub(b"".join(p).decode("utf-8", "ignore")))  # type: ignore[arg-type]
             for stream, p in merged
         )
+
+
+def _size(data: Any) -> int:
+    """Bytes of a piece of output (a display counts for nothing)."""
+    return len(data) if isinstance(data, bytes) else 0
 
 
 class _RunState:
@@ -482,6 +519,8 @@ class _RunState:
             kind = event.get("event")
             if kind == "out":
                 self._output(event["i"]).add(event["stream"], event["text"])
+            elif kind == "display":
+                self._output(event["i"]).add_display(self._display(event))
             elif kind == "start":
                 self.current, self.current_t0 = event["i"], time.perf_counter()
                 self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "start"))
@@ -552,40 +591,20 @@ class _RunState:
                 results.append(BlockResult(cell.name, "not-run", 0.0, **out))
         return tuple(results)
 
-    def _value(self, raw: dict[str, Any] | None) -> Value | None:
-        if not raw:
-            return None
-        html = raw.get("html")
-        return Value(self.scrub(str(raw["text"])), self.scrub(html) if isinstance(html, str) else None)
+    def _value(self, raw: dict[str, Any] | None) -> Display | None:
+        return self._display(raw) if raw else None
+
+    def _display(self, raw: dict[str, Any]) -> Display:
+        """A Display from the runner's event, text scrubbed of the machine's paths."""
+        return Display(data={str(k): self.scrub(str(v)) for k, v in raw.get("data", {}).items()},
+                       files={str(k): str(v) for k, v in raw.get("files", {}).items()},
+                       omitted={str(k): int(v) for k, v in raw.get("omitted", {}).items()})
 
     def _error(self, raw: dict[str, Any] | None) -> BlockError | None:
         if raw is None:
             return None
         return BlockError(raw["type"], self.scrub(raw["message"]), raw["line"],
                           self.scrub(raw["traceback"]))
-
-
-MAX_NAME_REFS = 1500  # per block, as the runner's cap (run/api_names.py)
-MAX_NAME_LENGTH = 300
-
-
-def name_refs(raw: Any) -> tuple[NameRef, ...]:
-    """The runner's (or a record's) ``[line, col, end_col, [names], explicit]`` list, malformed items dropped."""
-    if not isinstance(raw, list):
-        return ()
-    refs = []
-    for item in raw[:MAX_NAME_REFS]:
-        if isinstance(item, dict):
-            item = [item.get("line"), item.get("col"), item.get("end_col"), item.get("names"), item.get("explicit")]
-        if not (isinstance(item, list) and len(item) == 5 and isinstance(item[3], list)):
-            continue
-        line, col, end, names, explicit = item
-        if not all(type(n) is int and n >= 0 for n in (line, col, end, explicit)) or line < 1 or end <= col:
-            continue
-        if not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME_LENGTH for n in names[:6]) or not names:
-            continue
-        refs.append(NameRef(line, col, end, tuple(names[:6]), min(explicit, len(names[:6]))))
-    return tuple(refs)
 
 
 def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str,

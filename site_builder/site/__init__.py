@@ -1,6 +1,7 @@
 """Site stage: turn parsed scripts and run results into the site's files, then write them.
 
-``render`` (Jinja2, Pygments, Markdown) with ``notebook``, ``outcomes``, ``timings`` and
+``render`` (Jinja2, Pygments, Markdown) with ``notebook``, ``outcomes``, ``displays`` (values and
+display() outputs), ``timings`` and
 ``theme`` makes the files in memory (``sitefiles``); ``prose`` renders prose, ``prose_links``
 says where its roles and inline code link (``apidocs``' inventories, the other entries),
 ``code_links`` where the code's names link, ``api_index`` where each API is used; ``rebuild`` reuses the published site

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pygments.formatters import HtmlFormatter
 
 from site_builder.apidocs.inventory import ApiDocs, ApiTarget
-from site_builder.run.execute import BlockResult, NameRef
+from site_builder.run.execute import BlockResult
+from site_builder.run.name_refs import NameRef
 
 LINK_CLASS = "api-link"  # styled in templates/static/site.css
 

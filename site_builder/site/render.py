@@ -31,14 +31,15 @@ from site_builder.run.execute import (
     Artifact,
     BlockError,
     BlockResult,
+    Display,
     RunResult,
 )
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.site.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP
 from site_builder.site.notebook import make_notebook, prepare_notebooks
-from site_builder.site.sanitize import clean_html
 from site_builder.site.output import site_mark
-from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
+from site_builder.site.displays import DisplayView, display_view
+from site_builder.site.outcomes import OutputPart, block_note, output_parts, unpublishable
 from site_builder.site import prose
 from site_builder.site.code_links import CodeLink, LinkingHtmlFormatter, block_links, part_links, used_targets
 from site_builder.site.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
@@ -130,17 +131,16 @@ class CellView:
     html: Markup  # rendered prose ("" for code cells: see code)
     status: str  # BlockStatus; "not-run" when the run has no result for the block
     duration: str  # "" when not run
-    output: FoldedOutput  # all of it, or the head when it was cut
+    outputs: tuple[OutputPart, ...]  # printed output and display() outputs; the head when it was cut
     omitted_lines: int
     omitted_bytes: str  # formatted size, "" when nothing was left out
     full_output: str | None  # relative URL of the complete output
     error: BlockError | None
     artifacts: tuple[ArtifactView, ...]
-    output_tail: FoldedOutput = FoldedOutput(())  # after the cut, when the output was cut
+    outputs_tail: tuple[OutputPart, ...] = ()  # after the cut, when the output was cut
     note: str = ""  # why it did not run, that it ended the script, or should have raised
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
-    value_text: str = ""  # the repr of its last expression ("" when none is shown)
-    value_html: Markup | None = None  # its _repr_html_, sanitised
+    value: DisplayView | None = None  # its last expression's value, when one is shown
 
 
 # ---------------------------------------------------------------- small formatters
@@ -416,11 +416,16 @@ class _Renderer:
             language = script.prose if script else "markdown"
             return CellView(kind="markdown", name="", description="",
                             html=self.prose(cell.text, language, f"prose-{index}-", links),
-                            status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
+                            status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
-        head, tail = output_views(block)
+        sizes = {a.path: (a.width, a.height) for a in block.artifacts if a.kind == "display"}
+
+        def view(display: Display) -> DisplayView:
+            return display_view(display, publish, sizes)
+
+        head, tail = output_parts(block, self.info.output_fold_lines, view)
         expects_error = "raises-exception" in cell.tags
         return CellView(
             kind="code",
@@ -430,24 +435,17 @@ class _Renderer:
             code=self.code_parts(cell, script.docstring_lines if script else None, code_links),
             status=block.status,
             duration="" if block.status == "not-run" else format_duration(block.duration),
-            output=fold_output(head, self.info.output_fold_lines),
-            output_tail=fold_output(tail, self.info.output_fold_lines),
+            outputs=head,
+            outputs_tail=tail,
             note=block_note(block, result, expects_error) if result else "",
             omitted_lines=block.omitted_lines,
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
-            artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts),
-            **self.value_view(block),
+            artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts
+                            if a.kind != "display"),  # shown with their display
+            value=view(block.value) if block.value is not None and self.info.values else None,
         )
-
-    def value_view(self, block: BlockResult) -> dict[str, object]:
-        """The template's view of a block's value: its sanitised HTML, else its repr; nothing when off."""
-        value = block.value
-        if value is None or not self.info.values:
-            return {}
-        html = clean_html(value.html).strip() if value.html else ""
-        return {"value_text": value.text, "value_html": Markup(html) if html else None}
 
     @staticmethod
     def artifact_view(art: Artifact, publish: _Publish, files_dir: Path | None = None) -> ArtifactView:
