@@ -275,6 +275,17 @@ def test_frozen_builds_never_fetch(server: Server, tmp_path: Path) -> None:
     assert docs.lookup("numpy.linalg.norm") and warnings == [] and server.hits == []
 
 
+def test_offline_loading_reads_the_cache_and_fetches_nothing(server: Server, tmp_path: Path) -> None:
+    server.routes["/docs/objects.inv"] = Served(body=inventory_bytes(NUMPY))
+    source = ApiDocsSource("numpy", server.base + "docs/", None, 1e-9, 5.0)
+    _, warnings = load_api_docs([source], tmp_path, tmp_path / "_freeze", frozen=False, offline=True)
+    assert server.hits == [] and "no cached inventory" in warnings[0] and "offline, nothing is fetched" in warnings[0]
+    _fetch(server, tmp_path)
+    server.hits.clear()
+    docs, warnings = load_api_docs([source], tmp_path, tmp_path / "_freeze", frozen=False, offline=True)
+    assert server.hits == [] and warnings == [] and docs.lookup("numpy.pi") is not None  # stale, yet used
+
+
 def test_a_stale_cache_is_refreshed_and_kept_when_the_refresh_fails(server: Server, tmp_path: Path) -> None:
     server.routes["/docs/objects.inv"] = Served(body=inventory_bytes(NUMPY))
     _fetch(server, tmp_path)
@@ -289,6 +300,9 @@ def test_a_stale_cache_is_refreshed_and_kept_when_the_refresh_fails(server: Serv
     # a changed URL does not use the other URL's copy
     docs, warnings = _fetch(server, tmp_path, path="other/")
     assert not docs and "HTTP 404" in warnings[0]
+    docs, warnings = _fetch(server, tmp_path, path="other/", frozen=True)
+    assert not docs and f"the cached inventory in _freeze/_inventories/numpy.inv is {server.base}docs/objects.inv's" \
+        in warnings[0]
 
 
 @pytest.mark.parametrize(("served", "reason"), [

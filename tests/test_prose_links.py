@@ -120,7 +120,7 @@ def test_rest_roles_link_through_the_inventories(api_docs: ApiDocs, role: str, s
     assert (url, text) == (href, shown)
     assert title == href.rpartition("#")[2].removeprefix("module-")  # the full name as tooltip
     # it still reads as inline code: the literal inside the link
-    assert re.search(r'<a [^>]*class="api-link[^"]*"[^>]*><span class="docutils literal">', html)
+    assert re.search(r'<a [^>]*class="[^"]*api-link[^"]*"[^>]*><span class="docutils literal">', html)
 
 
 @pytest.mark.parametrize("role", [
@@ -246,6 +246,8 @@ def gallery_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("api-site")
     write_demo(project, "model_selection/plot_roc_crossval", GALLERY_DEMO)
     write_demo(project, "basics/plot_norms", MARKDOWN_DEMO)
+    (project / "demos" / "basics" / "README.txt").write_text(
+        "Basics\n======\n\nNorms with :func:`numpy.linalg.norm`; see :ref:`sphx_glr_auto_examples_basics_plot_norms.py`.\n")
     write_inventory(project / "docs" / "numpy.inv", NUMPY)
     write_inventory(project / "docs" / "sklearn.inv", SKLEARN)
     (project / "pyproject.toml").write_text(
@@ -279,6 +281,13 @@ def test_a_built_page_links_roles_and_other_entries(gallery_site: Path) -> None:
     markdown = linked(_page(gallery_site, "basics/plot_norms"))
     assert (NORM, "numpy.linalg.norm", "np.linalg.norm") in markdown
     assert (f"{NP}reference/generated/numpy.ndarray.html#numpy.ndarray", "numpy.ndarray", "numpy.ndarray") in markdown
+
+
+def test_section_headers_on_the_index_link_too(gallery_site: Path) -> None:
+    index = (gallery_site / "build" / "index.html").read_text(encoding="utf-8")
+    links = linked(index)
+    assert (NORM, "numpy.linalg.norm", "numpy.linalg.norm()") in links
+    assert ("basics/plot_norms/index.html", "basics/plot_norms", "basics/plot_norms") in links
 
 
 def test_frozen_rebuilds_link_the_same_and_inventory_changes_reach_the_pages(gallery_site: Path,

@@ -281,14 +281,15 @@ def _load_one(source: ApiDocsSource, project_root: Path, records_dir: Path, *, f
         except InventoryMalformed as exc:
             raise InventoryMalformed(f"{source.inventory}: {exc}") from None
     cached = fetch.read_cache(records_dir, package)
-    if cached is not None and cached.url != fetch.inventory_url(source):
-        cached = None  # fetched from another URL: the settings changed
     where = f"{records_dir.name}/{CACHE_FOLDER}/{package}.inv"
+    other_url = ""
+    if cached is not None and cached.url != fetch.inventory_url(source):
+        other_url, cached = cached.url, None  # fetched from another URL: the settings changed
     if not fetching:
         if cached is None:
-            why = "a --frozen build fetches nothing" if frozen else "not fetching"
-            raise InventoryUnavailable(f"no cached inventory in {where} ({why}: build once without "
-                                       "--frozen, and commit the records folder)")
+            why = "a --frozen build fetches nothing" if frozen else "offline, nothing is fetched"
+            what = f"the cached inventory in {where} is {other_url}'s" if other_url else f"no cached inventory in {where}"
+            raise InventoryUnavailable(f"{what} ({why}: build once without --frozen, and commit the records folder)")
         return _parsed_cache(cached, package, base, where), None
     now = time.time()
     if cached is not None and fetch.is_fresh(cached, source, now):

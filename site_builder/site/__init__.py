@@ -1,10 +1,10 @@
 """Site stage: turn parsed scripts and run results into the site's files, then write them.
 
 ``render`` (Jinja2, Pygments, Markdown) with ``notebook``, ``outcomes``, ``displays`` (values and
-display() outputs), ``timings`` and
-``theme`` makes the files in memory (``sitefiles``); ``prose`` renders prose, ``prose_links``
-says where its roles and inline code link (``apidocs``' inventories, the other entries),
-``code_links`` where the code's names link, ``api_index`` where each API is used; ``rebuild`` reuses the published site
-when little changed; ``search`` indexes it with Pagefind; ``output`` swaps it in
-atomically. Imports ``run``, ``source``, ``apidocs`` and the shared bottom, never ``commands``.
+display() outputs), ``timings`` and ``theme`` makes the files in memory (``sitefiles``);
+``prose`` renders prose, and ``prose_links`` says where its roles and inline code lead
+(``apidocs``' inventories, the other entries); ``code_links`` where the code's names link,
+``api_index`` where each API is used; ``rebuild`` reuses the published site when little
+changed; ``search`` indexes it with Pagefind; ``output`` swaps it in atomically. Imports
+``run``, ``source``, ``apidocs`` and the shared bottom, never ``commands``.
 """

@@ -510,16 +510,17 @@ class _Renderer:
     def section_header(self, section: Section) -> tuple[str | Markup, Markup | None]:
         """(title, rendered header text or None) of a section; the folder name when it has no title."""
         text, id_prefix = section.header, "section-" + section.name.replace("/", "-") + "-"
+        links = ProseLinks(self.info.api_docs, {}, self.linkable, "")  # on the index, at the site's root
         if section.header_kind == "md":
             first, _, rest = text.lstrip().partition("\n")
             if not first.startswith("# "):
                 first, rest = "", text
             title = self.prose(first[2:].strip(), "markdown").removeprefix("<p>").removesuffix("</p>")
-            return title or section.name, self.prose(rest, "markdown", id_prefix) if rest.strip() else None
+            return title or section.name, self.prose(rest, "markdown", id_prefix, links) if rest.strip() else None
         head = rst_head(text)  # reST, as Sphinx-Gallery reads README.txt
         body = head.intro if head else text
         title = prose.plain(head.title, "rst") if head else section.name
-        return title, self.prose(body, "rst", id_prefix) if body.strip() else None
+        return title, self.prose(body, "rst", id_prefix, links) if body.strip() else None
 
     def site_files(self, builds: list[EntryBuild]) -> list[SiteFile]:
         entries = [
