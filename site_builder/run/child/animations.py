@@ -93,8 +93,8 @@ def save_animation(animation: Any, fig: Any, poster: str, stem: str, dpi: float,
     limit = int(settings.get("animation_size", 20_000_000))
     if size > limit:
         os.remove(path)
-        sys.stderr.write(f"site_builder: the animation's {suffix[1:].upper()} is {size / 1e6:.1f} MB, over "
-                         f"animation_size ({limit / 1e6:.1f} MB): its first frame is shown instead "
+        sys.stderr.write(f"site_builder: the animation's {suffix[1:].upper()} is {_size(size)}, over "
+                         f"animation_size ({_size(limit)}): its first frame is shown instead "
                          f"(raise animation_size in [tool.site_builder] to show it)\n")
         return None
     name = os.path.basename(path)
@@ -107,3 +107,8 @@ def _pillow_webp() -> bool:
         return bool(importlib.import_module("PIL.features").check("webp"))
     except Exception:
         return False
+
+
+def _size(n: int) -> str:
+    """Decimal size, as the pages write sizes (site.formatting.format_size, which the child cannot import)."""
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.1f} kB"
