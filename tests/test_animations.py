@@ -1,5 +1,5 @@
 """Matplotlib animations play under their block: a <video> made with ffmpeg, else an animated
-image made with Pillow with a pause control; reduced motion shows the first frame; the frame
+image made with Pillow with a pause control; reduced motion shows the poster frame; the frame
 and size caps end in a note; records keep the file for cached and --frozen builds."""
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ class ArtifactView:
     height: int | None
     preview: CsvPreview | None = None
     # An animated figure: the URL of its movie (MP4 when ``video``, else an animated WebP or
-    # PNG); ``href`` is then its first frame (the poster), ``name`` and ``size`` the movie's.
+    # PNG); ``href`` is then its poster frame (the poster), ``name`` and ``size`` the movie's.
     animation: str | None = None
     video: bool = False
 
@@ -426,7 +426,7 @@ class _Renderer:
 
     def artifact_views(self, block: BlockResult, publish: _Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:
         """The block's files as the cell lists them: a display's files are shown with it, and an
-        animation takes the place of its figure (X-figure-K.png, its first frame)."""
+        animation takes the place of its figure (X-figure-K.png, its poster frame)."""
         movies = {_poster_of(a.path): a for a in block.artifacts if a.kind == "animation"}
         views = []
         for art in block.artifacts:
