@@ -32,7 +32,7 @@ def _record(props: dict[str, Any]) -> dict[str, Any]:
 
 _ARTIFACT = _record({
     "path": {"type": "string", "pattern": _REL_PATH},
-    "kind": {"enum": ["figure", "image", "file", "display"]},
+    "kind": {"enum": ["figure", "image", "file", "display", "animation"]},
     "size": _COUNT,
     "alt": _STRING,
     "width": {"type": ["integer", "null"], "minimum": 0},

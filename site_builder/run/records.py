@@ -79,7 +79,7 @@ RECORD_FORMAT = 4  # 2: each block's "value"; 3: values and display() outputs ar
 # Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
 EXECUTION_VERSION = 5  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
-# 4: display() calls and every MIME type of a value; 5: blocks record what their names denoted (api_names)
+# 4: display() calls and every MIME type of a value; animations; 5: blocks record what their names denoted (api_names)
 RECORD_FILE = f"{BUILDER_DIR}/record.json"
 # environment keys that are not package distributions
 _NOT_PACKAGES = frozenset({"python", "platform", "blas"})
@@ -186,15 +186,17 @@ def _packages(environment: dict[str, str]) -> dict[str, str]:
 def run_options(config: Config, name: str) -> RunOptions:
     """How entry ``name`` runs; part of its cache key, so build, --frozen and check share it."""
     return RunOptions(timeout=config.timeout_for(name), project_root=config.root,
-                      figure_scale=config.figure_scale, display_limit=config.display_limit)
+                      figure_scale=config.figure_scale, display_limit=config.display_limit,
+                      animation_frames=config.animation_frames, animation_size=config.animation_size)
 
 
 def _run_options(options: RunOptions) -> dict[str, float]:
     found = {"timeout": float(options.timeout), "output_limit": float(options.output_limit)}
     if options.figure_scale != 2.0:  # records made before the setting existed were all made at 2
         found["figure_scale"] = float(options.figure_scale)
-    if options.display_limit != RunOptions.display_limit:
-        found["display_limit"] = float(options.display_limit)
+    for name in ("display_limit", "animation_frames", "animation_size"):  # when not their default
+        if getattr(options, name) != getattr(RunOptions, name):
+            found[name] = float(getattr(options, name))
     return found
 
 

@@ -135,7 +135,8 @@ def _run(job: dict[str, Any], events: Any) -> None:
         duration = time.perf_counter() - t0
         audit.on = False
         names = resolver.block_names(cell, before_ns, ns)
-        artifacts = figures.save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0))
+        artifacts = figures.save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0), ns,
+                                         job.get("animations"))
         artifacts += files.file_artifacts(before, files.snapshot(files_dir), files_dir)
         sink.finish()
         artifacts += displays.end()
