@@ -74,8 +74,7 @@ from site_builder.names import stem_of
 
 log = logging.getLogger(__name__)
 
-RECORD_FORMAT = 4  # 2: each block's "value"; 3: values and display() outputs are MIME bundles;
-# 4: each block's "names"; bump when the JSON layout changes; other formats are cache misses
+RECORD_FORMAT = 4  # 2: "value"; 3: values and display() outputs are MIME bundles; 4: "names"; bump when the layout changes
 # Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
 EXECUTION_VERSION = 5  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
@@ -257,8 +256,7 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
             },
             "artifacts": [{**dataclasses.asdict(a), "sha256": shas[a.path]} for a in b.artifacts],
             "value": None if b.value is None else _display_record(b.value),
-            "names": [{"line": n.line, "col": n.col, "end_col": n.end_col, "names": list(n.names),
-                       "explicit": n.explicit} for n in b.names],
+            "names": [{**dataclasses.asdict(n), "names": list(n.names)} for n in b.names],
         })
     return {
         "format": RECORD_FORMAT,

@@ -12,13 +12,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from pygments import highlight
 from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
 
 from site_builder.apidocs.inventory import ApiDocs, ApiTarget
-from site_builder.run.execute import BlockResult
+from site_builder.run.execute import BlockResult, RunResult
 from site_builder.run.name_refs import NameRef
 
 LINK_CLASS = "api-link"  # styled in templates/static/site.css
+# Pygments lexing costs ~0.1 ms per line and dominates rendering, so highlighted cells are
+# kept for the life of the process: rebuilds (watch mode, tests) only lex what changed.
+# The formatter options never vary, so (text, first line, links) fully determines the HTML.
+_HIGHLIGHTED: dict[tuple[str, int, tuple[CodeLink, ...]], str] = {}
+_HIGHLIGHTED_MAX = 20_000
 
 
 @dataclass(frozen=True)
@@ -130,3 +137,44 @@ def part_links(links: tuple[CodeLink, ...], first_line: int, line_count: int) ->
         if 0 <= row < line_count:
             found.setdefault(row, []).append((link.col, link.end_col, link.target.url, link.target.name))
     return found
+
+
+class Highlighter:
+    """Highlights code cells for one site build (one lexer and formatter: only the start line moves)."""
+
+    def __init__(self) -> None:
+        # stripnl=False: a leading blank line must keep the script's real line numbers.
+        self.lexer = PythonLexer(stripnl=False, ensurenl=True)
+        self.formatter = LinkingHtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
+
+    def html(self, text: str, first_line: int, links: tuple[CodeLink, ...] = ()) -> str:
+        """``text`` (script lines from ``first_line``) as Pygments' HTML, ``links`` around their names."""
+        key = (text, first_line, links)
+        html = _HIGHLIGHTED.get(key)
+        if html is None:
+            self.formatter.linenostart = first_line
+            self.formatter.links = part_links(links, first_line, text.count("\n") + 1)
+            html = highlight(text, self.lexer, self.formatter)
+            if len(_HIGHLIGHTED) >= _HIGHLIGHTED_MAX:
+                _HIGHLIGHTED.clear()
+            _HIGHLIGHTED[key] = html
+        return html
+
+
+class SiteCodeLinks:
+    """Each entry's code links in one site build, found once: its page and the API page need them."""
+
+    def __init__(self, api_docs: ApiDocs) -> None:
+        self.api_docs = api_docs
+        self._found: dict[str, dict[str, tuple[CodeLink, ...]]] = {}
+
+    def of(self, result: RunResult) -> dict[str, tuple[CodeLink, ...]]:
+        """Block name -> its code links."""
+        found = self._found.get(result.entry)
+        if found is None:
+            found = self._found[result.entry] = {b.name: block_links(b, self.api_docs) for b in result.blocks}
+        return found
+
+    def used(self, result: RunResult) -> dict[str, tuple[ApiTarget, tuple[str, ...]]]:
+        """The objects the entry's code names itself (see :func:`used_targets`)."""
+        return used_targets(self.of(result).items())

@@ -19,8 +19,6 @@ from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup
-from pygments import highlight
-from pygments.lexers import PythonLexer
 
 from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.source.blocks import GALLERY_SETTING, Cell, Script
@@ -42,7 +40,7 @@ from site_builder.site.output import site_mark
 from site_builder.site.displays import DisplayView, display_view
 from site_builder.site.outcomes import OutputPart, block_note, output_parts, unpublishable
 from site_builder.site import prose
-from site_builder.site.code_links import CodeLink, LinkingHtmlFormatter, block_links, part_links, used_targets
+from site_builder.site.code_links import CodeLink, Highlighter, SiteCodeLinks
 from site_builder.site.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose_links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
@@ -53,11 +51,6 @@ from site_builder.site.thumbnails import Thumbnails
 
 log = logging.getLogger(__name__)
 # The reproducibility sentence is only claimed for scripts that visibly seed an RNG.
-# Pygments lexing costs ~0.1 ms per line and dominates rendering, so highlighted cells are
-# kept for the life of the process: rebuilds (watch mode, tests) only lex what changed.
-# The formatter options never vary, so (text, first line, links) fully determines the HTML.
-_HIGHLIGHTED: dict[tuple[str, int, tuple[CodeLink, ...]], str] = {}
-_HIGHLIGHTED_MAX = 20_000
 # CSV previews: the first rows of a file a demo wrote, read from at most this many bytes.
 CSV_PREVIEW_ROWS = 5
 CSV_PREVIEW_BYTES = 64 * 1024
@@ -248,10 +241,8 @@ class _Renderer:
         self.thumbnails = Thumbnails(thumbnail_cache)
         self.notebooks = notebooks or {}  # entry -> a notebook file to publish as it is
         self.env = _jinja_environment()
-        # stripnl=False: a leading blank line must keep the script's real line numbers.
-        self.lexer = PythonLexer(stripnl=False, ensurenl=True)
-        self.formatter = LinkingHtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
-        self._code_links: dict[str, dict[str, tuple[CodeLink, ...]]] = {}  # entry -> block -> its code links
+        self.highlighter = Highlighter()
+        self.code_links = SiteCodeLinks(info.api_docs)  # entry -> block -> its code links
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
 
     @staticmethod
@@ -272,20 +263,6 @@ class _Renderer:
         return ProseLinks(self.info.api_docs, imported_names(entry.source), self.linkable,
                           "../" * (entry.name.count("/") + 1))
 
-    def code(self, text: str, first_line: int, links: tuple[CodeLink, ...] = ()) -> Markup:
-        """``text`` (script lines from ``first_line``) highlighted, its ``links`` wrapped around their names."""
-        key = (text, first_line, links)
-        html = _HIGHLIGHTED.get(key)
-        if html is None:
-            # One formatter per call is much cheaper than one per cell; only the start moves.
-            self.formatter.linenostart = first_line
-            self.formatter.links = part_links(links, first_line, text.count("\n") + 1)
-            html = highlight(text, self.lexer, self.formatter)
-            if len(_HIGHLIGHTED) >= _HIGHLIGHTED_MAX:
-                _HIGHLIGHTED.clear()
-            _HIGHLIGHTED[key] = html
-        return Markup(html)
-
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
                    links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
         """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings left out."""
@@ -293,7 +270,7 @@ class _Renderer:
         fold = docstring_lines if cell.name == "setup" else None
         hidden = {i for i, line in enumerate(lines) if GALLERY_SETTING.match(line)}
         if fold is None and not hidden:
-            return (CodePart(self.code(cell.text, cell.first_line, links)),)
+            return (CodePart(Markup(self.highlighter.html(cell.text, cell.first_line, links))),)
         parts: list[CodePart] = []
         run: list[int] = []  # indices of the lines of the current part
 
@@ -303,7 +280,7 @@ class _Renderer:
                 text = "\n".join(lines[i] for i in run)
                 start = cell.first_line + run[0]
                 mine = tuple(k for k in links if start <= k.line < start + len(run))
-                parts.append(CodePart(self.code(text, start, mine), folded))
+                parts.append(CodePart(Markup(self.highlighter.html(text, start, mine)), folded))
             run.clear()
 
         for i in range(len(lines)):
@@ -319,13 +296,6 @@ class _Renderer:
                 flush()
         flush()
         return tuple(parts)
-
-    def code_links(self, result: RunResult) -> dict[str, tuple[CodeLink, ...]]:
-        """Each block's code links (kept: the entry's page and the API page both need them)."""
-        found = self._code_links.get(result.entry)
-        if found is None:
-            found = self._code_links[result.entry] = {b.name: block_links(b, self.info.api_docs) for b in result.blocks}
-        return found
 
     def page(self, template: str, **context: object) -> bytes:
         return self.env.get_template(template).render(site=self.info, **context).encode("utf-8")
@@ -353,7 +323,7 @@ class _Renderer:
 
         by_name = {b.name: b for b in result.blocks}
         links = self.prose_links(entry)
-        code_links = self.code_links(result)
+        code_links = self.code_links.of(result)
         cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i, links,
                                 code_links.get(cell.name, ())) for i, cell in enumerate(script.cells)]
         demo_files = any(
@@ -385,7 +355,7 @@ class _Renderer:
             canonical=self._url(f"{name}/index.html"),
             prev=prev,
             next=next,
-            api_used=entry_uses(used_targets(code_links.items())),
+            api_used=entry_uses(self.code_links.used(result)),
             api_page=API_PAGE if self.info.api_docs else None,
         )
         return [
@@ -515,8 +485,7 @@ class _Renderer:
 
     def api_files(self, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[SiteFile]:
         """``api/index.html`` and ``_downloads/api_usage.json``: where each documented object is used."""
-        used = {b.entry.name: used_targets(self.code_links(b.result).items()) for b in builds}
-        groups = api_groups(used, entries)
+        groups = api_groups({b.entry.name: self.code_links.used(b.result) for b in builds}, entries)
         page = self.page("api.html", root="../", canonical=self._url(API_PAGE), groups=groups,
                          count=sum(len(g.uses) for g in groups), usage_json=API_USAGE)
         return [SiteFile(API_PAGE, page), SiteFile(API_USAGE, api_usage_json(groups, self.info.site_url))]
