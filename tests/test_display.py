@@ -297,3 +297,24 @@ def test_display_pages_have_no_serious_accessibility_violation(browser: object, 
             watch.assert_clean()
         finally:
             context.close()
+
+
+def test_displays_keep_their_place_when_the_output_is_cut(tmp_path: Path) -> None:
+    from site_builder.run.capture import BlockOutput
+    from site_builder.run.results import Display
+
+    out = BlockOutput(100, tmp_path / "full.txt", lambda s: s)
+    first, middle, last = (Display(data={"text/plain": name}) for name in ("first", "middle", "last"))
+    out.add("stdout", "a" * 20 + "\n")
+    out.add_display(first)
+    out.add("stdout", "b" * 300 + "\n")  # past the limit: the output is cut
+    out.add_display(middle)
+    out.add("stdout", "c" * 300 + "\n")
+    out.add_display(last)
+    out.add("stdout", "d" * 10 + "\n")
+    result = out.result("_site_builder/full.txt")
+    shown = [c.display.text for c in result["output"] if c.display is not None]
+    assert shown == ["first", "last"]  # the one in the left-out middle is left out with it
+    streams = [c.stream for c in result["output"]]
+    assert streams[:2] == ["stdout", "display"] and streams[-2:] == ["display", "stdout"]
+    assert result["omitted_bytes"] > 0 and (tmp_path / "full.txt").read_text().count("b") == 300

@@ -286,7 +286,8 @@ class _RunState:
                 if self.write_error is None:
                     self._output(event["i"]).add(event["stream"], event["text"])
             elif kind == "display":
-                self._output(event["i"]).add_display(self._display(event))
+                if self.write_error is None:
+                    self._output(event["i"]).add_display(self._display(event))
             elif kind == "start":
                 self.current, self.current_t0 = event["i"], time.perf_counter()
                 self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "start"))
