@@ -15,7 +15,7 @@ import unicodedata
 # folded so that two entries can never collide on a case-insensitive host.
 ENTRY_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 # Names the site itself uses at its top level; an entry of that name would shadow them.
-RESERVED_NAMES = frozenset({"static", "pagefind", "404", "index", "timings", "search"})
+RESERVED_NAMES = frozenset({"static", "pagefind", "404", "index", "timings", "search", "api"})
 # Sections nest this deep at most (Sphinx-Gallery uses one level): SECTION/SUB/NAME.
 MAX_SECTION_DEPTH = 2
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.run.runner import _compile_cell, describe_value
+from site_builder.run.child.cells import compile_cell
+from site_builder.run.child.values import describe_value
 from tests.conftest import run_cli, write_demo
 
 DEMO = '''
@@ -105,7 +106,7 @@ def test_notebook_carries_values_as_execute_results(built: Path) -> None:
     html = "".join(results[1]["data"]["text/html"])
     assert "cell-7" in html and "script" not in html and "onclick" not in html
     record = json.loads((built / "_freeze" / "values" / "_site_builder" / "record.json").read_text())
-    assert [b["value"]["lines"] for b in record["blocks"] if b["value"]] == [["42"], ["Table(1 row)"]]
+    assert [b["value"]["data"]["text/plain"] for b in record["blocks"] if b["value"]] == [["42"], ["Table(1 row)"]]
 
 
 def test_values_setting_turns_them_off_without_running_again(built: Path) -> None:
@@ -142,12 +143,12 @@ class _OnlyHtml:
                                          (_OnlyHtml(), None)])
 def test_values_worth_showing(value: object, text: str | None) -> None:
     shown = describe_value(value)
-    assert shown is not None and (text is None or shown["text"] == text)
+    assert shown is not None and (text is None or shown["text/plain"] == text)
 
 
 
 @pytest.mark.parametrize("source", ['"""The module docstring."""', 'import os\n"a string used as a comment"'])
 def test_a_bare_string_is_not_a_value(source: str) -> None:
     # A setup cell that is only its docstring must not show the docstring again as a value.
-    assert _compile_cell(source, "x.py", 0, True)[1] is None
-    assert _compile_cell(source + "\n41 + 1", "x.py", 0, True)[1] is not None
+    assert compile_cell(source, "x.py", 0, True)[1] is None
+    assert compile_cell(source + "\n41 + 1", "x.py", 0, True)[1] is not None

@@ -51,7 +51,7 @@ PLAIN = '''
 # Every write site of a rebuild of the project above (see the counting pass).  A new write in the
 # builder shows up here: make it go through fs (it then fails cleanly) and add its site.
 SITES = [
-    "execute.py:_cut:create_new",
+    "capture.py:_cut:create_new",
     "execute.py:run_demo:adopt_dir>rename",
     "execute.py:run_demo:make_dirs",
     "lock.py:project_lock:open_for_update",

@@ -21,7 +21,7 @@ from site_builder.run.preload import preload_for
 from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import ParseError, UsageError
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
-from site_builder.site.archives import ARCHIVE_DIR, archive_files
+from site_builder.site.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_files
 from site_builder.commands.housekeeping import prune, remove_leftovers
 from site_builder.commands.lock import project_lock
 from site_builder.fs import relative_to_root, writing
@@ -272,7 +272,7 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
                                  thumbnail_cache=cache_dir(config))
     # Made afresh every time (a zip of the scripts and notebooks costs little): they hold every
     # script's text, which the site-wide pages' key leaves out.
-    files = [f for f in files if not f.path.startswith(f"{ARCHIVE_DIR}/")]
+    files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
     files += archive_files(report.builds, files)
     search_index = rebuild.search_index(files)  # None: some page's text changed
     seeds = rebuild.index_seeds() if search_index is None else []  # then Pagefind writes only what changed

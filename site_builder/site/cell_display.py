@@ -32,7 +32,7 @@ def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
     """``block`` without the output streams the cell's tags remove."""
     if display.stdout and display.stderr:
         return block
-    kept = {"stdout"} if display.stdout else set()
+    kept = {"display", "stdout"} if display.stdout else {"display"}  # display() outputs are no stream
     kept |= {"stderr"} if display.stderr else set()
     return replace(block, output=tuple(c for c in block.output if c.stream in kept))
 

@@ -7,6 +7,7 @@ Python-Markdown renders the prose.  Nothing is written to disk here.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
 import io
 import logging
@@ -18,9 +19,6 @@ from urllib.parse import quote
 
 import jinja2
 from markupsafe import Markup
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer
 
 from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.source.blocks import Cell, Script
@@ -34,17 +32,20 @@ from site_builder.run.execute import (
     Artifact,
     BlockError,
     BlockResult,
+    Display,
     RunResult,
 )
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.site.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP
 from site_builder.site.notebook import make_notebook, prepare_notebooks
-from site_builder.site.sanitize import clean_html
 from site_builder.site.output import site_mark
-from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
 from site_builder.site.cell_display import FigureCaption, FigureNumbers, shown_streams
 from site_builder.source.cell_options import CellDisplay, display_of
+from site_builder.site.displays import DisplayView, display_view
+from site_builder.site.outcomes import OutputPart, block_note, output_parts, unpublishable
 from site_builder.site import prose
+from site_builder.site.code_links import CodeLink, Highlighter, SiteCodeLinks
+from site_builder.site.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose_links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.myst_scan import Gate, Label, PageProse
 from site_builder.site.prose_pages import Gates, expand_gates, prose_page, site_labels
@@ -57,11 +58,6 @@ from site_builder.site.thumbnails import Thumbnails
 
 log = logging.getLogger(__name__)
 # The reproducibility sentence is only claimed for scripts that visibly seed an RNG.
-# Pygments lexing costs ~0.1 ms per line and dominates rendering, so highlighted cells are
-# kept for the life of the process: rebuilds (watch mode, tests) only lex what changed.
-# The formatter options never vary, so (text, first line) fully determines the HTML.
-_HIGHLIGHTED: dict[tuple[str, int], str] = {}
-_HIGHLIGHTED_MAX = 20_000
 # CSV previews: the first rows of a file a demo wrote, read from at most this many bytes.
 CSV_PREVIEW_ROWS = 5
 CSV_PREVIEW_BYTES = 64 * 1024
@@ -99,6 +95,10 @@ class ArtifactView:
     height: int | None
     preview: CsvPreview | None = None
     caption: FigureCaption | None = None  # a figure's numbered fig-cap caption
+    # An animated figure: the URL of its movie (MP4 when ``video``, else an animated WebP or
+    # PNG); ``href`` is then its poster frame (the poster), ``name`` and ``size`` the movie's.
+    animation: str | None = None
+    video: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,28 +137,34 @@ class CellView:
     html: Markup  # rendered prose ("" for code cells: see code)
     status: str  # BlockStatus; "not-run" when the run has no result for the block
     duration: str  # "" when not run
-    output: FoldedOutput  # all of it, or the head when it was cut
+    outputs: tuple[OutputPart, ...]  # printed output and display() outputs; the head when it was cut
     omitted_lines: int
     omitted_bytes: str  # formatted size, "" when nothing was left out
     full_output: str | None  # relative URL of the complete output
     error: BlockError | None
     artifacts: tuple[ArtifactView, ...]
-    output_tail: FoldedOutput = FoldedOutput(())  # after the cut, when the output was cut
+    outputs_tail: tuple[OutputPart, ...] = ()  # after the cut, when the output was cut
     note: str = ""  # why it did not run, that it ended the script, or should have raised
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
-    value_text: str = ""  # the repr of its last expression ("" when none is shown)
-    value_html: Markup | None = None  # its _repr_html_, sanitised
+    value: DisplayView | None = None  # its last expression's value, when one is shown
     display: CellDisplay = CellDisplay()  # its options: code and output shown, folded or left out
     notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
 
     @property
     def has_output(self) -> bool:
-        """True when the cell shows something under its code (output, value, files)."""
-        return bool(self.output.lines or self.output_tail.lines or self.omitted_lines or self.value_text
-                    or self.value_html or self.artifacts)
+        """True when the cell shows something under its code (output, displays, value, files)."""
+        return bool(self.outputs or self.outputs_tail or self.omitted_lines or self.value or self.artifacts)
 
 
 # ---------------------------------------------------------------- small formatters
+
+
+def _poster_of(movie: str) -> str:
+    """The figure an animation's file belongs to: B-x-animation-1.mp4 -> B-x-figure-1.png."""
+    folder, _, name = movie.rpartition("/")
+    head, _, number = name.rpartition(".")[0].rpartition("-animation-")
+    stem = f"{head}-figure-{number}"
+    return f"{folder}/{stem}.png" if folder else f"{stem}.png"
 
 
 def _safe_rel_path(path: str) -> str | None:
@@ -250,9 +256,8 @@ class _Renderer:
         self.thumbnails = Thumbnails(thumbnail_cache)
         self.notebooks = notebooks or {}  # entry -> a notebook file to publish as it is
         self.env = _jinja_environment()
-        # stripnl=False: a leading blank line must keep the script's real line numbers.
-        self.lexer = PythonLexer(stripnl=False, ensurenl=True)
-        self.formatter = HtmlFormatter(cssclass="highlight", linenos="inline", wrapcode=True)
+        self.highlighter = Highlighter()
+        self.code_links = SiteCodeLinks(info.api_docs)  # entry -> block -> its code links
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
         self.labels: dict[str, Label] = {}  # MyST labels of the whole site (see prose_page)
         self.docs: dict[str, tuple[str, str]] = {}
@@ -279,25 +284,14 @@ class _Renderer:
         """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
         self.labels, self.docs = site_labels([(b, self.heading(b)) for b in builds])
 
-    def code(self, text: str, first_line: int) -> Markup:
-        key = (text, first_line)
-        html = _HIGHLIGHTED.get(key)
-        if html is None:
-            # One formatter per call is much cheaper than one per cell; only the start moves.
-            self.formatter.linenostart = first_line
-            html = highlight(text, self.lexer, self.formatter)
-            if len(_HIGHLIGHTED) >= _HIGHLIGHTED_MAX:
-                _HIGHLIGHTED.clear()
-            _HIGHLIGHTED[key] = html
-        return Markup(html)
-
-    def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None) -> tuple[CodePart, ...]:
+    def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
+                   links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
         """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings and ignored lines left out."""
         lines = cell.text.split("\n")
         fold = docstring_lines if cell.name == "setup" else None
         hidden = hidden_lines(lines)  # sphinx_gallery_ settings and start/end_ignore ranges
         if fold is None and not hidden:
-            return (CodePart(self.code(cell.text, cell.first_line)),)
+            return (CodePart(Markup(self.highlighter.html(cell.text, cell.first_line, links))),)
         parts: list[CodePart] = []
         run: list[int] = []  # indices of the lines of the current part
 
@@ -305,7 +299,9 @@ class _Renderer:
             # Blank lines stay: the parts, joined, are the cell's code (minus gallery settings).
             if any(lines[i].strip() for i in run):
                 text = "\n".join(lines[i] for i in run)
-                parts.append(CodePart(self.code(text, cell.first_line + run[0]), folded))
+                start = cell.first_line + run[0]
+                mine = tuple(k for k in links if start <= k.line < start + len(run))
+                parts.append(CodePart(Markup(self.highlighter.html(text, start, mine)), folded))
             run.clear()
 
         for i in range(len(lines)):
@@ -350,10 +346,12 @@ class _Renderer:
         root = "../" * (name.count("/") + 1)
         page, images = prose_page(entry, root, self.labels, self.docs)
         page.links = self.prose_links(entry)
+        code_links = self.code_links.of(result)
         figures, gates = FigureNumbers(), Gates(page)
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
-                                figures, notebook=entry.format != "py", page=page)
+                                figures, notebook=entry.format != "py", page=page,
+                                code_links=code_links.get(cell.name, ()))
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
         demo_files = any(
@@ -388,6 +386,8 @@ class _Renderer:
             canonical=self._url(f"{name}/index.html"),
             prev=prev,
             next=next,
+            api_used=entry_uses(self.code_links.used(result)),
+            api_page=API_PAGE if self.info.api_docs else None,
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
@@ -427,6 +427,7 @@ class _Renderer:
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
         figures: FigureNumbers | None = None, notebook: bool = False, page: PageProse | None = None,
+        code_links: tuple[CodeLink, ...] = (),
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
@@ -434,47 +435,60 @@ class _Renderer:
             text = without_title(cell.text, script.title) if opening else cell.text  # the page's h1 shows it
             return CellView(kind="markdown", name="", description="",
                             html=self.prose(text, language, f"prose-{index}-", page),
-                            status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
+                            status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
         display = display_of(cell.tags, cell.options)
         block = shown_streams(block, display)
-        head, tail = output_views(block)
+        sizes = {a.path: (a.width, a.height) for a in block.artifacts if a.kind == "display"}
+
+        def view(shown: Display) -> DisplayView:
+            return display_view(shown, publish, sizes)
+
+        head, tail = output_parts(block, self.info.output_fold_lines, view)
         # A notebook's raises-exception allows an error (Jupyter Book); a script's asserts one.
         expects_error = "raises-exception" in cell.tags and not notebook
         note = f"Not run ({display.why_not_run})." if not display.runs else (
             block_note(block, result, expects_error) if result else "")
-        artifacts = (figures or FigureNumbers()).caption(
-            tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts), display)
+        artifacts = (figures or FigureNumbers()).caption(self.artifact_views(block, publish, files_dir), display)
         return CellView(
             kind="code",
             name=cell.name,
             description=cell.description,
             html=Markup(""),
-            code=self.code_parts(cell, script.docstring_lines if script else None),
+            code=self.code_parts(cell, script.docstring_lines if script else None, code_links),
             status=block.status,
             duration="" if block.status == "not-run" else format_duration(block.duration),
-            output=fold_output(head, self.info.output_fold_lines),
-            output_tail=fold_output(tail, self.info.output_fold_lines),
+            outputs=head,
+            outputs_tail=tail,
             note=note,
             omitted_lines=block.omitted_lines,
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
             artifacts=artifacts,
+            value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
             notes=cell.notes,
-            **self.value_view(block),
         )
 
-    def value_view(self, block: BlockResult) -> dict[str, object]:
-        """The template's view of a block's value: its sanitised HTML, else its repr; nothing when off."""
-        value = block.value
-        if value is None or not self.info.values:
-            return {}
-        html = clean_html(value.html).strip() if value.html else ""
-        return {"value_text": value.text, "value_html": Markup(html) if html else None}
+    def artifact_views(self, block: BlockResult, publish: _Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:
+        """The block's files as the cell lists them: a display's files are shown with it, and an
+        animation takes the place of its figure (X-figure-K.png, its poster frame)."""
+        movies = {_poster_of(a.path): a for a in block.artifacts if a.kind == "animation"}
+        views = []
+        for art in block.artifacts:
+            if art.kind in ("display", "animation"):
+                continue
+            view = self.artifact_view(art, publish, files_dir)
+            movie = movies.get(art.path) if art.kind == "figure" else None
+            href = publish(movie.path) if movie is not None and view.href is not None else None
+            if movie is not None and href is not None:
+                view = dataclasses.replace(view, animation=href, video=movie.path.endswith(".mp4"),
+                                           name=PurePosixPath(movie.path).name, size=format_size(movie.size))
+            views.append(view)
+        return tuple(views)
 
     @staticmethod
     def artifact_view(art: Artifact, publish: _Publish, files_dir: Path | None = None) -> ArtifactView:
@@ -512,6 +526,13 @@ class _Renderer:
         return self.page("timings.html", root="../", canonical=self._url("timings/index.html"),
                          entries=entry_timings(results), blocks=block_timings(results),
                          total=sum(r.duration for r in results))
+
+    def api_files(self, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[SiteFile]:
+        """``api/index.html`` and ``_downloads/api_usage.json``: where each documented object is used."""
+        groups = api_groups({b.entry.name: self.code_links.used(b.result) for b in builds}, entries)
+        page = self.page("api.html", root="../", canonical=self._url(API_PAGE), groups=groups,
+                         count=sum(len(g.uses) for g in groups), usage_json=API_USAGE)
+        return [SiteFile(API_PAGE, page), SiteFile(API_USAGE, api_usage_json(groups, self.info.site_url))]
 
     def section_groups(self, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[LetterGroup]:
         """The index's groups when the demos folder has sections: top-level entries, then each section."""
@@ -557,7 +578,8 @@ class _Renderer:
                                              lead=self.info.index_intro.replace("{count}", str(len(entries))),
                                              groups=groups, sectioned=sectioned, canonical=self._url("index.html"),
                                              thumbnails=any(e["thumbnail"] for e in entries),
-                                             archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP})),
+                                             archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP},
+                                             api_page=API_PAGE if self.info.api_docs else None)),
             *self.thumbnails.files.values(),
             SiteFile("404.html", self.page("404.html", root=self._url("") or "", canonical=None)),
             # Static assets are copied, never hard-linked: a link would let an edit of the
@@ -570,8 +592,11 @@ class _Renderer:
             site_mark(),
             SiteFile("timings/index.html", self.timings_page(builds)),
         ]
+        if self.info.api_docs:
+            files += self.api_files(builds, entries)
         if self.info.site_url:
             urls = [self._url("index.html"), *(self._url(f"{e['name']}/index.html") for e in entries)]
+            urls += [self._url(API_PAGE)] if self.info.api_docs else []
             files.append(SiteFile("sitemap.xml", self.page("sitemap.xml", urls=urls)))
         return files
 
@@ -583,7 +608,7 @@ def prepare(scripts: Iterable[Script]) -> None:
     are written sooner once the last demo ends; render_site finds everything warm.
     """
     renderer = _Renderer(SiteInfo())
-    for template in ("entry.html", "index.html", "404.html", "timings.html", "sitemap.xml"):
+    for template in ("entry.html", "index.html", "404.html", "timings.html", "sitemap.xml", "api.html"):
         renderer.env.get_template(template)
     for script in scripts:
         for cell in script.code_cells:

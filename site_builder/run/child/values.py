@@ -1,0 +1,143 @@
+"""What a value looks like, as Jupyter's display protocol shows it: a MIME bundle.
+
+``describe_value`` asks the object the way IPython's formatters do (``_repr_mimebundle_``,
+then each ``_repr_*_`` method, on the class), and always adds ``text/plain`` (its repr).
+Pure: no file is written here (``display.py`` writes the image types as files).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from typing import Any
+
+# A repr that says only "an object lives here" tells a reader nothing (Matplotlib's
+# `<matplotlib.colorbar.Colorbar object at 0x7f...>`): such values are not shown.
+_DEFAULT_REPR = re.compile(r"<[^\n]* at 0x[0-9a-fA-F]+>")
+
+VALUE_TEXT_LIMIT = 20_000  # characters of a value's repr kept
+
+# IPython's formatters, in its own order (richest first).
+REPR_METHODS = (
+    ("text/html", "_repr_html_"),
+    ("text/markdown", "_repr_markdown_"),
+    ("image/svg+xml", "_repr_svg_"),
+    ("image/png", "_repr_png_"),
+    ("image/jpeg", "_repr_jpeg_"),
+    ("text/latex", "_repr_latex_"),
+    ("application/json", "_repr_json_"),
+    ("application/javascript", "_repr_javascript_"),
+    ("application/pdf", "_repr_pdf_"),
+)
+# Types held as bytes and written as files, never inline (an SVG may carry a script).
+BINARY_TYPES = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp",
+                "application/pdf": ".pdf"}
+FILE_TYPES = {**BINARY_TYPES, "image/svg+xml": ".svg"}
+MIME_TYPE = re.compile(r"^[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*$")
+
+
+def is_json_type(mime: str) -> bool:
+    """application/json and the vendor types built on it (application/vnd.plotly.v1+json)."""
+    return mime == "application/json" or mime.endswith("+json")
+
+
+def _noise(value: Any, text: str) -> bool:
+    """True for None, a default repr, a list/tuple of only such values (e.g. ``plt.plot``'s),
+    or any repr naming a memory address: it differs on every run, so ``check`` would call it drift."""
+    if value is None or _DEFAULT_REPR.fullmatch(text) or _DEFAULT_REPR.search(text):
+        return True
+    if type(value) in (list, tuple) and 0 < len(value) <= 1000:
+        try:
+            return all(_DEFAULT_REPR.fullmatch(repr(v)) for v in value)
+        except Exception:
+            return False
+    return False
+
+
+def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return method(*args, **kwargs)
+    except Exception:  # as IPython: a failing formatter is skipped, not an error of the block
+        return None
+
+
+def normalise(mime: str, data: Any) -> str | bytes | None:
+    """One representation as the record keeps it: bytes for binary types, text for the rest."""
+    if not isinstance(mime, str) or not MIME_TYPE.match(mime):
+        return None
+    if isinstance(data, tuple) and len(data) == 2:  # (data, metadata) from a _repr_*_ method
+        data = data[0]
+    if mime in BINARY_TYPES:
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            return bytes(data) or None
+        if isinstance(data, str):  # base64, as in a notebook
+            try:
+                return base64.b64decode(data, validate=False) or None
+            except (binascii.Error, ValueError):
+                return None
+        return None
+    if is_json_type(mime):
+        if isinstance(data, (bytes, str)):
+            try:
+                data = json.loads(data)
+            except ValueError:
+                return None
+        try:
+            return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+        except (TypeError, ValueError):
+            return None
+    if isinstance(data, (bytes, bytearray)):
+        data = bytes(data).decode("utf-8", "replace")
+    return data if isinstance(data, str) and data.strip() else None
+
+
+def mime_bundle(value: Any, raw: bool = False) -> dict[str, str | bytes]:
+    """Every representation of ``value`` (``raw``: ``value`` is already a bundle, as ``display(raw=True)``)."""
+    found: dict[str, Any] = {}
+    if raw and isinstance(value, dict):
+        found.update(value)
+    else:
+        cls = type(value)
+        bundle_method = getattr(cls, "_repr_mimebundle_", None)  # on the class, as IPython looks it up
+        if callable(bundle_method):
+            bundle = _call(bundle_method, value, include=None, exclude=None)
+            if isinstance(bundle, tuple) and len(bundle) == 2:
+                bundle = bundle[0]
+            if isinstance(bundle, dict):
+                found.update(bundle)
+        for mime, name in REPR_METHODS:
+            method = getattr(cls, name, None)
+            if mime not in found and callable(method):
+                result = _call(method, value)
+                if result is not None:
+                    found[mime] = result
+        if "text/plain" not in found:
+            try:
+                found["text/plain"] = repr(value)
+            except Exception:
+                pass
+    kept = {}
+    for mime, data in found.items():
+        norm = normalise(mime, data)
+        if norm is not None:
+            kept[mime] = norm
+    return kept
+
+
+def describe_value(value: Any) -> dict[str, str | bytes] | None:
+    """The bundle of a block's last expression, as Jupyter shows it, or None for nothing worth showing."""
+    if value is None:
+        return None
+    bundle = mime_bundle(value)
+    text = bundle.get("text/plain")
+    if not isinstance(text, str):
+        if not bundle:
+            return None
+        text = ""
+    if set(bundle) <= {"text/plain"} and _noise(value, text):
+        return None  # an object with a rich view is worth showing whatever its repr
+    if len(text) > VALUE_TEXT_LIMIT:
+        bundle["text/plain"] = text[:VALUE_TEXT_LIMIT] + "\n…"
+    return bundle

@@ -1,0 +1,212 @@
+"""What a block's names denoted when it ran (run/child/api_names.py), block by block, in-process."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from site_builder.run.child.api_names import MAX_REFS, NameResolver
+
+# A package of our own with a private implementation module re-exported at the top, as
+# scikit-learn does (sklearn.svm._classes.SVC is sklearn.svm.SVC).
+IMPL = '''
+class Base:
+    LIMIT = 3
+
+    def fit(self):
+        return self
+
+    def score(self):
+        return 1.0
+
+    @staticmethod
+    def check(value):
+        return value
+
+
+class Model(Base):
+    def fit(self):  # overrides Base.fit
+        return self
+
+    @classmethod
+    def from_config(cls, config):
+        return cls()
+
+    @property
+    def state(self):
+        raise RuntimeError("a property with a side effect must never run while resolving")
+
+
+def make():
+    return Model()
+'''
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The package ``shop`` (``shop._impl`` re-exported by ``shop``), importable for this module's tests."""
+    root = tmp_path_factory.mktemp("pkg")
+    (root / "shop").mkdir()
+    (root / "shop" / "__init__.py").write_text("from ._impl import Base, Model, make\nVERSION = '1.0'\n")
+    (root / "shop" / "_impl.py").write_text(IMPL)
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module("shop")
+    finally:
+        sys.path.remove(str(root))
+        for name in [n for n in sys.modules if n == "shop" or n.startswith("shop.")]:
+            del sys.modules[name]
+
+
+class Hostile:
+    """An object whose attribute lookups fail loudly: resolving must look at nothing of it."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError("resolving must not call __getattr__")
+
+    @property
+    def __dict__(self) -> Any:  # type: ignore[override]
+        raise AssertionError("resolving must not call a property")
+
+
+def run_blocks(*blocks: str) -> list[dict[str, list[str]]]:
+    """Run ``blocks`` in one namespace as the runner does; per block, each chain's text -> its names.
+
+    A text met twice in a block keeps its first names, unless written ``text@line``.
+    """
+    resolver, ns, line, found = NameResolver(), {"__name__": "__main__"}, 1, []
+    for block in blocks:
+        text = textwrap.dedent(block).strip("\n")
+        before = dict(ns)
+        exec(compile(text, "<demo>", "exec"), ns)
+        names: dict[str, list[str]] = {}
+        lines = text.split("\n")
+        for at, col, end, candidates, _explicit in resolver.resolve(text, line, before, ns):
+            chain = lines[at - line][col:end]
+            names.setdefault(chain, candidates)
+            names[f"{chain}@{at - line + 1}"] = candidates
+        found.append(names)
+        line += len(lines)
+    return found
+
+
+def test_aliases_and_from_import_as() -> None:
+    (names,) = run_blocks("""
+        import numpy as np
+        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure as F
+        x = np.linspace(0, 1, 5)
+        fig = plt.figure()
+        isinstance(fig, F)
+        plt.close("all")
+    """)
+    assert names["np.linspace"] == ["numpy.linspace"]
+    assert names["np"] == ["numpy"]
+    assert names["plt.figure"] == ["matplotlib.pyplot.figure"]
+    assert names["F"] == ["matplotlib.figure.Figure"]
+    assert names["x"] == ["numpy.ndarray"]  # a variable: its type
+    assert names["fig"] == ["matplotlib.figure.Figure"]
+    assert names["matplotlib.pyplot"] == ["matplotlib.pyplot"]  # the import statement itself
+    assert names["Figure"] == ["matplotlib.figure.Figure"]
+
+
+def test_shadowing_a_module_name_by_a_local_value() -> None:
+    first, second = run_blocks("import numpy as np\nnp.zeros(2)", "np = [1, 2]\nnp.append(3)")
+    assert first["np.zeros"] == ["numpy.zeros"]
+    assert second["np"] == ["list"] and second["np.append"] == ["list.append"]
+
+
+def test_a_variable_reassigned_to_another_type_between_blocks() -> None:
+    blocks = run_blocks(
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2])",
+        "fig, ax = plt.subplots(1, 2)\nax[0].plot([1, 2])\nplt.close('all')",
+    )
+    assert blocks[0]["ax"][:2] == ["matplotlib.axes._axes.Axes", "matplotlib.axes.Axes"]
+    assert "matplotlib.axes.Axes.plot" in blocks[0]["ax.plot"]
+    assert blocks[1]["ax"] == ["numpy.ndarray"]  # what the second block made, not the first's Axes
+
+
+def test_a_name_read_before_the_block_rebinds_it_has_its_earlier_value() -> None:
+    _, second = run_blocks("import numpy as np\nx = np.arange(3)", "total = x.sum()\nx = 'done'")
+    assert second["x@1"] == ["numpy.ndarray"] and second["x.sum"] == ["numpy.ndarray.sum"]
+    assert second["x@2"] == ["str"]
+
+
+def test_methods_inherited_overridden_classmethods_and_re_exports(shop: Any) -> None:
+    (names,) = run_blocks("""
+        import shop
+        model = shop.make()
+        model.fit()
+        model.score()
+        shop.Model.from_config({})
+        model.check(1)
+        model.state if False else None
+        model.LIMIT
+        shop.VERSION
+    """)
+    # The class the object is, under its public name first-hand re-exported by the package.
+    assert names["model"] == ["shop._impl.Model", "shop.Model"]
+    assert names["model.fit"][:2] == ["shop._impl.Model.fit", "shop.Model.fit"]  # overridden: Model's own
+    assert "shop.Base.fit" not in names["model.fit"]
+    # Inherited: tried as the instance's class first, then the class defining it.
+    assert names["model.score"] == ["shop._impl.Model.score", "shop.Model.score",
+                                    "shop._impl.Base.score", "shop.Base.score"]
+    assert names["shop.Model.from_config"][:2] == ["shop._impl.Model.from_config", "shop.Model.from_config"]
+    assert "shop.Base.check" in names["model.check"]  # a staticmethod, inherited
+    assert names["model.state"][:2] == ["shop._impl.Model.state", "shop.Model.state"]  # never run
+    assert "shop.Base.LIMIT" in names["model.LIMIT"]
+    assert names["shop.make"] == ["shop.make", "shop._impl.make"]  # as written, then where defined
+    assert names["shop.VERSION"] == ["shop.VERSION", "str"]  # an attribute of a module
+
+
+def test_attributes_of_modules_and_from_imported_data() -> None:
+    (names,) = run_blocks("import numpy as np\nfrom numpy import pi\narea = np.pi * 2\npi\nnp.linalg.norm([1.0])")
+    assert names["np.pi"][0] == "numpy.pi"
+    assert names["pi@4"][0] == "numpy.pi"
+    assert names["np.linalg"] == ["numpy.linalg"]
+    assert names["np.linalg.norm"] == ["numpy.linalg.norm"]
+
+
+def test_names_local_to_a_function_are_not_the_modules() -> None:
+    (names,) = run_blocks("""
+        import numpy as np
+        def double(np):
+            return np * 2
+        squares = [np for np in range(3)]
+        lam = lambda np: np
+        np.ones(1)
+    """)
+    # `np` inside the function, the comprehension and the lambda is theirs; only the last line's is numpy.
+    assert [k for k in names if k.startswith("np@")] == ["np@6"]
+    assert names["np.ones"] == ["numpy.ones"]
+
+
+def test_positions_count_characters_and_cover_the_chain() -> None:
+    resolver = NameResolver()
+    ns: dict[str, Any] = {}
+    text = 'import numpy as np\nlabel = "é" + str(np.e)'
+    exec(text, ns)
+    found = {tuple(item[:3]): item[3] for item in resolver.resolve(text, 10, {}, ns)}
+    line = text.split("\n")[1]
+    col = line.index("np.e")
+    assert found[(11, col, col + len("np.e"))][0] == "numpy.e"
+
+
+def test_resolution_is_bounded_and_never_fails_the_block() -> None:
+    text = "\n".join(f"v{i} = {i}" for i in range(MAX_REFS + 500))
+    ns: dict[str, Any] = {}
+    exec(text, ns)
+    assert len(NameResolver().resolve(text, 1, {}, ns)) == MAX_REFS
+    assert NameResolver().resolve("this is not python", 1, {}, {}) == []
+    found = NameResolver().resolve("h.anything.deeper", 1, {}, {"h": Hostile()})
+    assert [item[3] for item in found] == [[f"{__name__}.Hostile"]]  # h's type; nothing of h ran
+
+
+def test_a_demos_own_functions_and_classes_link_to_nothing(tmp_path: Path) -> None:
+    (names,) = run_blocks("class Local:\n    pass\n\nthing = Local()\ndef helper():\n    pass\nhelper()")
+    assert "thing" not in names and "Local" not in names and "helper" not in names
