@@ -290,7 +290,7 @@ class _RunState:
                 if self.write_error is None:
                     self._output(event["i"]).add_display(self._display(event))
             elif kind == "start":
-                self.current, self.current_t0 = event["i"], time.perf_counter()
+                self.current, self.current_t0 = event["i"], _started_at(event)
                 self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "start"))
             elif kind == "end":
                 self.ends[event["i"]] = event
@@ -403,6 +403,16 @@ def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str,
                     line = int(m.group(2))  # most recent call first: the innermost
     traceback = "".join(f"  {f}\n" for f in reversed(frames))
     return BlockError("Crash", message, line, traceback)
+
+
+def _started_at(event: dict[str, Any]) -> float:
+    """When a block began, on this process's perf_counter clock: the child's monotonic time
+    stamp taken back by its age (the event may be read long after it was sent)."""
+    now = time.perf_counter()
+    sent = event.get("t")
+    if isinstance(sent, (int, float)) and not isinstance(sent, bool):
+        return now - min(max(time.monotonic() - float(sent), 0.0), 3600.0)
+    return now
 
 
 def _failure(entry: Entry, cells: tuple[Any, ...], blocks: tuple[BlockResult, ...],

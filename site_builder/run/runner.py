@@ -122,7 +122,9 @@ def _run(job: dict[str, Any], events: Any) -> None:
     flags = 0
     resolver = api_names.NameResolver()
     for index, cell in enumerate(job["blocks"]):
-        events.send([{"event": "start", "i": index, "block": cell["name"]}])
+        # "t": when it started (the system-wide monotonic clock), so a parent that reads the
+        # event late, a loaded machine's timeout say, still knows how long the block ran.
+        events.send([{"event": "start", "i": index, "block": cell["name"], "t": time.monotonic()}])
         before = files.snapshot(files_dir)
         sink.begin(index)
         displays.begin(index, cell["name"])
