@@ -37,7 +37,7 @@ from site_builder.run.execute import (
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.site.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP
 from site_builder.site.notebook import make_notebook, prepare_notebooks
-from site_builder.site.sanitize import clean_html
+from site_builder.site.value_html import clean_value_html
 from site_builder.site.output import site_mark
 from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
 from site_builder.site import prose
@@ -58,6 +58,9 @@ _HIGHLIGHTED_MAX = 20_000
 CSV_PREVIEW_ROWS = 5
 CSV_PREVIEW_BYTES = 64 * 1024
 CSV_PREVIEW_COLUMNS = 12
+# The CSS rules the page's values keep (value_html.py), beside the page in the builder's own
+# folder, where no file a demo writes can take its name.
+VALUE_STYLES = f"{BUILDER_DIR}/values.css"
 # Publishes one file of the run folder and returns its URL relative to the entry page.
 _Publish = Callable[[str], "str | None"]
 _SEEDED = re.compile(
@@ -139,6 +142,8 @@ class CellView:
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
     value_text: str = ""  # the repr of its last expression ("" when none is shown)
     value_html: Markup | None = None  # its _repr_html_, sanitised
+    value_scope: str = ""  # the id of the value's box, which its CSS rules are scoped to
+    value_css: str = ""  # the CSS its HTML keeps (css.py), for the page's value style sheet
 
 
 # ---------------------------------------------------------------- small formatters
@@ -312,6 +317,8 @@ class _Renderer:
         by_name = {b.name: b for b in result.blocks}
         cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i)
                  for i, cell in enumerate(script.cells)]
+        value_css = "\n".join(c.value_css for c in cells if c.value_css)
+        extra = [SiteFile(path=f"{name}/{VALUE_STYLES}", data=f"{value_css}\n".encode("utf-8"))] if value_css else []
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
             for b in result.blocks
@@ -341,12 +348,14 @@ class _Renderer:
             canonical=self._url(f"{name}/index.html"),
             prev=prev,
             next=next,
+            value_styles=VALUE_STYLES if value_css else None,
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
             SiteFile(path=f"{name}/{stem}.py", data=entry.source_bytes),
             self.notebook_file(name, script, result),
             *published.values(),
+            *extra,
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult) -> SiteFile:
@@ -403,16 +412,19 @@ class _Renderer:
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
             artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts),
-            **self.value_view(block),
+            **self.value_view(block, f"value-{index + 1}"),
         )
 
-    def value_view(self, block: BlockResult) -> dict[str, object]:
-        """The template's view of a block's value: its sanitised HTML, else its repr; nothing when off."""
+    def value_view(self, block: BlockResult, scope: str) -> dict[str, object]:
+        """The template's view of a block's value: its sanitised HTML and CSS, else its repr; nothing when off."""
         value = block.value
         if value is None or not self.info.values:
             return {}
-        html = clean_html(value.html).strip() if value.html else ""
-        return {"value_text": value.text, "value_html": Markup(html) if html else None}
+        styled = clean_value_html(value.html, scope) if value.html else None
+        if styled is None or not styled.html:
+            return {"value_text": value.text}
+        return {"value_text": value.text, "value_html": Markup(styled.html), "value_scope": scope,
+                "value_css": styled.css}
 
     @staticmethod
     def artifact_view(art: Artifact, publish: _Publish, files_dir: Path | None = None) -> ArtifactView:
