@@ -429,6 +429,21 @@ def _noise(value: Any, text: str) -> bool:
     return False
 
 
+def real_method(value: Any, name: str) -> Any:
+    """``value``'s bound method ``name`` as IPython finds it (a property may return it, as
+    scikit-learn's ``_repr_html_`` does), or None: never on a class, nor on an object that
+    answers every attribute (IPython's canary)."""
+    try:
+        if getattr(value, "_ipython_canary_method_should_not_exist_", None) is not None:
+            return None
+        method = getattr(value, name, None)
+    except Exception:
+        return None
+    if isinstance(value, type) and not isinstance(method, types.MethodType):
+        return None
+    return method if callable(method) else None
+
+
 def describe_value(value: Any) -> dict[str, str] | None:
     """What a block's last expression evaluated to, as Jupyter shows it (repr, _repr_html_), or None."""
     if value is None:
@@ -440,10 +455,10 @@ def describe_value(value: Any) -> dict[str, str] | None:
     if not isinstance(text, str):
         return None
     html = None
-    html_method = getattr(type(value), "_repr_html_", None)  # on the class, as IPython looks it up
-    if callable(html_method):
+    html_method = real_method(value, "_repr_html_")
+    if html_method is not None:
         try:
-            html = html_method(value)
+            html = html_method()
         except Exception:
             html = None
     if not (isinstance(html, str) and html.strip() and len(html) <= VALUE_HTML_LIMIT):
