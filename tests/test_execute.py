@@ -96,6 +96,29 @@ def test_shared_namespace_main_module_and_paths(tmp_path: Path) -> None:
     assert texts(r, 1) == [("stdout", "42 __main__ True\nTrue P(x=3)\nx.csv\n")]
 
 
+@pytest.mark.parametrize("fork_server", ["1", "0"])
+def test_demo_sees_the_modules_and_path_of_a_plain_python_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fork_server: str
+) -> None:
+    # The builder's child-side modules (runner.py, run/child/) are loaded by path and never
+    # left where a demo's imports could find them; sys.path is what `python demos/x.py` gives.
+    monkeypatch.setenv("SITE_BUILDER_FORK_SERVER", fork_server)
+    r = run(tmp_path, [
+        ("setup", "import json, os, subprocess, sys\n"
+                  "if os.environ.get('PLAIN_RUN'):\n"
+                  "    print(json.dumps(sys.path))\n"
+                  "    raise SystemExit"),
+        ("B-probe", "plain = subprocess.run([sys.executable, __file__], capture_output=True, text=True,\n"
+                    "                       env={**os.environ, 'PLAIN_RUN': '1'}).stdout\n"
+                    "print('path', sys.path == json.loads(plain))\n"
+                    "print('modules', sorted(n for n, m in list(sys.modules.items())\n"
+                    "      if 'site_builder' in n or 'runner' in n or 'child' in n\n"
+                    "      or '/site_builder/' in str(getattr(m, '__file__', '')).replace(os.sep, '/')))"),
+    ])
+    assert r.ok, r.failure
+    assert texts(r, 1) == [("stdout", "path True\nmodules []\n")]
+
+
 def test_error_stops_later_blocks_with_script_only_traceback(tmp_path: Path) -> None:
     r = run(tmp_path, [
         ("setup", "def check(v):\n    raise ValueError(f'bad value {v}\\nsecond line')"),

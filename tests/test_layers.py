@@ -23,7 +23,8 @@ RANKS = {
 # Imports allowed to go upward, each with its reason. Empty: none is needed today.
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 # Run in a demo's process, found by path: the standard library only.
-STDLIB_ONLY = ("run/runner.py", "run/fork_server.py")
+STDLIB_ONLY = ("run/runner.py", "run/fork_server.py",
+               *sorted(p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "run" / "child").glob("*.py")))
 
 
 def _layer(module: str) -> str:
@@ -77,6 +78,28 @@ def test_runner_and_fork_server_use_the_standard_library_only() -> None:
             if name.split(".")[0] not in sys.stdlib_module_names and name != "__future__"
         ]
         assert not outside, f"{rel} imports {outside}"
+
+
+def test_child_modules_import_each_other_only_at_their_top() -> None:
+    # runner.py takes their private package out of sys.modules once they are loaded (the
+    # demo must not see it): an import run later, inside a function, would fail then.
+    import sys
+
+    child = PACKAGE / "run" / "child"
+    late = []
+    for path in sorted(child.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = {id(node) for node in tree.body}
+        top |= {id(n) for node in tree.body if isinstance(node, ast.If) for n in node.body}  # TYPE_CHECKING
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level and id(node) not in top:
+                late.append(f"{path.name}:{node.lineno}")
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            late += [f"{path.name}:{node.lineno} imports {n}" for n in names
+                     if n.split(".")[0] not in sys.stdlib_module_names and n != "__future__"]
+    assert not late, late
+    assert len(list(child.glob("*.py"))) > 5
 
 
 def test_each_stage_says_what_it_does() -> None:

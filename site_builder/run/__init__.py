@@ -1,7 +1,8 @@
 """Run stage: execute each demo in a child process of its own and keep the results.
 
 ``execute`` drives one demo block by block (``RunResult``); ``runner`` and ``fork_server``
-run inside the child (standard library only, started by path); ``demo_process`` starts
+run inside the child (standard library only, started by path), ``runner`` with the
+modules of ``child/`` (streams, values, figures, files, process tree...); ``demo_process`` starts
 that child; ``records`` is the execution cache in ``_freeze/``; ``drift`` compares a new
 run with its record. Imports ``source`` and the shared bottom, never ``site`` or ``commands``.
 """

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from site_builder.run.preload import Preload
-from site_builder.run.runner import kill_tree
+from site_builder.run.child.process import kill_tree
 
 log = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ RUNNER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.p
 
 
 def load_runner() -> ModuleType:
-    """runner.py as a module (not in sys.modules: a demo's imports must not see it)."""
+    """runner.py (and the child/ modules it loads) as a module, not in sys.modules: a demo's imports must not see it."""
     spec = importlib.util.spec_from_file_location("_site_builder_runner", RUNNER_PATH)
     assert spec is not None and spec.loader is not None
     runner = importlib.util.module_from_spec(spec)
@@ -136,7 +136,7 @@ def preload(names: list[str], demos: str, project: str) -> dict[str, Any]:
     skipped: dict[str, str] = {}
     refused: dict[str, str] = {}
     root = os.path.realpath(project)
-    # as runner.Paths: installed packages are never project files, even inside the project
+    # as child/files.Paths: installed packages are never project files, even inside the project
     outside = {sys.prefix, sys.base_prefix, sys.exec_prefix}
     outside |= {p for p in sys.path if "site-packages" in p or "dist-packages" in p}
     installed = [os.path.realpath(p) for p in outside if p]
@@ -367,11 +367,11 @@ def main(argv: list[str]) -> None:
     wanted = json.loads(argv[2]) if len(argv) > 2 else {"modules": []}
     before = {name.partition(".")[0] for name in sys.modules}
     ready = preload(wanted["modules"], wanted.get("demos", ""), wanted.get("project", "/"))
-    # every package the preloads loaded, their dependencies too (numpy under matplotlib)
-    runner.PRELOADED = frozenset({name.partition(".")[0] for name in sys.modules} - before)
-    # the versions of the packages the demos import by name (numpy, matplotlib), looked up once
+    # every package the preloads loaded, their dependencies too (numpy under matplotlib),
+    # and the versions of those the demos import by name (numpy, matplotlib), looked up once
     named = sorted({m.partition(".")[0] for m in ready["preloaded"]})
-    runner.KNOWN_VERSIONS = {top: version for top in named if (version := _version(top))}
+    runner.set_preloaded(frozenset({name.partition(".")[0] for name in sys.modules} - before),
+                         {top: version for top in named if (version := _version(top))})
     runner.warm_realpaths()
     # Keep the collector away from everything loaded so far: a collection in a child
     # would touch (and so copy) every page the children share with the server.

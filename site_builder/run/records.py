@@ -72,7 +72,7 @@ from site_builder.names import stem_of
 log = logging.getLogger(__name__)
 
 RECORD_FORMAT = 2  # 2: each block's "value"; bump when the JSON layout changes; other formats are cache misses
-# Bump when execute.py/runner.py change what a run produces (capture, figures, errors):
+# Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
 EXECUTION_VERSION = 3  # 2: blocks keep the value of their last expression; 3: not a bare string or an address
 RECORD_FILE = f"{BUILDER_DIR}/record.json"

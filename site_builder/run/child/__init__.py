@@ -1,0 +1,14 @@
+"""The child side, by concern: what ``runner.py`` runs inside the demo's process.
+
+``process`` (subreaper, killing the tree, orphan check, ``os._exit``), ``streams`` (events
+pipe, output capture), ``files`` (project paths, reads, written files), ``errors``
+(tracebacks), ``values`` (a block's value), ``cells`` (compile and run a block),
+``figures`` (Matplotlib figures), ``environment`` (Python, packages).
+
+Standard library only, and never ``import site_builder``: ``runner.py`` loads these by path
+under a private package name and takes it out of ``sys.modules`` once they are loaded, so
+the demo's ``sys.modules`` and ``sys.path`` are those of ``python demos/x.py``.  Hence the
+rule for these modules: import a sibling at the top of the module only (a relative import
+inside a function would fail once the package has left ``sys.modules``).  The parent side
+may import them normally (``site_builder.run.child.process.kill_tree``).
+"""

@@ -1,0 +1,69 @@
+"""Compile and run one block in the demo's namespace, as a script would run it, with
+the block's last expression kept apart as its value (as IPython does)."""
+
+from __future__ import annotations
+
+import __future__
+import ast
+import sys
+from typing import Any
+
+from .errors import describe_error
+from .files import Paths
+from .values import describe_value
+
+FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+HIDE_VALUE_TAG = "hide-value"
+
+
+def compile_cell(source: str, rel_path: str, flags: int, with_value: bool) -> tuple[Any, Any]:
+    """(statements, last expression or None): the last expression is compiled apart, as IPython does."""
+    if not with_value:
+        return compile(source, rel_path, "exec", flags=flags, dont_inherit=True), None
+    tree = compile(source, rel_path, "exec", flags=flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+    last = tree.body[-1] if tree.body else None
+    # A bare string is a docstring or a comment in a script (Sphinx-Gallery's text blocks), not a result.
+    is_text = isinstance(last, ast.Expr) and isinstance(last.value, ast.Constant) and isinstance(last.value.value, str)
+    if not isinstance(last, ast.Expr) or is_text:
+        return compile(tree, rel_path, "exec", flags=flags, dont_inherit=True), None
+    body = ast.Module(body=tree.body[:-1], type_ignores=tree.type_ignores)
+    expression = ast.Expression(body=last.value)
+    return (compile(body, rel_path, "exec", flags=flags, dont_inherit=True),
+            compile(expression, rel_path, "eval", flags=flags, dont_inherit=True))
+
+
+def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Paths,
+             flags: int) -> tuple[str, dict[str, Any] | None, bool, int, dict[str, str] | None]:
+    """Run one cell; return (status, error, stop, future flags for later cells, its value or None)."""
+    source = "\n" * (cell["first_line"] - 1) + cell["text"] + "\n"
+    shown = None
+    try:
+        with_value = HIDE_VALUE_TAG not in cell["tags"]
+        code, expression = compile_cell(source, rel_path, flags, with_value)
+        flags |= code.co_flags & FUTURE_FLAGS  # `from __future__` in setup covers later cells
+        exec(code, ns)
+        if expression is not None:
+            shown = describe_value(eval(expression, ns))
+    except SystemExit as exc:
+        status = exc.code
+        err = describe_error(exc, rel_path, paths)
+        if status is None or status is False or status == 0:
+            # A clean end of the script: not a failure, but the page says where it ended.
+            err["message"] = f"sys.exit({status!r})" if status is not None else "sys.exit()"
+            err["traceback"] = ""
+            return "ok", err, True, flags, None
+        if isinstance(status, int):
+            err["message"] = f"exit status {status}"
+        else:
+            sys.stderr.write(f"{status}\n")  # as the interpreter would print it
+            first = str(status).strip().splitlines()
+            err["message"] = "exit status 1" + (f": {first[0]}" if first else "")
+        return "exited", err, True, flags, None
+    except BaseException as exc:
+        err = describe_error(exc, rel_path, paths)
+        if "raises-exception" in cell["tags"]:
+            return "expected-error", err, False, flags, None
+        return "error", err, True, flags, None
+    return "ok", None, False, flags, shown

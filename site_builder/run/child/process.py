@@ -1,0 +1,129 @@
+"""The demo's process tree, seen from its runner: adopt orphans, kill every descendant,
+notice the builder's death, and report a demo's ``os._exit``.
+
+A process group is not enough to find a demo's processes: a child may start its own
+session (start_new_session=True, a daemon's double fork).  On Linux the runner becomes a
+child subreaper, so the orphans of its tree are re-parented to it rather than to init, and
+/proc lists every process below it.  Elsewhere only the group is killed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .streams import Events, Sink
+
+REAL_EXIT = os._exit  # the demo's os._exit is wrapped (see report_os_exit)
+
+
+def exit_if_orphaned(parent: int) -> None:
+    """Kill the demo's whole process tree when the builder (or fork server) has died:
+    after a SIGKILL there is nobody else to do it."""
+    if os.getppid() != parent:
+        kill_descendants(os.getpid())
+        os.killpg(0, signal.SIGKILL)  # the runner leads its own session and group
+
+
+_PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+
+
+def become_subreaper() -> bool:
+    """Adopt the orphans of this process's descendants (Linux); False where that is not possible."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def live_children(pid: int) -> list[int]:
+    """The child processes of ``pid`` that have not exited (from /proc; [] where there is none)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:  # an adopted orphan is the child of whichever thread adopted it
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                found += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return [c for c in found if not _exited(c)]
+
+
+def _exited(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2:][:1] in (b"Z", b"X")  # a zombie: dead, not yet reaped
+
+
+def kill_descendants(pid: int, patience: float = 5.0) -> None:
+    """SIGKILL every process below ``pid`` (which lives on), until none is left or ``patience`` s passed.
+
+    ``pid`` should be a subreaper: then the children of a killed process come back to it.
+    """
+    deadline, pause = time.monotonic() + patience, 0.0005
+    while True:
+        found, stack = [], [pid]
+        while stack:
+            for child in live_children(stack.pop()):
+                found.append(child)
+                stack.append(child)
+        if not found:
+            return
+        for child in found:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except OSError:
+                pass
+        if time.monotonic() > deadline:
+            return
+        time.sleep(pause)  # a killed process takes a moment to become a zombie
+        pause = min(2 * pause, 0.05)
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL the runner ``pid``, its process group and every process below it, detached ones too."""
+    for kill in (os.kill, os.killpg):
+        try:
+            kill(pid, signal.SIGSTOP)  # frozen, the runner and its group start nothing new
+        except OSError:
+            pass
+    kill_descendants(pid)
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
+    """Wrap ``os._exit`` so a demo that calls it keeps its output and the page names the line."""
+
+    def _exit(status: int) -> None:
+        if os.getpid() == events.pid:  # forks of the demo (multiprocessing) exit as usual
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename != rel_path:
+                frame = frame.f_back
+            try:
+                sink.finish()
+                events.send([{"event": "os-exit", "status": status,
+                              "line": frame.f_lineno if frame is not None else None}])
+                kill_descendants(os.getpid())
+            except Exception:
+                pass
+        REAL_EXIT(status)
+
+    os._exit = _exit  # type: ignore[assignment]
