@@ -50,6 +50,12 @@ class Config:
     # pixels per CSS pixel of the figures saved: 2 is sharp on high-density screens; 1 is what
     # Sphinx-Gallery saves by default (a quarter of the pixels: faster builds, lighter pages)
     figure_scale: float = 2.0
+    # bytes of one representation of a value or display() output (HTML, an image, JSON): a
+    # larger one is left out and the page says so
+    display_limit: int = 5_000_000
+    # a Matplotlib animation keeps this many frames, and its file this many bytes (else its first frame)
+    animation_frames: int = 300
+    animation_size: int = 20_000_000
     entries: dict[str, EntryOverrides] = field(default_factory=dict)  # by section-qualified name
     sections: tuple[str, ...] = ()  # sections listed first on the index, in this order
     values: bool = True  # show the value of a block's last expression (as Jupyter does)
@@ -108,6 +114,9 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "prose": ((str,), "one of " + ", ".join(repr(p) for p in PROSE_LANGUAGES)),
     "output_fold_lines": ((int,), "a number of lines"),
     "figure_scale": ((int, float), "a number from 1 to 4 (pixels per CSS pixel)"),
+    "display_limit": ((int,), "a number of bytes"),
+    "animation_frames": ((int,), "a number of frames"),
+    "animation_size": ((int,), "a number of bytes"),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),

@@ -106,7 +106,7 @@ def test_notebook_carries_values_as_execute_results(built: Path) -> None:
     html = "".join(results[1]["data"]["text/html"])
     assert "cell-7" in html and "script" not in html and "onclick" not in html
     record = json.loads((built / "_freeze" / "values" / "_site_builder" / "record.json").read_text())
-    assert [b["value"]["lines"] for b in record["blocks"] if b["value"]] == [["42"], ["Table(1 row)"]]
+    assert [b["value"]["data"]["text/plain"] for b in record["blocks"] if b["value"]] == [["42"], ["Table(1 row)"]]
 
 
 def test_values_setting_turns_them_off_without_running_again(built: Path) -> None:
@@ -143,7 +143,7 @@ class _OnlyHtml:
                                          (_OnlyHtml(), None)])
 def test_values_worth_showing(value: object, text: str | None) -> None:
     shown = describe_value(value)
-    assert shown is not None and (text is None or shown["text"] == text)
+    assert shown is not None and (text is None or shown["text/plain"] == text)
 
 
 

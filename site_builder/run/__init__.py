@@ -1,6 +1,7 @@
 """Run stage: execute each demo in a child process of its own and keep the results.
 
-``execute`` drives one demo block by block (``RunResult``); ``runner`` and ``fork_server``
+``execute`` drives one demo block by block (``RunResult`` and the other dataclasses of
+``results``; ``capture`` keeps a block's output, ``encoders`` finds ffmpeg); ``runner`` and ``fork_server``
 run inside the child (standard library only, started by path), ``runner`` with the
 modules of ``child/`` (streams, values, figures, files, process tree...); ``demo_process`` starts
 that child; ``records`` is the execution cache in ``_freeze/``; ``drift`` compares a new

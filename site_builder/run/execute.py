@@ -17,21 +17,29 @@ import signal
 import tempfile
 import threading
 import time
-from collections import deque
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Literal
+from typing import Any, Callable
 
-from site_builder.ansi import remove_escapes
 from site_builder.fs import adopt_dir
 from site_builder.source.blocks import Script
 from site_builder.run.demo_process import DemoProcess, start_demo_process
+from site_builder.run.encoders import find_ffmpeg
+from site_builder.run.capture import BlockOutput
+from site_builder.run.results import (  # noqa: F401 (re-exported: the stages import them from here)
+    Artifact,
+    BlockError,
+    BlockEvent,
+    BlockResult,
+    BlockStatus,
+    Display,
+    OutputChunk,
+    RunOptions,
+    RunResult,
+    Stream,
+)
 from site_builder.source.entries import Entry
 
 log = logging.getLogger(__name__)
-
-Stream = Literal["stdout", "stderr"]
-BlockStatus = Literal["ok", "error", "expected-error", "not-run", "timeout", "crashed", "exited"]
 
 # Files the builder itself makes (figures, complete outputs, record.json) end up under
 # this sub-folder of a run's folder.  While the demo runs they are written to a sibling
@@ -40,101 +48,6 @@ BlockStatus = Literal["ok", "error", "expected-error", "not-run", "timeout", "cr
 BUILDER_DIR = "_site_builder"
 
 
-@dataclass(frozen=True)
-class OutputChunk:
-    """A run of text one block wrote to one stream, in the order it was written."""
-
-    stream: Stream
-    text: str
-
-
-@dataclass(frozen=True)
-class Artifact:
-    """A file a block produced: an open Matplotlib figure the builder saved, or a file it wrote."""
-
-    path: str  # POSIX path relative to the run's files folder (figures: under BUILDER_DIR)
-    kind: Literal["figure", "image", "file"]  # image = picture the demo wrote itself
-    size: int  # bytes
-    alt: str = ""  # figures: text from the figure's titles and axis labels
-    width: int | None = None  # display size in CSS pixels, when known (images, figures)
-    height: int | None = None
-
-
-@dataclass(frozen=True)
-class BlockError:
-    """Why a block did not finish normally."""
-
-    type: str  # exception class name, "Timeout", "Crash", "SystemExit"
-    message: str  # one line
-    line: int | None  # line in the script where it happened, when known
-    traceback: str  # formatted traceback, the script's own frames only ("" when none)
-
-
-@dataclass(frozen=True)
-class Value:
-    """The value of a block's last expression, as Jupyter shows it (None and default reprs are never kept)."""
-
-    text: str  # its repr
-    html: str | None = None  # its _repr_html_ (a pandas table), unsanitised: render cleans it
-
-
-@dataclass(frozen=True)
-class BlockResult:
-    """What one block did when it ran."""
-
-    name: str
-    status: BlockStatus
-    duration: float  # seconds, 0.0 when not run
-    output: tuple[OutputChunk, ...] = ()
-    omitted_lines: int = 0  # lines left out of ``output`` because the block printed too much
-    omitted_bytes: int = 0
-    full_output: str | None = None  # artifact path of the complete output when truncated
-    omitted_at: int | None = None  # when truncated: index in ``output`` where the cut is
-    error: BlockError | None = None
-    artifacts: tuple[Artifact, ...] = ()
-    value: Value | None = None  # the value of its last expression, when it has one worth showing
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """Everything that can change how a demo runs (part of the cache key)."""
-
-    timeout: float = 600.0  # seconds for the whole demo
-    output_limit: int = 200_000  # bytes of output kept per block before head/tail cut
-    project_root: Path = field(default_factory=Path.cwd)
-    figure_scale: float = 2.0  # pixels per CSS pixel of the figures saved (Config.figure_scale)
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """Everything one run of a demo produced."""
-
-    entry: str
-    blocks: tuple[BlockResult, ...]  # one per code cell, in order
-    failure: str | None  # one-line message naming entry, block and line; None when ok
-    duration: float  # seconds, whole run
-    started_at: float  # Unix time the run started
-    files_dir: Path  # folder holding the artifacts (demo-written files at their paths)
-    environment: dict[str, str] = field(default_factory=dict)  # python, platform, packages, blas
-    reads: tuple[str, ...] = ()  # project-relative paths of files the demo read (data, modules)
-
-    @property
-    def ok(self) -> bool:
-        return self.failure is None
-
-
-@dataclass(frozen=True)
-class BlockEvent:
-    """A block of a running demo started or ended (for progress displays)."""
-
-    entry: str
-    block: str
-    kind: Literal["start", "end"]
-    status: BlockStatus | None = None  # "end" only
-    duration: float | None = None  # "end" only: seconds the block ran
-
-
-# Called from the event-reader thread of each running demo: implementations must lock.
 EventCallback = Callable[[BlockEvent], None]
 
 
@@ -142,7 +55,6 @@ class RunCancelled(Exception):
     """The run was stopped from outside (``cancel`` was set): there is no result to keep."""
 
 
-FULL_OUTPUT_CAP = 100 * 1024 * 1024  # bytes of a truncated block's complete output kept on disk
 # Numbers must not depend on how many demos the build runs side by side.
 CHILD_ENV = {
     "MPLBACKEND": "Agg",
@@ -200,6 +112,9 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         "builder_dir": str(builder_dir),
         "project_root": str(root),
         "figure_scale": options.figure_scale,
+        "display_limit": options.display_limit,
+        "animations": {"ffmpeg": find_ffmpeg(), "animation_frames": options.animation_frames,
+                       "animation_size": options.animation_size},
         "blocks": [
             {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags)}
             for c in cells
@@ -317,111 +232,6 @@ def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:
     return scrub
 
 
-class _Output:
-    """One block's output: all of it up to the limit, else head + tail in memory."""
-
-    def __init__(self, limit: int, full_path: Path, scrub: Callable[[str], str]) -> None:
-        self.limit = max(2, limit)
-        self.head_budget = self.limit // 2
-        self.tail_budget = self.limit - self.head_budget
-        self.full_path = full_path
-        self.scrub = scrub
-        self.parts: list[tuple[str, list[bytes]]] = []  # everything, until cut; then the head
-        self.tail: deque[tuple[str, bytes]] = deque()
-        self.size = self.newlines = self.tail_size = self.file_size = 0
-        self.file: BinaryIO | None = None
-
-    def add(self, stream: str, text: str) -> None:
-        data = text.encode("utf-8", "replace")
-        self.size += len(data)
-        self.newlines += data.count(b"\n")
-        if self.file is None:
-            if self.parts and self.parts[-1][0] == stream:
-                self.parts[-1][1].append(data)
-            else:
-                self.parts.append((stream, [data]))
-            if self.size > self.limit:
-                self._cut()
-            return
-        self._write_full(data)
-        self._push_tail(stream, data)
-
-    def _cut(self) -> None:
-        self.file = open(self.full_path, "xb")
-        flat = [(stream, b"".join(pieces)) for stream, pieces in self.parts]
-        for _stream, data in flat:
-            self._write_full(data)
-        head: list[tuple[str, list[bytes]]] = []
-        n = 0
-        for stream, data in flat:
-            if n >= self.head_budget:
-                break
-            take = data[: self.head_budget - n]
-            head.append((stream, [take]))
-            n += len(take)
-        self.parts = head
-        for stream, data in reversed(flat):
-            if self.tail_size >= self.tail_budget:
-                break
-            take = data[-(self.tail_budget - self.tail_size):]
-            self.tail.appendleft((stream, take))
-            self.tail_size += len(take)
-
-    def _push_tail(self, stream: str, data: bytes) -> None:
-        self.tail.append((stream, data[-self.tail_budget:]))
-        self.tail_size += len(self.tail[-1][1])
-        while self.tail_size - len(self.tail[0][1]) >= self.tail_budget:
-            self.tail_size -= len(self.tail.popleft()[1])
-        excess = self.tail_size - self.tail_budget
-        if excess > 0:
-            stream0, first = self.tail[0]
-            self.tail[0] = (stream0, first[excess:])
-            self.tail_size -= excess
-
-    def _write_full(self, data: bytes) -> None:
-        assert self.file is not None
-        if self.file_size >= FULL_OUTPUT_CAP:
-            return
-        # The complete output is a text file: colour codes would show as garbage in a browser.
-        text = self.scrub(remove_escapes(data.decode("utf-8", "ignore"))).encode("utf-8")
-        room = FULL_OUTPUT_CAP - self.file_size
-        if len(text) > room:
-            text = text[:room] + b"\n[site_builder: output cut at 100 MB]\n"
-        self.file.write(text)
-        self.file_size += len(text)
-
-    def result(self, builder_rel: str) -> dict[str, Any]:
-        """BlockResult fields describing this output."""
-        head = self._merge([(s, b"".join(p)) for s, p in self.parts])
-        if self.file is None:
-            return {"output": head}
-        self.file.close()
-        tail = self._merge(list(self.tail))
-        kept = sum(len(p) for _s, pieces in self.parts for p in pieces) + self.tail_size
-        kept_lines = sum(p.count(b"\n") for _s, pieces in self.parts for p in pieces)
-        kept_lines += sum(d.count(b"\n") for _s, d in self.tail)
-        return {
-            "output": head + tail,
-            "omitted_bytes": self.size - kept,
-            "omitted_lines": self.newlines - kept_lines,
-            "full_output": builder_rel,
-            "omitted_at": len(head),
-        }
-
-    def _merge(self, pieces: list[tuple[str, bytes]]) -> tuple[OutputChunk, ...]:
-        merged: list[tuple[str, list[bytes]]] = []
-        for stream, data in pieces:
-            if merged and merged[-1][0] == stream:
-                merged[-1][1].append(data)
-            elif data:
-                merged.append((stream, [data]))
-        # "ignore": the only undecodable bytes are characters cut in half at the cut
-        return tuple(
-            OutputChunk(stream, self.scrub(b"".join(p).decode("utf-8", "ignore")))  # type: ignore[arg-type]
-            for stream, p in merged
-        )
-
-
 class _RunState:
     """What the event reader learned from the runner, shared with ``run_demo``."""
 
@@ -429,7 +239,7 @@ class _RunState:
                  scrub: Callable[[str], str], on_event: EventCallback | None) -> None:
         self.entry, self.cells, self.builder_dir = entry, cells, builder_dir
         self.limit, self.scrub, self.on_event = limit, scrub, on_event
-        self.outputs: dict[int, _Output] = {}
+        self.outputs: dict[int, BlockOutput] = {}
         self.ends: dict[int, dict[str, Any]] = {}
         self.current: int | None = None
         self.current_t0 = 0.0
@@ -470,6 +280,8 @@ class _RunState:
             kind = event.get("event")
             if kind == "out":
                 self._output(event["i"]).add(event["stream"], event["text"])
+            elif kind == "display":
+                self._output(event["i"]).add_display(self._display(event))
             elif kind == "start":
                 self.current, self.current_t0 = event["i"], time.perf_counter()
                 self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "start"))
@@ -490,10 +302,10 @@ class _RunState:
             log.exception("%s: bad runner event", self.entry)
             self.reader_error = f"{type(exc).__name__}: {exc}"
 
-    def _output(self, i: int) -> _Output:
+    def _output(self, i: int) -> BlockOutput:
         if i not in self.outputs:
             name = f"output-{_safe_name(self.cells[i].name)}.txt"
-            self.outputs[i] = _Output(self.limit, self.builder_dir / name, self.scrub)
+            self.outputs[i] = BlockOutput(self.limit, self.builder_dir / name, self.scrub)
         return self.outputs[i]
 
     def _notify(self, event: BlockEvent) -> None:
@@ -539,11 +351,14 @@ class _RunState:
                 results.append(BlockResult(cell.name, "not-run", 0.0, **out))
         return tuple(results)
 
-    def _value(self, raw: dict[str, Any] | None) -> Value | None:
-        if not raw:
-            return None
-        html = raw.get("html")
-        return Value(self.scrub(str(raw["text"])), self.scrub(html) if isinstance(html, str) else None)
+    def _value(self, raw: dict[str, Any] | None) -> Display | None:
+        return self._display(raw) if raw else None
+
+    def _display(self, raw: dict[str, Any]) -> Display:
+        """A Display from the runner's event, text scrubbed of the machine's paths."""
+        return Display(data={str(k): self.scrub(str(v)) for k, v in raw.get("data", {}).items()},
+                       files={str(k): str(v) for k, v in raw.get("files", {}).items()},
+                       omitted={str(k): int(v) for k, v in raw.get("omitted", {}).items()})
 
     def _error(self, raw: dict[str, Any] | None) -> BlockError | None:
         if raw is None:

@@ -32,7 +32,7 @@ def _record(props: dict[str, Any]) -> dict[str, Any]:
 
 _ARTIFACT = _record({
     "path": {"type": "string", "pattern": _REL_PATH},
-    "kind": {"enum": ["figure", "image", "file"]},
+    "kind": {"enum": ["figure", "image", "file", "display", "animation"]},
     "size": _COUNT,
     "alt": _STRING,
     "width": {"type": ["integer", "null"], "minimum": 0},
@@ -40,11 +40,22 @@ _ARTIFACT = _record({
     "sha256": {"type": "string", "pattern": _SHA256},
 })
 
+_MIME = r"^[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*$"
+_BUNDLE = {  # a Display: see site_builder.run.execute.Display
+    "data": {"type": "object", "propertyNames": {"pattern": _MIME}, "additionalProperties": _LINES},
+    "files": {"type": "object", "propertyNames": {"pattern": _MIME},
+              "additionalProperties": {"type": "string", "pattern": _REL_PATH}},
+    "omitted": {"type": "object", "propertyNames": {"pattern": _MIME}, "additionalProperties": _COUNT},
+}
+
 _BLOCK = _record({
     "name": _STRING,
     "status": {"enum": ["ok", "error", "expected-error", "not-run", "timeout", "crashed", "exited"]},
     "duration": _SECONDS,
-    "output": {"type": "array", "items": _record({"stream": {"enum": ["stdout", "stderr"]}, "lines": _LINES})},
+    "output": {"type": "array", "items": {"oneOf": [
+        _record({"stream": {"enum": ["stdout", "stderr"]}, "lines": _LINES}),
+        _record({"stream": {"const": "display"}, **_BUNDLE}),
+    ]}},
     "omitted_lines": _COUNT,
     "omitted_bytes": _COUNT,
     "omitted_at": {"type": ["integer", "null"], "minimum": 0},
@@ -57,14 +68,11 @@ _BLOCK = _record({
         "traceback": _LINES,
     })]},
     "artifacts": {"type": "array", "items": _ARTIFACT},
-    "value": {"oneOf": [{"type": "null"}, _record({
-        "lines": _LINES,
-        "html": {"oneOf": [{"type": "null"}, _LINES]},
-    })]},
+    "value": {"oneOf": [{"type": "null"}, _record(_BUNDLE)]},
 })
 
 RECORD_SCHEMA: dict[str, Any] = _record({
-    "format": {"const": 2},
+    "format": {"const": 3},
     "entry": _STRING,
     "failure": {"type": ["string", "null"]},
     "duration": _SECONDS,

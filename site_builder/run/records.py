@@ -47,10 +47,10 @@ from site_builder.run.execute import (
     Artifact,
     BlockError,
     BlockResult,
+    Display,
     OutputChunk,
     RunOptions,
     RunResult,
-    Value,
 )
 from site_builder.fs import (
     UnsafeFileError,
@@ -71,10 +71,11 @@ from site_builder.names import stem_of
 
 log = logging.getLogger(__name__)
 
-RECORD_FORMAT = 2  # 2: each block's "value"; bump when the JSON layout changes; other formats are cache misses
+RECORD_FORMAT = 3  # 2: each block's "value"; 3: values and display() outputs are MIME bundles; bump when the JSON layout changes; other formats are cache misses
 # Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
-EXECUTION_VERSION = 3  # 2: blocks keep the value of their last expression; 3: not a bare string or an address
+EXECUTION_VERSION = 4  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
+# 4: display() calls and every MIME type of a value; animations
 RECORD_FILE = f"{BUILDER_DIR}/record.json"
 # environment keys that are not package distributions
 _NOT_PACKAGES = frozenset({"python", "platform", "blas"})
@@ -181,13 +182,17 @@ def _packages(environment: dict[str, str]) -> dict[str, str]:
 def run_options(config: Config, name: str) -> RunOptions:
     """How entry ``name`` runs; part of its cache key, so build, --frozen and check share it."""
     return RunOptions(timeout=config.timeout_for(name), project_root=config.root,
-                      figure_scale=config.figure_scale)
+                      figure_scale=config.figure_scale, display_limit=config.display_limit,
+                      animation_frames=config.animation_frames, animation_size=config.animation_size)
 
 
 def _run_options(options: RunOptions) -> dict[str, float]:
     found = {"timeout": float(options.timeout), "output_limit": float(options.output_limit)}
     if options.figure_scale != 2.0:  # records made before the setting existed were all made at 2
         found["figure_scale"] = float(options.figure_scale)
+    for name in ("display_limit", "animation_frames", "animation_size"):  # when not their default
+        if getattr(options, name) != getattr(RunOptions, name):
+            found[name] = float(getattr(options, name))
     return found
 
 
@@ -233,7 +238,8 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
             "name": b.name,
             "status": b.status,
             "duration": b.duration,
-            "output": [{"stream": c.stream, "lines": _lines(c.text)} for c in b.output],
+            "output": [{"stream": "display", **_display_record(c.display)} if c.display is not None
+                       else {"stream": c.stream, "lines": _lines(c.text)} for c in b.output],
             "omitted_lines": b.omitted_lines,
             "omitted_bytes": b.omitted_bytes,
             "omitted_at": b.omitted_at,
@@ -246,8 +252,7 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
                 "traceback": _lines(b.error.traceback),
             },
             "artifacts": [{**dataclasses.asdict(a), "sha256": shas[a.path]} for a in b.artifacts],
-            "value": None if b.value is None else {"lines": _lines(b.value.text),
-                                                   "html": None if b.value.html is None else _lines(b.value.html)},
+            "value": None if b.value is None else _display_record(b.value),
         })
     return {
         "format": RECORD_FORMAT,
@@ -260,6 +265,11 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
         "inputs": dataclasses.asdict(inputs),
         "blocks": blocks,
     }
+
+
+def _display_record(display: Display) -> dict[str, Any]:
+    return {"data": {mime: _lines(text) for mime, text in display.data.items()},
+            "files": dict(display.files), "omitted": dict(display.omitted)}
 
 
 def from_record(data: dict[str, Any], folder: Path) -> tuple[RunResult, RunInputs]:
@@ -291,11 +301,20 @@ def from_record(data: dict[str, Any], folder: Path) -> tuple[RunResult, RunInput
 
 def _block(raw: dict[str, Any]) -> BlockResult:
     error = raw["error"]
+    # A display names only files of its own block, of kind "display".
+    own = {a["path"] for a in raw["artifacts"] if a["kind"] == "display"}
+    output = []
+    for c in raw["output"]:
+        if c["stream"] == "display":
+            display = _display(c, own)
+            output.append(OutputChunk("display", display.text, display))
+        else:
+            output.append(OutputChunk(c["stream"], "".join(c["lines"])))
     return BlockResult(
         name=raw["name"],
         status=raw["status"],
         duration=float(raw["duration"]),
-        output=tuple(OutputChunk(c["stream"], "".join(c["lines"])) for c in raw["output"]),
+        output=tuple(output),
         omitted_lines=int(raw["omitted_lines"]),
         omitted_bytes=int(raw["omitted_bytes"]),
         full_output=raw["full_output"],
@@ -306,15 +325,14 @@ def _block(raw: dict[str, Any]) -> BlockResult:
         artifacts=tuple(
             Artifact(**{k: v for k, v in a.items() if k != "sha256"}) for a in raw["artifacts"]
         ),
-        value=_value(raw["value"]),
+        value=None if raw["value"] is None else _display(raw["value"], own),
     )
 
 
-def _value(raw: dict[str, Any] | None) -> Value | None:
-    if raw is None:
-        return None
-    html = raw["html"]
-    return Value("".join(raw["lines"]), None if html is None else "".join(html))
+def _display(raw: dict[str, Any], own: set[str]) -> Display:
+    return Display(data={mime: "".join(lines) for mime, lines in raw["data"].items()},
+                   files={mime: path for mime, path in raw["files"].items() if path in own},
+                   omitted={mime: int(size) for mime, size in raw["omitted"].items()})
 
 
 def _check_files(data: dict[str, Any], folder: Path) -> None:

@@ -55,6 +55,7 @@ def load_child_modules() -> dict[str, types.ModuleType]:
 _child = load_child_modules()
 process, streams, files = _child["process"], _child["streams"], _child["files"]
 cells, figures, environment = _child["cells"], _child["figures"], _child["environment"]
+display = _child["display"]
 # What fork_server.py calls on the runner it loaded.
 become_subreaper = process.become_subreaper
 kill_tree = process.kill_tree
@@ -100,6 +101,9 @@ def _run(job: dict[str, Any], events: Any) -> None:
     sys.stdout = streams.TextStream(sink, "stdout", 1)
     sys.stderr = streams.TextStream(sink, "stderr", 2)
     process.report_os_exit(events, sink, rel_path)
+    displays = display.Displays(sink, job["builder_dir"], job.get("display_limit", 5_000_000))
+    display.hook_ipython_display(displays)
+    _child["plotly_show"].hook_plotly(displays)
 
     lines = job["source"].splitlines(keepends=True)
     linecache.cache[rel_path] = (len(job["source"]), None, lines, rel_path)
@@ -120,16 +124,19 @@ def _run(job: dict[str, Any], events: Any) -> None:
         events.send([{"event": "start", "i": index, "block": cell["name"]}])
         before = files.snapshot(files_dir)
         sink.begin(index)
+        displays.begin(index, cell["name"])
         audit.on = True
         t0 = time.perf_counter()
-        status, error, stop, flags, value = cells.run_cell(cell, ns, rel_path, paths, flags)
+        status, error, stop, flags, value = cells.run_cell(cell, ns, rel_path, paths, flags, displays.value)
         if stop or index == len(job["blocks"]) - 1:
             files.flush_demo_files(ns)  # the script has ended
         duration = time.perf_counter() - t0
         audit.on = False
-        artifacts = figures.save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0))
+        artifacts = figures.save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0), ns,
+                                         job.get("animations"))
         artifacts += files.file_artifacts(before, files.snapshot(files_dir), files_dir)
         sink.finish()
+        artifacts += displays.end()
         events.send([{"event": "end", "i": index, "block": cell["name"], "status": status,
                       "duration": duration, "error": error, "artifacts": artifacts, "value": value}])
         if stop:

@@ -7,9 +7,13 @@ cell order and the outputs from the run record, so the same run gives the same b
 from __future__ import annotations
 
 import ast
+import base64
+import json
+from pathlib import Path
 
 from site_builder.source.blocks import Cell, Script
-from site_builder.run.execute import BlockResult, RunResult
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
+from site_builder.run.execute import BlockResult, Display, RunResult
 from site_builder.site.sanitize import clean_html
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -39,26 +43,57 @@ def _code(text: str, outputs: list[dict[str, object]]) -> dict[str, object]:
             "outputs": outputs}
 
 
-def _outputs(block: BlockResult | None, values: bool = True) -> list[dict[str, object]]:
-    """Outputs of one block as it last ran: its streams, with the truncation note where the cut
-    is, then the value of its last expression as an ``execute_result`` (as Jupyter shows it)."""
+def _outputs(block: BlockResult | None, values: bool = True, files_dir: Path | None = None) -> list[dict[str, object]]:
+    """Outputs of one block as it last ran: its streams and ``display_data`` outputs in order, with
+    the truncation note where the cut is, then the value of its last expression as an
+    ``execute_result`` (as Jupyter shows it)."""
     if block is None:
         return []
-    chunks = [(c.stream, c.text) for c in block.output]
+    chunks: list[tuple[str, str | Display]] = [
+        ("display", c.display) if c.display is not None else (c.stream, c.text) for c in block.output]
     if block.omitted_lines or block.omitted_bytes:
         at = block.omitted_at if block.omitted_at is not None else len(chunks)
         chunks.insert(at, ("stdout", f"… {block.omitted_lines} lines left out …\n"))
-    outputs: list[dict[str, object]] = [
-        {"output_type": "stream", "name": stream, "text": text} for stream, text in chunks if text
-    ]
-    if values and block.value is not None:
-        data = {"text/plain": block.value.text}
-        html = clean_html(block.value.html).strip() if block.value.html else ""
-        if html:  # sanitised as on the page: a notebook viewer may trust what it is given
-            data["text/html"] = html
+    outputs: list[dict[str, object]] = []
+    for stream, content in chunks:
+        if isinstance(content, Display):
+            data = _bundle(content, files_dir)
+            if data:
+                outputs.append({"output_type": "display_data", "data": data, "metadata": {}})
+        elif content:
+            outputs.append({"output_type": "stream", "name": stream, "text": content})
+    if values and block.value is not None and (data := _bundle(block.value, files_dir)):
         outputs.append({"output_type": "execute_result", "execution_count": None, "data": data,
                         "metadata": {}})
     return outputs
+
+
+def _bundle(display: Display, files_dir: Path | None) -> dict[str, object]:
+    """A Display as a notebook's MIME bundle: every form the record kept, the files read back."""
+    data: dict[str, object] = {}
+    for mime, text in display.data.items():
+        if mime == "text/html":
+            html = clean_html(text).strip()  # sanitised as on the page: a viewer may trust it
+            if html:
+                data[mime] = html
+        elif mime == "application/json" or mime.endswith("+json"):
+            try:
+                data[mime] = json.loads(text)
+            except ValueError:
+                continue
+        else:
+            data[mime] = text
+    for mime, path in display.files.items() if files_dir is not None else ():
+        try:
+            with open_regular(files_dir, path) as f:
+                content = f.read()
+        except (UnsafeFileError, UnsafePathError, OSError):
+            continue
+        if mime == "image/svg+xml":
+            data[mime] = content.decode("utf-8", "replace")
+        else:
+            data[mime] = base64.b64encode(content).decode("ascii")
+    return data
 
 
 def _block_heading(cell: Cell) -> str:
@@ -88,7 +123,7 @@ def make_notebook(name: str, script: Script, result: RunResult | None, values: b
         code = _without_docstring(cell, script.docstring) if cell.name == "setup" else cell.text
         if cell.name != "setup" or cell.description:
             cells.append(_markdown(_block_heading(cell)))
-        cells.append(_code(code, _outputs(by_name.get(cell.name), values)))
+        cells.append(_code(code, _outputs(by_name.get(cell.name), values, result.files_dir if result else None)))
     for index, nb_cell in enumerate(cells):
         nb_cell["id"] = f"cell-{index}"
     # Imported here: nbformat pulls in jsonschema (~0.3 s), paid only when a notebook is made.

@@ -5,13 +5,13 @@ Used by the render stage; kept apart so render.py stays about pages and files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.ansi import Span, to_spans
 from site_builder.fs import UnsafeFileError, open_regular
-from site_builder.run.execute import BlockResult, OutputChunk, RunResult
+from site_builder.run.execute import BlockResult, Display, OutputChunk, RunResult
 
 FAILED_STATUSES = ("error", "timeout", "crashed", "exited")
 
@@ -100,10 +100,42 @@ def _after_newlines(text: str, n: int) -> int | None:
     return at + 1
 
 
-def output_views(block: BlockResult) -> tuple[tuple[OutputView, ...], tuple[OutputView, ...]]:
-    """The block's output as (head, tail): the tail is empty unless the output was cut."""
+@dataclass(frozen=True)
+class OutputPart:
+    """A run of printed output, folded when long, or one display() output (as the page's view
+    of it), in the order the block made them."""
+
+    fold: FoldedOutput | None = None
+    display: object | None = None
+
+
+def output_parts(block: BlockResult, max_lines: int,
+                 view: Callable[[Display], object]) -> tuple[tuple[OutputPart, ...], tuple[OutputPart, ...]]:
+    """The block's output as (head, tail) parts: the tail is empty unless the output was cut;
+    ``view`` makes the page's view of a Display."""
     cut = block.omitted_at if block.full_output and block.omitted_at is not None else len(block.output)
-    return _views(block.output[:cut]), _views(block.output[cut:])
+    return _parts(block.output[:cut], max_lines, view), _parts(block.output[cut:], max_lines, view)
+
+
+def _parts(chunks: tuple[OutputChunk, ...], max_lines: int,
+           view: Callable[[Display], object]) -> tuple[OutputPart, ...]:
+    parts: list[OutputPart] = []
+    run: list[OutputChunk] = []
+
+    def close_run() -> None:
+        fold = fold_output(_views(tuple(run)), max_lines)
+        if fold.lines:
+            parts.append(OutputPart(fold=fold))
+        run.clear()
+
+    for chunk in chunks:
+        if chunk.display is None:
+            run.append(chunk)
+            continue
+        close_run()
+        parts.append(OutputPart(display=view(chunk.display)))
+    close_run()
+    return tuple(parts)
 
 
 def _views(chunks: tuple[OutputChunk, ...]) -> tuple[OutputView, ...]:

@@ -32,14 +32,16 @@ from site_builder.run.execute import (
     Artifact,
     BlockError,
     BlockResult,
+    Display,
     RunResult,
 )
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.site.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP
 from site_builder.site.notebook import make_notebook, prepare_notebooks
-from site_builder.site.value_html import clean_value_html
 from site_builder.site.output import site_mark
-from site_builder.site.outcomes import FoldedOutput, block_note, fold_output, output_views, unpublishable
+from site_builder.site.displays import DisplayView, PageAssets, display_view
+from site_builder.site.interactive import plotly_files, records_plotly
+from site_builder.site.outcomes import OutputPart, block_note, output_parts, unpublishable
 from site_builder.site import prose
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import ordered_builds
@@ -59,7 +61,7 @@ CSV_PREVIEW_ROWS = 5
 CSV_PREVIEW_BYTES = 64 * 1024
 CSV_PREVIEW_COLUMNS = 12
 # The CSS rules the page's values keep (value_html.py), beside the page in the builder's own
-# folder, where no file a demo writes can take its name.
+# folder, where no file a demo writes can take its name; Plotly figures' data files with it.
 VALUE_STYLES = f"{BUILDER_DIR}/values.css"
 # Publishes one file of the run folder and returns its URL relative to the entry page.
 _Publish = Callable[[str], "str | None"]
@@ -131,19 +133,16 @@ class CellView:
     html: Markup  # rendered prose ("" for code cells: see code)
     status: str  # BlockStatus; "not-run" when the run has no result for the block
     duration: str  # "" when not run
-    output: FoldedOutput  # all of it, or the head when it was cut
+    outputs: tuple[OutputPart, ...]  # printed output and display() outputs; the head when it was cut
     omitted_lines: int
     omitted_bytes: str  # formatted size, "" when nothing was left out
     full_output: str | None  # relative URL of the complete output
     error: BlockError | None
     artifacts: tuple[ArtifactView, ...]
-    output_tail: FoldedOutput = FoldedOutput(())  # after the cut, when the output was cut
+    outputs_tail: tuple[OutputPart, ...] = ()  # after the cut, when the output was cut
     note: str = ""  # why it did not run, that it ended the script, or should have raised
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
-    value_text: str = ""  # the repr of its last expression ("" when none is shown)
-    value_html: Markup | None = None  # its _repr_html_, sanitised
-    value_scope: str = ""  # the id of the value's box, which its CSS rules are scoped to
-    value_css: str = ""  # the CSS its HTML keeps (css.py), for the page's value style sheet
+    value: DisplayView | None = None  # its last expression's value, when one is shown
 
 
 # ---------------------------------------------------------------- small formatters
@@ -315,10 +314,15 @@ class _Renderer:
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i)
+        assets = PageAssets()
+        cells = [self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i, assets)
                  for i, cell in enumerate(script.cells)]
-        value_css = "\n".join(c.value_css for c in cells if c.value_css)
-        extra = [SiteFile(path=f"{name}/{VALUE_STYLES}", data=f"{value_css}\n".encode("utf-8"))] if value_css else []
+        css = "\n".join(c for c in assets.css if c)
+        extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
+        figures = [f"{BUILDER_DIR}/plotly-{n}.js" for n in range(1, len(assets.figures) + 1)]
+        extra += [SiteFile(f"{name}/{rel}", data) for rel, data in zip(figures, assets.figures)]
+        if figures:
+            extra += plotly_files()  # the same file from every page that needs it: written once
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
             for b in result.blocks
@@ -339,6 +343,8 @@ class _Renderer:
             requirements=join_words(list(script.requirements)),
             writes_files=demo_files,
             seeded=bool(_SEEDED.search(entry.source)),
+            value_styles=VALUE_STYLES if css else None,
+            figure_data=figures,
             cells=cells,
             failure=result.failure,
             ran_at=format_ran_at(result.started_at),
@@ -348,7 +354,6 @@ class _Renderer:
             canonical=self._url(f"{name}/index.html"),
             prev=prev,
             next=next,
-            value_styles=VALUE_STYLES if value_css else None,
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
@@ -385,16 +390,22 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
+        assets: PageAssets | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
             return CellView(kind="markdown", name="", description="",
                             html=self.prose(cell.text, language, f"prose-{index}-"),
-                            status="ok", duration="", output=FoldedOutput(()), omitted_lines=0, omitted_bytes="",
+                            status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
-        head, tail = output_views(block)
+        sizes = {a.path: (a.width, a.height) for a in block.artifacts if a.kind == "display"}
+
+        def view(display: Display) -> DisplayView:
+            return display_view(display, publish, sizes, assets)
+
+        head, tail = output_parts(block, self.info.output_fold_lines, view)
         expects_error = "raises-exception" in cell.tags
         return CellView(
             kind="code",
@@ -404,27 +415,17 @@ class _Renderer:
             code=self.code_parts(cell, script.docstring_lines if script else None),
             status=block.status,
             duration="" if block.status == "not-run" else format_duration(block.duration),
-            output=fold_output(head, self.info.output_fold_lines),
-            output_tail=fold_output(tail, self.info.output_fold_lines),
+            outputs=head,
+            outputs_tail=tail,
             note=block_note(block, result, expects_error) if result else "",
             omitted_lines=block.omitted_lines,
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
-            artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts),
-            **self.value_view(block, f"value-{index + 1}"),
+            artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts
+                            if a.kind != "display"),  # shown with their display
+            value=view(block.value) if block.value is not None and self.info.values else None,
         )
-
-    def value_view(self, block: BlockResult, scope: str) -> dict[str, object]:
-        """The template's view of a block's value: its sanitised HTML and CSS, else its repr; nothing when off."""
-        value = block.value
-        if value is None or not self.info.values:
-            return {}
-        styled = clean_value_html(value.html, scope) if value.html else None
-        if styled is None or not styled.html:
-            return {"value_text": value.text}
-        return {"value_text": value.text, "value_html": Markup(styled.html), "value_scope": scope,
-                "value_css": styled.css}
 
     @staticmethod
     def artifact_view(art: Artifact, publish: _Publish, files_dir: Path | None = None) -> ArtifactView:
@@ -514,6 +515,7 @@ class _Renderer:
             SiteFile("static/site.js", (TEMPLATES_DIR / "static" / "site.js").read_bytes()),
             SiteFile("static/theme.js", (TEMPLATES_DIR / "static" / "theme.js").read_bytes()),
             SiteFile("static/favicon.svg", (TEMPLATES_DIR / "static" / "favicon.svg").read_bytes()),
+            *(plotly_files() if any(records_plotly(b.result) for b in builds) else []),
             SiteFile(".nojekyll", b""),
             site_mark(),
             SiteFile("timings/index.html", self.timings_page(builds)),
@@ -561,4 +563,4 @@ def render_site(
             files.extend(renderer.entry_files(build, prev, next))
     if site_pages:
         files.extend(renderer.site_files(ordered))
-    return files
+    return list({f.path: f for f in files}.values())  # plotly.js: once, whichever pages need it

@@ -6,11 +6,10 @@ from __future__ import annotations
 import __future__
 import ast
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from .errors import describe_error
 from .files import Paths
-from .values import describe_value
 
 FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
@@ -34,9 +33,12 @@ def compile_cell(source: str, rel_path: str, flags: int, with_value: bool) -> tu
             compile(expression, rel_path, "eval", flags=flags, dont_inherit=True))
 
 
-def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Paths,
-             flags: int) -> tuple[str, dict[str, Any] | None, bool, int, dict[str, str] | None]:
-    """Run one cell; return (status, error, stop, future flags for later cells, its value or None)."""
+def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Paths, flags: int,
+             describe: Callable[[Any], dict[str, Any] | None],
+             ) -> tuple[str, dict[str, Any] | None, bool, int, dict[str, Any] | None]:
+    """Run one cell; return (status, error, stop, future flags for later cells, its value or None).
+
+    ``describe`` turns the value of the cell's last expression into its record (or None)."""
     source = "\n" * (cell["first_line"] - 1) + cell["text"] + "\n"
     shown = None
     try:
@@ -45,7 +47,7 @@ def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Pat
         flags |= code.co_flags & FUTURE_FLAGS  # `from __future__` in setup covers later cells
         exec(code, ns)
         if expression is not None:
-            shown = describe_value(eval(expression, ns))
+            shown = describe(eval(expression, ns))
     except SystemExit as exc:
         status = exc.code
         err = describe_error(exc, rel_path, paths)

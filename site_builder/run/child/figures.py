@@ -9,12 +9,15 @@ import sys
 import zlib
 from typing import Any
 
+from .animations import live_animations, save_animation
 from .files import BUILDER_DIR, png_size
 
 
-def save_figures(block: str, builder_dir: str, scale: float = 2.0) -> list[dict[str, Any]]:
+def save_figures(block: str, builder_dir: str, scale: float = 2.0, namespace: dict[str, Any] | None = None,
+                 settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Save every open Matplotlib figure as a PNG artifact (``scale`` pixels per CSS pixel),
-    then close them all.
+    then close them all.  A figure an animation of ``namespace`` draws is saved as that
+    animation (see animations.py), its first frame as the figure's PNG.
 
     ``builder_dir`` is the builder's own folder, outside the demo's working folder: the
     builder moves it to BUILDER_DIR of the run's folder once the demo is dead.
@@ -24,16 +27,30 @@ def save_figures(block: str, builder_dir: str, scale: float = 2.0) -> list[dict[
         return []
     arts = []
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", block)  # as execute._safe_name
+    animated = live_animations(namespace) if namespace is not None else {}
     for k, num in enumerate(plt.get_fignums(), start=1):
         rel = f"{BUILDER_DIR}/{safe}-figure-{k}.png"
         path = os.path.join(builder_dir, f"{safe}-figure-{k}.png")
         try:
             fig = plt.figure(num)
-            save_png(fig, path, scale * fig.dpi)
+            animation = animated.get(id(fig))
+            movie = None
+            if animation is not None:
+                stem = os.path.join(builder_dir, f"{safe}-animation-{k}")
+                try:
+                    movie = save_animation(animation, fig, path, stem, scale * fig.dpi, settings or {}, save_png)
+                except Exception as exc:  # the figure still shows, as a still
+                    sys.stderr.write(f"site_builder: could not save the animation of figure {num}: "
+                                     f"{type(exc).__name__}: {exc}\n")
+            if animation is None or not os.path.isfile(path):  # no frame drawn: the figure as it is
+                save_png(fig, path, scale * fig.dpi)
             size = png_size(path)
             arts.append({"path": rel, "kind": "figure", "size": os.path.getsize(path),
                          "alt": figure_alt(fig), "width": round(size[0] / scale) if size else None,
                          "height": round(size[1] / scale) if size else None})
+            if movie is not None:  # after its poster, the figure's PNG, which it takes its size from
+                arts.append({**movie, "alt": arts[-1]["alt"], "width": arts[-1]["width"],
+                             "height": arts[-1]["height"]})
         except Exception as exc:
             sys.stderr.write(f"site_builder: could not save figure {num}: {type(exc).__name__}: {exc}\n")
     plt.close("all")

@@ -114,6 +114,16 @@ class Sink:
             self._drain()
             self._flush()
 
+    def display(self, record: dict[str, Any]) -> None:
+        """Send a display output of the current block, after everything written before it."""
+        if self.forked or self.block is None:
+            return
+        fflush_libc()
+        with self.lock:
+            self._drain()
+            self._flush()
+            self.events.send([{"event": "display", "i": self.block, **record}])
+
     def begin(self, index: int) -> None:
         with self.lock:
             self.block = index

@@ -1,7 +1,16 @@
-"""A block's value (its last expression) as the page shows it."""
+"""What a value looks like, as Jupyter's display protocol shows it: a MIME bundle.
+
+``describe_value`` asks the object the way IPython's formatters do (``_repr_mimebundle_``,
+then each ``_repr_*_`` method, found as IPython's get_real_method finds them), and always
+adds ``text/plain`` (its repr).
+Pure: no file is written here (``display.py`` writes the image types as files).
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
 import types
 from typing import Any
@@ -12,7 +21,28 @@ _DEFAULT_REPR = re.compile(r"<[^\n]* at 0x[0-9a-fA-F]+>")
 
 VALUE_TEXT_LIMIT = 20_000  # characters of a value's repr kept
 
-VALUE_HTML_LIMIT = 200_000  # characters of a value's _repr_html_ kept; longer: the repr instead
+# IPython's formatters, in its own order (richest first).
+REPR_METHODS = (
+    ("text/html", "_repr_html_"),
+    ("text/markdown", "_repr_markdown_"),
+    ("image/svg+xml", "_repr_svg_"),
+    ("image/png", "_repr_png_"),
+    ("image/jpeg", "_repr_jpeg_"),
+    ("text/latex", "_repr_latex_"),
+    ("application/json", "_repr_json_"),
+    ("application/javascript", "_repr_javascript_"),
+    ("application/pdf", "_repr_pdf_"),
+)
+# Types held as bytes and written as files, never inline (an SVG may carry a script).
+BINARY_TYPES = {"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp",
+                "application/pdf": ".pdf"}
+FILE_TYPES = {**BINARY_TYPES, "image/svg+xml": ".svg"}
+MIME_TYPE = re.compile(r"^[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*$")
+
+
+def is_json_type(mime: str) -> bool:
+    """application/json and the vendor types built on it (application/vnd.plotly.v1+json)."""
+    return mime == "application/json" or mime.endswith("+json")
 
 
 def _noise(value: Any, text: str) -> bool:
@@ -43,27 +73,87 @@ def real_method(value: Any, name: str) -> Any:
     return method if callable(method) else None
 
 
-def describe_value(value: Any) -> dict[str, str] | None:
-    """What a block's last expression evaluated to, as Jupyter shows it (repr, _repr_html_), or None."""
+def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return method(*args, **kwargs)
+    except Exception:  # as IPython: a failing formatter is skipped, not an error of the block
+        return None
+
+
+def normalise(mime: str, data: Any) -> str | bytes | None:
+    """One representation as the record keeps it: bytes for binary types, text for the rest."""
+    if not isinstance(mime, str) or not MIME_TYPE.match(mime):
+        return None
+    if isinstance(data, tuple) and len(data) == 2:  # (data, metadata) from a _repr_*_ method
+        data = data[0]
+    if mime in BINARY_TYPES:
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            return bytes(data) or None
+        if isinstance(data, str):  # base64, as in a notebook
+            try:
+                return base64.b64decode(data, validate=False) or None
+            except (binascii.Error, ValueError):
+                return None
+        return None
+    if is_json_type(mime):
+        if isinstance(data, (bytes, str)):
+            try:
+                data = json.loads(data)
+            except ValueError:
+                return None
+        try:
+            return json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+        except (TypeError, ValueError):
+            return None
+    if isinstance(data, (bytes, bytearray)):
+        data = bytes(data).decode("utf-8", "replace")
+    return data if isinstance(data, str) and data.strip() else None
+
+
+def mime_bundle(value: Any, raw: bool = False) -> dict[str, str | bytes]:
+    """Every representation of ``value`` (``raw``: ``value`` is already a bundle, as ``display(raw=True)``)."""
+    found: dict[str, Any] = {}
+    if raw and isinstance(value, dict):
+        found.update(value)
+    else:
+        bundle_method = real_method(value, "_repr_mimebundle_")
+        if bundle_method is not None:
+            bundle = _call(bundle_method, include=None, exclude=None)
+            if isinstance(bundle, tuple) and len(bundle) == 2:
+                bundle = bundle[0]
+            if isinstance(bundle, dict):
+                found.update(bundle)
+        for mime, name in REPR_METHODS:
+            method = real_method(value, name) if mime not in found else None
+            if method is not None:
+                result = _call(method)
+                if result is not None:
+                    found[mime] = result
+        if "text/plain" not in found:
+            try:
+                found["text/plain"] = repr(value)
+            except Exception:
+                pass
+    kept = {}
+    for mime, data in found.items():
+        norm = normalise(mime, data)
+        if norm is not None:
+            kept[mime] = norm
+    return kept
+
+
+def describe_value(value: Any) -> dict[str, str | bytes] | None:
+    """The bundle of a block's last expression, as Jupyter shows it, or None for nothing worth showing."""
     if value is None:
         return None
-    try:
-        text = repr(value)
-    except Exception:
-        return None
+    bundle = mime_bundle(value)
+    text = bundle.get("text/plain")
     if not isinstance(text, str):
-        return None
-    html = None
-    html_method = real_method(value, "_repr_html_")
-    if html_method is not None:
-        try:
-            html = html_method()
-        except Exception:
-            html = None
-    if not (isinstance(html, str) and html.strip() and len(html) <= VALUE_HTML_LIMIT):
-        html = None
-        if _noise(value, text):  # an object with an HTML view is worth showing whatever its repr
+        if not bundle:
             return None
+        text = ""
+    if set(bundle) <= {"text/plain"} and _noise(value, text):
+        return None  # an object with a rich view is worth showing whatever its repr
     if len(text) > VALUE_TEXT_LIMIT:
-        text = text[:VALUE_TEXT_LIMIT] + "\n…"
-    return {"text": text, "html": html} if html else {"text": text}
+        bundle["text/plain"] = text[:VALUE_TEXT_LIMIT] + "\n…"
+    return bundle

@@ -1,0 +1,138 @@
+"""What running a demo produces, as plain dataclasses: blocks' output, values, files, errors.
+
+Made by ``execute`` (and read back from records by ``records``); the other stages import
+them from here or through ``execute``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Stream = Literal["stdout", "stderr", "display"]
+BlockStatus = Literal["ok", "error", "expected-error", "not-run", "timeout", "crashed", "exited"]
+
+
+
+@dataclass(frozen=True)
+class Display:
+    """A rich output: a block's value, or one ``display()`` call, with every MIME type it had.
+
+    The record keeps it as ``{"data": {MIME: lines}, "files": {MIME: path}, "omitted": {MIME: bytes}}``:
+    ``data`` holds the text types (text/plain, text/html, text/markdown, text/latex, ...) and the
+    JSON types (application/json, application/vnd.plotly.v1+json: JSON text); ``files`` the binary
+    types and image/svg+xml, as the path of a file of the block (an Artifact of kind "display");
+    ``omitted`` the types left out because they were over ``display_limit``, with their size.
+    Everything is untrusted: render sanitises HTML and shows SVG only as an image file.
+    """
+
+    data: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    omitted: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """Its text/plain form ("" when it has none)."""
+        return self.data.get("text/plain", "")
+
+    @property
+    def html(self) -> str | None:
+        """Its text/html form, unsanitised, or None."""
+        return self.data.get("text/html")
+
+
+@dataclass(frozen=True)
+class OutputChunk:
+    """A run of text one block wrote to one stream, in the order it was written; or, with
+    stream "display", one ``display()`` output (``text`` is then its text/plain form)."""
+
+    stream: Stream
+    text: str
+    display: Display | None = None
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A file a block produced: an open Matplotlib figure the builder saved, or a file it wrote."""
+
+    path: str  # POSIX path relative to the run's files folder (figures: under BUILDER_DIR)
+    # image = picture the demo wrote itself; display = a file of a Display (shown with it);
+    # animation = a figure's animation (MP4, WebP or PNG), after the figure: its first frame
+    kind: Literal["figure", "image", "file", "display", "animation"]
+    size: int  # bytes
+    alt: str = ""  # figures: text from the figure's titles and axis labels
+    width: int | None = None  # display size in CSS pixels, when known (images, figures)
+    height: int | None = None
+
+
+@dataclass(frozen=True)
+class BlockError:
+    """Why a block did not finish normally."""
+
+    type: str  # exception class name, "Timeout", "Crash", "SystemExit"
+    message: str  # one line
+    line: int | None  # line in the script where it happened, when known
+    traceback: str  # formatted traceback, the script's own frames only ("" when none)
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    """What one block did when it ran."""
+
+    name: str
+    status: BlockStatus
+    duration: float  # seconds, 0.0 when not run
+    output: tuple[OutputChunk, ...] = ()
+    omitted_lines: int = 0  # lines left out of ``output`` because the block printed too much
+    omitted_bytes: int = 0
+    full_output: str | None = None  # artifact path of the complete output when truncated
+    omitted_at: int | None = None  # when truncated: index in ``output`` where the cut is
+    error: BlockError | None = None
+    artifacts: tuple[Artifact, ...] = ()
+    value: Display | None = None  # the value of its last expression, when it has one worth showing
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything that can change how a demo runs (part of the cache key)."""
+
+    timeout: float = 600.0  # seconds for the whole demo
+    output_limit: int = 200_000  # bytes of output kept per block before head/tail cut
+    project_root: Path = field(default_factory=Path.cwd)
+    figure_scale: float = 2.0  # pixels per CSS pixel of the figures saved (Config.figure_scale)
+    display_limit: int = 5_000_000  # bytes of one representation of a value or display output kept
+    animation_frames: int = 300  # frames of a Matplotlib animation kept
+    animation_size: int = 20_000_000  # bytes of an animation's file kept
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything one run of a demo produced."""
+
+    entry: str
+    blocks: tuple[BlockResult, ...]  # one per code cell, in order
+    failure: str | None  # one-line message naming entry, block and line; None when ok
+    duration: float  # seconds, whole run
+    started_at: float  # Unix time the run started
+    files_dir: Path  # folder holding the artifacts (demo-written files at their paths)
+    environment: dict[str, str] = field(default_factory=dict)  # python, platform, packages, blas
+    reads: tuple[str, ...] = ()  # project-relative paths of files the demo read (data, modules)
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+@dataclass(frozen=True)
+class BlockEvent:
+    """A block of a running demo started or ended (for progress displays)."""
+
+    entry: str
+    block: str
+    kind: Literal["start", "end"]
+    status: BlockStatus | None = None  # "end" only
+    duration: float | None = None  # "end" only: seconds the block ran
+
+
+# Called from the event-reader thread of each running demo: implementations must lock.
