@@ -220,3 +220,98 @@ def test_rich_values_are_accessible(open_page: Any, rich_url: str, scheme: str, 
     serious = serious_violations(axe_violations(page))
     assert not serious, f"axe-core on {entry} ({scheme})\n" + describe_violations(serious)
     watch.assert_clean()
+
+
+# ---------------------------------------------------------------- interactive Plotly figures
+
+# plotly.min.js is 4.8 MB of script to parse: on a loaded machine a page takes a while to load.
+PLOTLY_LOAD_MS = 60_000
+
+PLOTS = '''
+"""plots.py — Plotly figures, as a value and through fig.show().
+
+Purpose
+-------
+Interactive figures, offline.
+"""
+import plotly.express as px
+import plotly.graph_objects as go
+
+# %% B-value
+fig = go.Figure(go.Scatter(x=[1, 2, 3], y=[4, 1, 3], mode="lines+markers"))
+fig.update_layout(title="value figure")
+fig
+
+# %% B-show
+print("before show")
+px.bar(x=["a", "b", "c"], y=[3, 1, 2], title="shown figure").show()
+print("after show")
+'''
+
+
+@pytest.fixture(scope="module")
+def plotly_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("plotly", reason="plotly (test extra) makes the interactive figures")
+    project = tmp_path_factory.mktemp("plotly")
+    write_demo(project, "plots", PLOTS)
+    write_demo(project, "plain", '"""plain.py — no figure.\n\nPurpose\n-------\nNone.\n"""\n\n# %% B-one\nprint(1)\n')
+    # fig.show() must not open a browser: a BROWSER that fails loudly would say so
+    done = run_cli("build", cwd=project, env={"BROWSER": "false"})
+    assert done.returncode == 0, done.stderr
+    return project / "build"
+
+
+@pytest.fixture(scope="module")
+def plotly_url(browser: Any, plotly_site: Path) -> Iterator[str]:
+    with serve_site(plotly_site) as url:
+        yield url
+
+
+def test_plotly_figures_are_interactive_in_order_with_the_output(open_page: Any, plotly_url: str) -> None:
+    page, watch = open_page(plotly_url)
+    page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
+    for block in ("B-value", "B-show"):
+        figure = page.locator(f"section#{block} .value-plotly")
+        figure.locator(".main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
+        assert figure.locator(".plotly-fallback").is_hidden()
+    texts = page.locator("section#B-show").evaluate(
+        "s => Array.from(s.querySelectorAll('pre.output:not(.plotly-fallback), .value-plotly')).map(e => e.matches('.value-plotly') ? 'FIGURE' : e.textContent.trim())")
+    assert texts == ["before show", "FIGURE", "after show"]
+    assert "shown figure" in page.locator("section#B-show .value-plotly").inner_text()
+    # Interactive: hovering a bar shows its hover label.
+    bar = page.locator("section#B-show .value-plotly .point").first
+    bar.scroll_into_view_if_needed()
+    box = bar.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=5)  # over plotly's drag layer
+    page.locator("section#B-show .hoverlayer .hovertext").first.wait_for(timeout=PLOTLY_LOAD_MS)
+    watch.assert_clean()  # no CSP violation, no request leaving the site
+
+
+def test_plotly_works_from_disk(open_page: Any, plotly_site: Path) -> None:
+    base = plotly_site.as_uri() + "/"
+    page, watch = open_page(base)
+    page.goto(base + "plots/index.html", timeout=PLOTLY_LOAD_MS)
+    page.locator("section#B-value .main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
+    watch.assert_clean()
+
+
+def test_plotly_js_is_the_sites_own_and_only_where_needed(plotly_site: Path) -> None:
+    import plotly
+
+    shipped = plotly_site / "static" / "plotly.min.js"
+    assert shipped.read_bytes() == (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_bytes()
+    page = (plotly_site / "plots" / "index.html").read_text()
+    assert '<script src="../static/plotly.min.js" defer></script>' in page
+    assert "cdn" not in page.lower() and "<script>" not in page
+    assert (plotly_site / "plots" / "_site_builder" / "plotly-1.js").is_file()
+    assert "plotly.min.js" not in (plotly_site / "plain" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_plotly_page_is_accessible(open_page: Any, plotly_url: str, scheme: str) -> None:
+    page, watch = open_page(plotly_url, scheme)
+    page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
+    page.locator("section#B-show .main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
+    serious = serious_violations(axe_violations(page))
+    assert not serious, f"axe-core on the Plotly page ({scheme})\n" + describe_violations(serious)
+    watch.assert_clean()

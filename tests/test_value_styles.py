@@ -156,3 +156,14 @@ def test_a_pandas_styler_keeps_its_formatting() -> None:
     styled = clean_value_html(html, "value-4")
     bold = re.search(r"(#value-4 #value-4-T_\w+_row1_col0[^{]*)\{ font-weight: bold }", styled.css)
     assert bold, styled.css
+
+
+def test_a_plotly_data_file_holds_json_and_nothing_else() -> None:
+    from site_builder.site.interactive import plotly_figure
+
+    hostile = '{"data": [{"name": "</script><script>alert(1)</script>\\u2028"}], "layout": {}}'
+    script = plotly_figure("plotly-1", hostile).decode("ascii")
+    assert script.startswith("(window.siteFigures = window.siteFigures || []).push({")
+    assert "\u2028" not in script and "\\u2028" in script  # ASCII only: no line-separator tricks
+    assert plotly_figure("plotly-1", "alert(1)") is None
+    assert plotly_figure("plotly-1", '["not", "a figure"]') is None
