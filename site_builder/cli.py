@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, Sequence
 
@@ -21,6 +22,7 @@ from site_builder.site.output import failed_dir
 
 if TYPE_CHECKING:
     from site_builder.commands.build import BuildReport
+    from site_builder.commands.junit import Suite
 
 log = logging.getLogger("site_builder")
 
@@ -86,6 +88,8 @@ def make_parser() -> argparse.ArgumentParser:
         help="run only the K-th of N cost-balanced shares of the demos and write their run records, "
              "not the site (then `build --frozen` assembles it from all shards' records)",
     )
+    build.add_argument("--junit", type=Path, metavar="FILE",
+                       help="also write a JUnit XML report (one testcase per entry) to FILE, even when the build fails")
     build.add_argument(
         "--list", action="store_true",
         help="with --shard: print the names of the shard's entries, one a line, and run nothing",
@@ -111,6 +115,8 @@ def make_parser() -> argparse.ArgumentParser:
         "-j", "--jobs", type=_positive_int, default=os.cpu_count() or 1, help="demos run in parallel (default: CPUs)"
     )
     check.add_argument("-q", "--quiet", action="store_true", help="print only the verdicts")
+    check.add_argument("--junit", type=Path, metavar="FILE",
+                       help="also write a JUnit XML report (one testcase per entry checked) to FILE")
     check.add_argument("--no-wait", action="store_true",
                        help="when a build of this project is running, stop (exit status 2) instead of waiting")
     new = commands.add_parser("new", help="create demos/NAME.py (or demos/SECTION/NAME.py) from the house-style template")
@@ -171,7 +177,48 @@ def _run_check(args: argparse.Namespace) -> int:
     config = with_overrides(load_config(Path.cwd()), demos=args.demos, timeout=args.timeout)
     options = CheckOptions(names=tuple(args.names), tolerance=args.tolerance, runs=args.runs, jobs=args.jobs,
                            wait=not args.no_wait)
-    return check(config, options, sys.stdout)
+    if not (args.junit or _annotating()):
+        return check(config, options, sys.stdout)
+    from site_builder.commands.junit import Suite
+
+    suite = Suite("site_builder check")
+    try:
+        status = check(config, options, sys.stdout, suite.cases)
+    except SiteBuilderError as exc:
+        _report_failure_for_ci(args.junit, config, suite, exc)
+        raise
+    _report_for_ci(args.junit, config, suite)
+    return status
+
+
+def _report_failure_for_ci(junit: Path | None, config: Config, suite: Suite, exc: SiteBuilderError) -> None:
+    """The CI reports of a command that stopped with ``exc``; a report that cannot be written is said too."""
+    try:
+        _report_for_ci(junit, config, suite, error=str(exc))
+    except SiteBuilderError as also:  # e.g. the disk is full for the report as well
+        print(f"error: {also}", file=sys.stderr)
+
+
+def _annotating() -> bool:
+    from site_builder.commands.annotations import enabled
+
+    return enabled()
+
+
+def _report_for_ci(junit: Path | None, config: Config, suite: Suite, warnings: Sequence[str] = (),
+                   files: dict[str, str] | None = None, error: str = "") -> None:
+    """Write the JUnit report (``--junit``) and, on GitHub Actions, print the annotations."""
+    from site_builder.commands import annotations
+    from site_builder.commands.junit import error_case, write_report
+
+    if error:
+        suite.cases.append(error_case(error))
+    if not suite.seconds:
+        suite.seconds = time.time() - suite.started_at
+    if junit is not None:
+        write_report(Path.cwd() / junit, suite, config.root)
+    if annotations.enabled():
+        annotations.print_cases(suite.cases, list(warnings), files or {}, sys.stdout)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -194,8 +241,24 @@ def _run_build(args: argparse.Namespace) -> int:
     progress = make_progress(sys.stderr, quiet=args.quiet)
     force_names = frozenset(args.force or ())
     options = BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast, force=args.force == [],
-                           force_names=force_names, frozen=args.frozen, shard=args.shard, wait=not args.no_wait)
-    report = build(config, options, progress)
+                           force_names=force_names, frozen=args.frozen, shard=args.shard, wait=not args.no_wait,
+                           prune=args.demos is None)
+    if args.junit or _annotating():
+        from site_builder.commands.junit import Suite, build_cases
+
+        name = f"site_builder build (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "site_builder build"
+        suite = Suite(name)
+        try:
+            report = build(config, options, progress)
+        except SiteBuilderError as exc:
+            _report_failure_for_ci(args.junit, config, suite, exc)
+            raise
+        suite.cases, suite.seconds = build_cases(report), report.wall_time
+        _report_for_ci(args.junit, config, suite, report.warnings, {b.entry.name: b.entry.rel_path for b in report.builds})
+    else:
+        report = build(config, options, progress)
+    if report.pruned:
+        log.info("%s", report.pruned)
     rows = [summarize(b.result, b.entry.name in report.from_cache) for b in report.builds]
     progress.summary(rows, report.wall_time)
     if args.shard:
@@ -303,6 +366,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SiteBuilderError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_status
+    except OSError as exc:  # a disk error where no write site expected one: still one line, no traceback
+        where = f" ({relative_to_root(Path(exc.filename), Path.cwd())})" if exc.filename else ""
+        print(f"error: {exc.strerror or exc}{where}; fix it and run again", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt as exc:
         what = "terminated" if isinstance(exc, Terminated) else "interrupted"
         print(f"{what}; the output folder was left as it was", file=sys.stderr)

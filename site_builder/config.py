@@ -53,7 +53,7 @@ class Config:
     # bytes of one representation of a value or display() output (HTML, an image, JSON): a
     # larger one is left out and the page says so
     display_limit: int = 5_000_000
-    # a Matplotlib animation keeps this many frames, and its file this many bytes (else its first frame)
+    # a Matplotlib animation keeps this many frames, and its file this many bytes (else its poster frame)
     animation_frames: int = 300
     animation_size: int = 20_000_000
     entries: dict[str, EntryOverrides] = field(default_factory=dict)  # by section-qualified name

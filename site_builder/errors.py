@@ -29,3 +29,8 @@ class ParseError(SiteBuilderError):
         self.line = line  # 1-based line in the script, when known
         self.error_type = error_type  # e.g. "SyntaxError", "IndentationError"; "" when none
         self.detail = detail  # Python's own report (e.g. the caret under a syntax error)
+
+
+class WriteError(SiteBuilderError):
+    """A write the builder makes failed (disk full, read-only, no permission, I/O error): the
+    message says what was being written, where, and what to do (exit status 1)."""

@@ -2,6 +2,9 @@
 
 Shared bottom layer: imports nothing of site_builder but ``errors``.  Records and demo
 files are data: they are read only through :func:`open_regular`, which follows no link.
+Every write the builder makes goes through a function of this module, each of which calls
+:func:`note_write` first (the tests make the Nth write fail there), and every failed write
+reaches the user through :func:`writing` as one line: what, where, what to do.
 """
 
 from __future__ import annotations
@@ -13,13 +16,16 @@ import functools
 import hashlib
 import logging
 import os
+import re
 import shutil
 import stat
+import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from site_builder.errors import SiteBuilderError, UsageError
+from site_builder.errors import SiteBuilderError, UsageError, WriteError
 
 log = logging.getLogger(__name__)
 
@@ -111,12 +117,16 @@ def copy_regular(root: Path, rel: str, target: Path) -> None:
     """Copy the regular file ``root/rel`` to the new file ``target``: a reflink where the
     file system has one (no bytes copied, yet no shared inode), else a plain copy."""
     with open_regular(root, rel) as src:
+        note_write(target)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
         dst = os.open(target, flags, 0o644)
         try:
             _copy_fd(src.fileno(), dst)
-        finally:
+        except BaseException:
             os.close(dst)
+            _unlink_quietly(target)  # never a half-copied file
+            raise
+        os.close(dst)
 
 
 _FICLONE = 0x40049409  # from <linux/fs.h>: share extents copy-on-write (btrfs, XFS)
@@ -150,11 +160,164 @@ def _copy_fd(src: int, dst: int) -> None:
 
 
 def write_new(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` without following a link there (a planted link is refused)."""
+    """Write ``data`` to ``path`` without following a link there (a planted link is refused);
+    a failed write leaves no partial file."""
+    note_write(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o644)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+    except BaseException:
+        _unlink_quietly(path)
+        raise
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with a file holding ``data``: readers (and a killed build) see the old
+    bytes or the new ones; a failed write leaves the old file and no temporary one."""
+    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")  # the pid: see remove_leftovers
+    write_new(temporary, data)
+    try:
+        note_write(path)
+        os.replace(temporary, path)
+    except BaseException:
+        _unlink_quietly(temporary)
+        raise
+
+
+def create_new(path: Path) -> BinaryIO:
+    """A new file ``path`` opened for writing (it must not exist yet)."""
+    note_write(path)
+    return open(path, "xb")
+
+
+def make_dirs(path: Path) -> None:
+    """Create the folder ``path`` and its parents where missing."""
+    if not path.is_dir():
+        note_write(path)
+        path.mkdir(parents=True, exist_ok=True)
+
+
+def make_temp_dir(parent: Path, prefix: str) -> Path:
+    """A new, empty, private folder ``parent/PREFIX<random>`` (name it with the pid: see remove_leftovers)."""
+    note_write(parent / prefix)
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """Make the new file ``target`` a hard link to ``source`` (both the builder's own), else a copy."""
+    note_write(target)
+    try:
+        os.link(source, target)
+    except OSError:
+        try:
+            shutil.copyfile(source, target)
+        except BaseException:
+            _unlink_quietly(target)
+            raise
+
+
+def rename(source: Path, target: Path) -> None:
+    """Rename ``source`` to ``target`` (one of the builder's own files or folders)."""
+    note_write(target)
+    os.rename(source, target)
+
+
+def open_for_update(path: Path) -> int:
+    """A descriptor of ``path`` (created when missing, never through a link) for reading and writing."""
+    note_write(path)
+    return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC, 0o644)
+
+
+def note_write(path: Path) -> None:
+    """Called before each write the builder makes, with the path about to be written.
+
+    It does nothing: it is the one place where the tests make a write fail (disk full,
+    read-only, ...) to check that every write site ends cleanly.
+    """
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+# errno -> (the state of the folder, what to do); the folder is filled into the first part.
+_WRITE_FAILURES = {
+    errno.ENOSPC: ("no space left on the device holding {where}", "free space and build again"),
+    errno.EDQUOT: ("disk quota exceeded on the device holding {where}",
+                   "free space (or have the quota raised) and build again"),
+    errno.EROFS: ("{where} is on a read-only file system", "make it writable (or choose another folder) and build again"),
+    errno.EACCES: ("permission denied in {where}", "give this user write access to it and build again"),
+    errno.EPERM: ("operation not permitted in {where}", "give this user write access to it and build again"),
+    errno.EIO: ("input/output error on the device holding {where}", "check the disk, then build again"),
+}
+
+
+def write_failure(exc: OSError, what: str, where: str) -> WriteError:
+    """The one-line error of a failed write: the folder's state, ``what`` was being written, what to do.
+
+    ``where`` is the folder as the user knows it (relative to the project), e.g. ``_freeze/``.
+    """
+    state, advice = _WRITE_FAILURES.get(exc.errno or 0, (f"{{where}}: {exc.strerror or exc}", "fix it and build again"))
+    return WriteError(f"{state.format(where=where)} while {what}; {advice}")
+
+
+def shown_folder(folder: Path, root: Path) -> str:
+    """``folder`` as the user knows it in a message: relative to the project, with a trailing slash."""
+    return relative_to_root(folder, root).rstrip("/") + "/"
+
+
+@contextmanager
+def writing(what: str, folder: Path, root: Path) -> Iterator[None]:
+    """Turn an OSError raised by the body into a :class:`WriteError` naming ``what`` was being
+    written into ``folder`` (shown relative to the project ``root``)."""
+    try:
+        yield
+    except OSError as exc:
+        raise write_failure(exc, what, shown_folder(folder, root)) from None
+
+
+_LEFTOVER = re.compile(r"\.tmp-(\d+)(?:-[^/]*)?$")  # NAME.tmp-PID, .NAME.tmp-PID-XXXX[.builder]
+
+
+def remove_leftovers(folder: Path, prefix: str = "") -> list[str]:
+    """Remove the temporary files and folders (``PREFIX*.tmp-PID...``) that builds which died
+    (pid gone) left directly in ``folder``; return their names.  Call it holding the project's lock."""
+    removed: list[str] = []
+    try:
+        items = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for item in items:
+        found = _LEFTOVER.search(item.name) if item.name.startswith(prefix) else None
+        if found is None or _alive(int(found.group(1))):
+            continue
+        try:
+            if item.is_dir(follow_symlinks=False):
+                shutil.rmtree(item.path)
+            else:
+                os.unlink(item.path)
+            removed.append(item.name)
+        except OSError as exc:
+            log.debug("leftover %s not removed: %s", item.name, exc)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """True for this process, or another that still runs (or that we may not signal)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 @functools.cache
@@ -192,6 +355,7 @@ def replace_dir(staging: Path, target: Path, keep_old: Path | None = None) -> No
     ``keep_old``: where the previous folder goes (a path that does not exist, on the same file
     system) instead of being removed; where it cannot go there, it is removed.
     """
+    note_write(target)
     if not target.exists():
         staging.rename(target)
         return
@@ -200,7 +364,11 @@ def replace_dir(staging: Path, target: Path, keep_old: Path | None = None) -> No
     else:
         old = target.with_name(f".{target.name}.old-{os.getpid()}")
         target.rename(old)
-        staging.rename(target)  # a kill before this line is undone by recover(target)
+        try:
+            staging.rename(target)  # a kill before this line is undone by recover(target)
+        except BaseException:
+            old.rename(target)  # a failure is undone at once
+            raise
     if keep_old is not None:
         try:
             os.rename(old, keep_old)
@@ -225,7 +393,7 @@ def adopt_dir(folder: Path, target: Path) -> str | None:
         else:
             found = "symbolic link" if stat.S_ISLNK(st.st_mode) else "file"
             target.unlink()
-    os.rename(folder, target)
+    rename(folder, target)
     return found
 
 
@@ -255,8 +423,10 @@ SITE_MARK = ".site_builder"  # the file a site the builder wrote carries at its 
 def make_records_dir(records: Path) -> None:
     """Create the records folder (if needed); a UsageError when it is a file or cannot be made."""
     try:
-        records.mkdir(parents=True, exist_ok=True)
+        make_dirs(records)
     except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):  # the disk, not the setting
+            raise write_failure(exc, "creating the records folder", f"{records.name}/") from None
         raise UsageError(f"cannot create the records folder {records.name}: {exc.strerror}") from None
 
 

@@ -69,6 +69,10 @@ def test_command_line_overrides_file(tmp_path: Path) -> None:
         ("[tool.site_builder]\nfigure_scale = 8\n", "figure_scale must be a number from 1 to 4"),
         ("[tool.site_builder]\nfigure_scale = 'retina'\n", "figure_scale must be a number from 1 to 4"),
         ("[tool.site_builder]\nfigure_scale = nan\n", "figure_scale must be a finite number"),
+        ("[tool.site_builder]\ndisplay_limit = 0\n", "display_limit must be positive"),
+        ("[tool.site_builder]\ndisplay_limit = '5 MB'\n", "display_limit must be a number of bytes"),
+        ("[tool.site_builder]\nanimation_frames = 2.5\n", "animation_frames must be a number of frames"),
+        ("[tool.site_builder]\nanimation_size = -1\n", "animation_size must be positive"),
     ],
 )
 def test_bad_configuration_names_the_key(tmp_path: Path, body: str, message: str) -> None:

@@ -256,3 +256,65 @@ def test_display_is_hooked_when_the_demo_imports_ipython_itself(tmp_path: Path) 
                                                                          "text/latex": "$x$"}),
                      ("display", "3", {"text/plain": "3"}),
                      ("stdout", "b\n", None)]
+
+
+def test_a_hostile_record_cannot_point_a_display_elsewhere(built: Path) -> None:
+    from site_builder.run.record_schema import SchemaError, parse_record
+    from site_builder.run.records import from_record
+
+    path = built / "_freeze" / "reprs" / "_site_builder" / "record.json"
+    data = json.loads(path.read_text())
+    png = next(b for b in data["blocks"] if b["name"] == "B-png")
+    png["value"]["files"]["image/png"] = "../../etc/passwd"
+    with pytest.raises(SchemaError, match=r"blocks\[1\]\.value"):
+        parse_record(json.dumps(data).encode())
+    png["value"]["files"] = {"image/png": "reprs.py"}  # a file, but no display file of the block
+    result, _ = from_record(parse_record(json.dumps(data).encode()), path.parent.parent)
+    value = next(b for b in result.blocks if b.name == "B-png").value
+    assert value is not None and value.files == {} and value.text == "a red dot"
+    png["value"]["data"] = {"Text/HTML; x": ["<b>"]}
+    with pytest.raises(SchemaError):
+        parse_record(json.dumps(data).encode())
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_display_pages_have_no_serious_accessibility_violation(browser: object, built: Path, scheme: str) -> None:
+    from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations, serve_site
+
+    with serve_site(built / "build") as base:
+        context = browser.new_context(color_scheme=scheme)  # type: ignore[attr-defined]
+        try:
+            page = context.new_page()
+            watch = PageWatch(base_url=base)
+            watch.attach(page)
+            # reprs has every form; the dark run checks it alone (axe costs seconds a page)
+            names = ["reprs", "displays"] if scheme == "light" else ["reprs"]
+            for name in [n for n in names if (built / "build" / n).is_dir()]:
+                page.goto(base + f"{name}/index.html")
+                assert page.locator("section#B-png img" if name == "reprs" else "section#B-mixed em").first.is_visible()
+                serious = serious_violations(axe_violations(page))
+                assert not serious, f"{name} ({scheme}): " + describe_violations(serious)
+            watch.assert_clean()
+        finally:
+            context.close()
+
+
+def test_displays_keep_their_place_when_the_output_is_cut(tmp_path: Path) -> None:
+    from site_builder.run.capture import BlockOutput
+    from site_builder.run.results import Display
+
+    out = BlockOutput(100, tmp_path / "full.txt", lambda s: s)
+    first, middle, last = (Display(data={"text/plain": name}) for name in ("first", "middle", "last"))
+    out.add("stdout", "a" * 20 + "\n")
+    out.add_display(first)
+    out.add("stdout", "b" * 300 + "\n")  # past the limit: the output is cut
+    out.add_display(middle)
+    out.add("stdout", "c" * 300 + "\n")
+    out.add_display(last)
+    out.add("stdout", "d" * 10 + "\n")
+    result = out.result("_site_builder/full.txt")
+    shown = [c.display.text for c in result["output"] if c.display is not None]
+    assert shown == ["first", "last"]  # the one in the left-out middle is left out with it
+    streams = [c.stream for c in result["output"]]
+    assert streams[:2] == ["stdout", "display"] and streams[-2:] == ["display", "stdout"]
+    assert result["omitted_bytes"] > 0 and (tmp_path / "full.txt").read_text().count("b") == 300

@@ -53,10 +53,10 @@ NOT_PRELOADED = '''
     """dynamic: imports a module no import statement names (so it is not preloaded)."""
     import importlib
     import sys
-    print("preloaded", "scipy.constants" in sys.modules)
+    print("preloaded", "dynprobe" in sys.modules)
 
     # %% B-dyn
-    constants = importlib.import_module("scipy.constants")
+    constants = importlib.import_module("dynprobe")
     print("golden", round(constants.golden, 6))
 '''
 PROBES = '''
@@ -76,6 +76,8 @@ PROBES = '''
 PACKAGES = {
     "envprobe.py": 'import os\nVALUE = os.environ.get("PRELOAD_TEST_VALUE", "unset")\n',
     "cwdprobe.py": "import os\nWHERE = os.getcwd()\n",
+    # an installed module no import statement names (SciPy once; the test extra has no SciPy)
+    "dynprobe.py": "golden = (1 + 5 ** 0.5) / 2\n",
     "threadprobe.py": "import threading, time\n"
                       "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\nSTARTED = True\n",
 }

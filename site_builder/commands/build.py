@@ -21,8 +21,9 @@ from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import ParseError, UsageError
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.site.archives import ARCHIVE_DIR, archive_files
+from site_builder.commands.housekeeping import prune, remove_leftovers
 from site_builder.commands.lock import project_lock
-from site_builder.fs import relative_to_root
+from site_builder.fs import relative_to_root, writing
 from site_builder.site.output import check_writable, failed_dir, remove_site, write_site
 from site_builder.commands.progress import Progress, summarize
 from site_builder.run.records import RECORD_FILE, RecordStore, run_options, store_dir
@@ -41,7 +42,7 @@ from site_builder.site.rebuild import (
 from site_builder.site import thumbnails
 from site_builder.site.search import index_site
 from site_builder.commands.shard import estimated_seconds, recorded_durations, shard_entries
-from site_builder.site.sitefiles import EntryBuild, SiteInfo
+from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ class BuildOptions:
     wait: bool = True  # another build of the project is running: wait for it (else exit status 2)
     shard: tuple[int, int] | None = None  # (K, N): run only shard K of N, record it, write no site
     keep_warm: bool = False  # leave the fork server running for the next build (serve)
+    prune: bool = False  # once published, remove the records of entries that are gone (the demos folder is the project's)
 
 
 @dataclass
@@ -73,6 +75,7 @@ class BuildReport:
     not_run: list[str] = field(default_factory=list)  # entries --fail-fast stopped before they ran
     wall_time: float = 0.0  # seconds the whole build took
     unchanged: bool = False  # nothing changed since the published site was built: nothing was written
+    pruned: str = ""  # what the build removed because its entry or figure is gone (one line), or ""
 
     @property
     def ok(self) -> bool:
@@ -146,6 +149,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     report = BuildReport()
     # A file that cannot be an entry fails the build like a broken demo: the others still run.
     entries = discover(config.demos, config.root, problems=report.failures)
+    remove_leftovers(config, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
     if not entries and not report.failures:
         report.warnings.append(
             f"the demos folder {relative_to_root(config.demos, config.root)} holds no demo "
@@ -202,7 +206,11 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     if options.shard:  # a shard leaves records only; `build --frozen` assembles the site
         report.wall_time = time.perf_counter() - started
         return report
-    _render_and_write(config, entries, report, previous, records_checked=not options.frozen, trusted=store.trusted)
+    files = _render_and_write(config, entries, report, previous, records_checked=not options.frozen,
+                              trusted=store.trusted)
+    if report.published:
+        pruned = prune(config, names if options.prune and not options.frozen else None, files)
+        report.pruned = pruned.line()
     report.wall_time = time.perf_counter() - started
     return report
 
@@ -222,8 +230,9 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
 
 
 def _render_and_write(config: Config, entries: list[Entry], report: BuildReport, previous: SiteState | None,
-                      records_checked: bool, trusted: dict[str, str]) -> None:
-    """Render what changed (unchanged pages are linked from the published site), write, remember."""
+                      records_checked: bool, trusted: dict[str, str]) -> list[SiteFile]:
+    """Render what changed (unchanged pages are linked from the published site), write, remember;
+    return the site's files."""
     info = site_info(config, entries)
     rebuild = Rebuild(config, info, report.builds, state=previous, records_checked=records_checked,
                       trusted=trusted)
@@ -247,21 +256,30 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
     seeds = rebuild.index_seeds() if search_index is None else []  # then Pagefind writes only what changed
     files += search_index or seeds
     report.published = report.ok
-    described: list[SiteState] = []
 
     def finish(staged: Path) -> None:
-        warning = index_site(staged, frozenset(f.path for f in seeds)) if search_index is None else None
+        warning = None
+        if search_index is None:
+            with writing("writing the search index (Pagefind)", config.output, config.root):
+                warning = index_site(staged, frozenset(f.path for f in seeds))
         if warning:  # a missing Pagefind only warns
             log.warning("%s", warning)
             report.warnings.append(warning)
         if report.published:  # described while staged: the swap keeps every file's stat
-            described.append(rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files))
+            # saved before the swap: a state that cannot be saved leaves the published site as it was
+            rebuild.save(rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files))
+            saved.append(True)
 
+    saved: list[bool] = []
     if report.published:
         forget(config)  # until the new site is in place
-    report.site_dir = write_site(config.output, files, publish=report.ok, finish=finish, spare=spare_dir(config))
-    if described:
-        rebuild.save(described[0])
+    try:
+        report.site_dir = write_site(config.output, files, publish=report.ok, finish=finish, spare=spare_dir(config))
+    except BaseException:
+        if saved:
+            forget(config)  # it describes the staged site, which never went in place
+        raise
+    return files
 
 
 def _execute_all(
@@ -310,11 +328,16 @@ def _execute_all(
         progress.entry_started(entry.name)
         running.set()
         try:
-            result = run_demo(entry, script, files_dir, entry_options,
-                              on_event=progress.block_event, cancel=cancel)
+            # the demo's own failed writes are its failure; these are the builder's (its output files)
+            with writing(f"running {entry.name}", config.records, config.root):
+                result = run_demo(entry, script, files_dir, entry_options,
+                                  on_event=progress.block_event, cancel=cancel)
         except RunCancelled:
             store.discard(files_dir)
             return None  # a killed run is no result: it must never be recorded
+        except BaseException:  # the builder's own failure (a write, the runner): no folder left
+            store.discard(files_dir)
+            raise
         if result.failure and options.fail_fast:
             # Here, not only in take(): this worker's next demo (forked in ms) must not start.
             cancel.set()

@@ -20,6 +20,7 @@ from typing import TextIO
 
 from site_builder.source.blocks import Script, parse
 from site_builder.config import Config
+from site_builder.commands.junit import Case, Problem
 from site_builder.commands.lock import project_lock
 from site_builder.run.drift import Comparison, compare_runs, environment_rows
 from site_builder.fs import relative_to_root
@@ -72,16 +73,17 @@ class EntryCheck:
         return any(not c.same for c in self.between_runs)
 
 
-def check(config: Config, options: CheckOptions, out: TextIO) -> int:
+def check(config: Config, options: CheckOptions, out: TextIO, cases: list[Case] | None = None) -> int:
     """Check the demos; print the report to ``out``; return 0 when all match, 1 on drift.
+    ``cases``: gets one JUnit testcase per entry checked (see junit.py).
 
     Holds the project's build lock: a build must not replace a record being compared.
     """
     with project_lock(config, wait=options.wait):
-        return _check(config, options, out)
+        return _check(config, options, out, cases if cases is not None else [])
 
 
-def _check(config: Config, options: CheckOptions, out: TextIO) -> int:
+def _check(config: Config, options: CheckOptions, out: TextIO, cases: list[Case]) -> int:
     targets = _gather(config, options)
     started = time.perf_counter()
     runs = _run_all(config, targets, options)
@@ -99,6 +101,7 @@ def _check(config: Config, options: CheckOptions, out: TextIO) -> int:
                 first.environment,
             ))
             _report(checks[-1], config, out, colour)
+            cases.append(_case(checks[-1], results))
     finally:
         for results in runs.values():
             for result in results:
@@ -115,6 +118,27 @@ def _check(config: Config, options: CheckOptions, out: TextIO) -> int:
     out.write(colour["bold"](f"checked {len(checks)} {noun} in {format_duration(time.perf_counter() - started)}: "
                              f"{', '.join(parts)}") + "\n")
     return 1 if drifted or unreproducible else 0
+
+
+def _case(result: EntryCheck, runs: list[RunResult]) -> Case:
+    """The JUnit testcase of one entry's check: a failure on drift or when two runs differ."""
+    target = result.target
+    lines = {cell.name: cell.first_line for cell in target.script.code_cells}
+    seconds = sum(run.duration for run in runs)
+    base = dict(name=target.entry.name, file=target.entry.rel_path, seconds=seconds)
+    if result.drifted:
+        drifts = result.against_record.drifts
+        message = (f"{target.entry.name}: drift in {len(drifts)} of {len(target.record.blocks)} blocks "
+                   f"({', '.join(d.block for d in drifts)}) against its run record")
+        text = "\n".join(line for d in drifts for line in d.diff)
+        return Case(**base, problem=Problem(message, "Drift", drifts[0].block, lines.get(drifts[0].block), text))
+    for between in result.between_runs:
+        if between.drifts:
+            first = between.drifts[0]
+            message = f"{target.entry.name}: the output of {first.block} differs between two runs (missing seed?)"
+            text = "\n".join(line for d in between.drifts for line in d.diff)
+            return Case(**base, problem=Problem(message, "NotReproducible", first.block, lines.get(first.block), text))
+    return Case(**base)
 
 
 def _gather(config: Config, options: CheckOptions) -> list[Target]:

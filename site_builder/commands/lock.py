@@ -16,7 +16,7 @@ from pathlib import Path
 
 from site_builder.config import Config
 from site_builder.errors import UsageError
-from site_builder.fs import make_records_dir
+from site_builder.fs import make_records_dir, open_for_update, writing
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +42,12 @@ def project_lock(config: Config, *, wait: bool = True) -> Iterator[None]:
         return
     from site_builder.site.rebuild import ensure_cache_dir
 
-    try:
-        make_records_dir(config.records)
-        path = ensure_cache_dir(config) / LOCK_FILE
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC, 0o644)
-    except OSError as exc:  # read-only records (a frozen build on CI): nothing will be written there
-        log.debug("no build lock (%s): building without one", exc)
-        yield
-        return
+    make_records_dir(config.records)
+    folder = ensure_cache_dir(config)
+    # Every build writes in the records' cache folder (the state, the spare site): a lock that
+    # cannot be made there is the first of the build's writes to fail, said as such.
+    with writing("taking the build lock", folder, config.root):
+        fd = open_for_update(folder / LOCK_FILE)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -60,8 +58,11 @@ def project_lock(config: Config, *, wait: bool = True) -> Iterator[None]:
                                  "wait for it, or run again without --no-wait") from None
             log.warning("waiting for another build of this project (pid %s)", pid)
             fcntl.flock(fd, fcntl.LOCK_EX)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        try:  # the pid only tells a waiting build whom it waits for
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        except OSError as exc:
+            log.debug("build lock holds no pid: %s", exc)
         yield
     finally:
         os.close(fd)  # releases the lock

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable
 
 from site_builder.ansi import remove_escapes
+from site_builder.fs import create_new
 from site_builder.run.results import Display, OutputChunk
 
 FULL_OUTPUT_CAP = 100 * 1024 * 1024  # bytes of a truncated block's complete output kept on disk
@@ -51,7 +52,7 @@ class BlockOutput:
             self.tail.append(("display", display))  # type: ignore[arg-type]
 
     def _cut(self) -> None:
-        self.file = open(self.full_path, "xb")
+        self.file = create_new(self.full_path)
         flat: list[tuple[str, Any]] = [(stream, pieces[0] if stream == "display" else b"".join(pieces))
                                        for stream, pieces in self.parts]
         for stream, data in flat:

@@ -107,7 +107,7 @@ def block_lines(block: BlockResult, folder: Path) -> tuple[list[str], dict[str, 
     """The diffable lines of ``block`` (files in ``folder``), and the sha256 of each binary file."""
     lines = [f"status: {block.status}"]
     for chunk in block.output:
-        mark = "[stderr] " if chunk.stream == "stderr" else ""
+        mark = {"stderr": "[stderr] ", "display": "[display] "}.get(chunk.stream, "")  # display: its text/plain
         lines.extend(mark + line for line in chunk.text.splitlines())
     if block.omitted_lines:
         lines.append(f"({block.omitted_lines} lines of output omitted)")

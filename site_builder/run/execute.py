@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from site_builder.fs import adopt_dir
+from site_builder.fs import adopt_dir, make_dirs
 from site_builder.source.blocks import Script
 from site_builder.run.demo_process import DemoProcess, start_demo_process
 from site_builder.run.encoders import find_ffmpeg
@@ -84,15 +84,15 @@ def run_demo(
     """
     cells = script.code_cells
     files_dir = Path(files_dir).resolve()
-    files_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(files_dir)
     builder_dir = files_dir.with_name(files_dir.name + ".builder")
-    builder_dir.mkdir()
     try:
+        make_dirs(builder_dir)
         result = _run(entry, script, cells, files_dir, builder_dir, options, on_event, cancel)
+        planted = adopt_dir(builder_dir, files_dir / BUILDER_DIR)
     except BaseException:
         shutil.rmtree(builder_dir, ignore_errors=True)
         raise
-    planted = adopt_dir(builder_dir, files_dir / BUILDER_DIR)
     if planted:
         log.warning("%s: the %s %s the demo made is not published: the name is reserved for the "
                     "builder's own files", entry.name, planted, BUILDER_DIR)
@@ -161,6 +161,8 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         runner_stderr = err.read().decode("utf-8", "replace")
     if cancel is not None and cancel.is_set() and state.final is None:
         raise RunCancelled(f"{entry.name}: stopped before it finished")
+    if state.write_error is not None:  # the builder's own write (a long output's file), not the demo's
+        raise state.write_error
     if state.internal_error or state.reader_error:
         raise RuntimeError(
             f"{entry.name}: the runner failed: {state.internal_error or state.reader_error}"
@@ -247,6 +249,7 @@ class _RunState:
         self.os_exit: dict[str, Any] | None = None
         self.internal_error: str | None = None
         self.reader_error: str | None = None
+        self.write_error: OSError | None = None  # writing a long output's file failed (disk full...)
         self.done = threading.Event()
         self.stopping = False
 
@@ -279,9 +282,11 @@ class _RunState:
             event = json.loads(line)
             kind = event.get("event")
             if kind == "out":
-                self._output(event["i"]).add(event["stream"], event["text"])
+                if self.write_error is None:
+                    self._output(event["i"]).add(event["stream"], event["text"])
             elif kind == "display":
-                self._output(event["i"]).add_display(self._display(event))
+                if self.write_error is None:
+                    self._output(event["i"]).add_display(self._display(event))
             elif kind == "start":
                 self.current, self.current_t0 = event["i"], time.perf_counter()
                 self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "start"))
@@ -298,6 +303,8 @@ class _RunState:
             elif kind == "internal-error":
                 self.internal_error = event.get("traceback", "")
                 self.done.set()
+        except OSError as exc:  # run_demo raises it once the demo is over
+            self.write_error = exc
         except Exception as exc:  # a builder bug: report it rather than lose events silently
             log.exception("%s: bad runner event", self.entry)
             self.reader_error = f"{type(exc).__name__}: {exc}"

@@ -32,7 +32,6 @@ import logging
 import os
 import platform
 import shutil
-import tempfile
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,7 +56,9 @@ from site_builder.fs import (
     check_replaceable,
     relative_to_root,
     UnsafePathError,
+    make_dirs,
     make_records_dir,
+    make_temp_dir,
     open_regular,
     recover,
     remove_stale,
@@ -65,6 +66,7 @@ from site_builder.fs import (
     safe_join,
     sha256_regular,
     write_new,
+    writing,
 )
 from site_builder.run.record_schema import SchemaError, parse_record
 from site_builder.names import stem_of
@@ -369,7 +371,7 @@ def save_record(folder: Path, result: RunResult, inputs: RunInputs) -> RunResult
     except UnicodeEncodeError:  # a lone surrogate in some output: escape everything
         raw = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("ascii")
     # The builder's folder is its own (run_demo put it there); still, never write through a link.
-    (folder / BUILDER_DIR).mkdir(exist_ok=True)
+    make_dirs(folder / BUILDER_DIR)
     write_new(folder / RECORD_FILE, raw)
     return result
 
@@ -515,24 +517,35 @@ class RecordStore:
         """A fresh, empty folder beside the record of entry ``name`` to run it into."""
         make_records_dir(self.config.records)
         parent = store_dir(self.config, name).parent  # the same folder: the swap is a rename
-        parent.mkdir(parents=True, exist_ok=True)
-        # The pid in the name: only the scratch folders of dead builds are ever removed.
-        return Path(tempfile.mkdtemp(prefix=f".{stem_of(name)}.tmp-{os.getpid()}-", dir=parent))
+        with writing(f"making the folder to run {name} in", self.config.records, self.config.root):
+            make_dirs(parent)
+            # The pid in the name: only the scratch folders of dead builds are ever removed.
+            return make_temp_dir(parent, f".{stem_of(name)}.tmp-{os.getpid()}-")
 
     def commit(self, entry: Entry, script: Script, result: RunResult, options: RunOptions) -> RunResult:
-        """Save ``result`` (run in a staging folder) as the entry's record; return it from there."""
+        """Save ``result`` (run in a staging folder) as the entry's record; return it from there.
+
+        A failed write (disk full...) raises WriteError and removes the staging folder: the
+        entry's previous record is left exactly as it was.
+        """
         staging = result.files_dir
-        result = save_record(staging, result, self.inputs(entry, script, result, options))
         target = store_dir(self.config, entry.name)
-        check_replaceable(target, RECORD_FILE, "a run record", f"{self.config.records.name}/{entry.name}")
-        staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
-        replace_dir(staging, target)
+        try:
+            with writing(f"saving the record of {entry.name}", self.config.records, self.config.root):
+                result = save_record(staging, result, self.inputs(entry, script, result, options))
+                check_replaceable(target, RECORD_FILE, "a run record", f"{self.config.records.name}/{entry.name}")
+                staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
+                replace_dir(staging, target)
+        except BaseException:
+            self.discard(staging)
+            raise
         remove_stale(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
         return dataclasses.replace(result, files_dir=target)
 
     def discard(self, staging: Path) -> None:
-        """Remove the staging folder of a run that was cancelled (it is no result)."""
+        """Remove the staging folder of a run that was cancelled or could not be saved (it is no result)."""
         shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging.with_name(staging.name + ".builder"), ignore_errors=True)  # see run_demo
 
     def frozen_results(self, entries: list[Entry], parsed: dict[str, Script | Exception]) -> dict[str, RunResult]:
         """Every parsable entry's recorded result; raise FrozenError naming those without one."""

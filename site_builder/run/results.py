@@ -58,7 +58,7 @@ class Artifact:
 
     path: str  # POSIX path relative to the run's files folder (figures: under BUILDER_DIR)
     # image = picture the demo wrote itself; display = a file of a Display (shown with it);
-    # animation = a figure's animation (MP4, WebP or PNG), after the figure: its first frame
+    # animation = a figure's animation (MP4, WebP or PNG), after the figure: its poster frame
     kind: Literal["figure", "image", "file", "display", "animation"]
     size: int  # bytes
     alt: str = ""  # figures: text from the figure's titles and axis labels

@@ -46,7 +46,7 @@ def _code(text: str, outputs: list[dict[str, object]]) -> dict[str, object]:
 def _outputs(block: BlockResult | None, values: bool = True, files_dir: Path | None = None) -> list[dict[str, object]]:
     """Outputs of one block as it last ran: its streams and ``display_data`` outputs in order, with
     the truncation note where the cut is, then the value of its last expression as an
-    ``execute_result`` (as Jupyter shows it)."""
+    ``execute_result``, then its figures (an animation's poster frame), as Jupyter shows them."""
     if block is None:
         return []
     chunks: list[tuple[str, str | Display]] = [
@@ -65,6 +65,15 @@ def _outputs(block: BlockResult | None, values: bool = True, files_dir: Path | N
     if values and block.value is not None and (data := _bundle(block.value, files_dir)):
         outputs.append({"output_type": "execute_result", "execution_count": None, "data": data,
                         "metadata": {}})
+    for art in block.artifacts if files_dir is not None else ():
+        if art.kind != "figure":  # an animation's figure is its poster frame
+            continue
+        figure = Display(data={"text/plain": art.alt or "<Figure>"}, files={"image/png": art.path})
+        data = _bundle(figure, files_dir)
+        if "image/png" in data:
+            size = {"width": art.width, "height": art.height} if art.width and art.height else {}
+            outputs.append({"output_type": "display_data", "data": data,
+                            "metadata": {"image/png": size} if size else {}})
     return outputs
 
 

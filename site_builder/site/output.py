@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,10 +18,16 @@ from site_builder.fs import (
     SITE_MARK,
     check_replaceable,
     copy_regular,
+    link_or_copy,
+    make_dirs,
+    make_temp_dir,
     recover,
     remove_stale,
+    rename,
     replace_dir,
     safe_join,
+    write_failure,
+    write_new,
 )
 from site_builder.site.sitefiles import SiteFile
 
@@ -57,14 +62,10 @@ def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> No
             _remove(target, present.pop(file.path))
         if file.root is not None and file.source is not None:
             copy_regular(file.root, file.source.relative_to(file.root).as_posix(), target)
-        elif file.source is not None:
-            try:
-                # a file of the published site: both folders are the builder's own
-                os.link(file.source, target)
-            except OSError:
-                shutil.copyfile(file.source, target)
+        elif file.source is not None:  # a file of the published site: both folders are the builder's own
+            link_or_copy(file.source, target)
         else:
-            target.write_bytes(file.data or b"")
+            write_new(target, file.data or b"")
     for rel in sorted(set(present) - made, reverse=True):  # what the new site does not hold
         _remove(root / rel, present[rel])
 
@@ -94,7 +95,7 @@ def _make_folders(root: Path, folder: str, present: dict[str, bool], made: set[s
             _remove(root / rel, False)
             del present[rel]
         if rel not in present:
-            (root / rel).mkdir(exist_ok=True)
+            make_dirs(root / rel)
         made.add(rel)
 
 
@@ -107,16 +108,19 @@ def _remove(path: Path, is_folder: bool) -> None:
 
 def _staging_dir(output: Path) -> Path:
     parent = output.parent
+    staging = None
     try:
-        parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(parent)
         # The pid in the name lets a later build remove the folder if this one is killed.
-        staging = Path(tempfile.mkdtemp(prefix=f".{output.name}.tmp-{os.getpid()}-", dir=parent))
+        staging = make_temp_dir(parent, f".{output.name}.tmp-{os.getpid()}-")
         # mkdtemp made it private (0700): a web server running as another user must read the
         # site, so it gets what any folder made here gets (0755 under the usual umask).
         staging.chmod(0o777 & ~_umask())
         return staging
     except OSError as exc:
-        raise UsageError(f"cannot write the output folder {output.name}: {exc.strerror}") from None
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise write_failure(exc, "staging the site", f"{output.name}/") from None
 
 
 def _umask() -> int:
@@ -157,21 +161,31 @@ def write_site(
     remove_stale(output.parent, f".{output.name}.tmp-")
     staging = _staging_dir(output)
     recycled = spare is not None and _take_spare(spare, staging)
+    shown = f"{output.name}/"
     try:
-        _write_tree(staging, files, recycled)
+        try:
+            _write_tree(staging, files, recycled)
+        except OSError as exc:
+            raise write_failure(exc, "writing the staged site", shown) from None
         if finish is not None:
             finish(staging)
+        if not publish:
+            target = failed_dir(output)
+            remove_site(target)
+            try:
+                rename(staging, target)
+            except OSError as exc:
+                raise write_failure(exc, f"keeping the failed build's pages in {target.name}/", shown) from None
+            return target
+        remove_site(failed_dir(output))
+        check_replaceable(output, SITE_MARK, "a site")  # checked before the build too: still ours?
+        try:
+            replace_dir(staging, output, keep_old=spare)
+        except OSError as exc:  # the last good site is still in place
+            raise write_failure(exc, "putting the new site in place", shown) from None
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)  # gone already when the swap succeeded
         raise
-    if not publish:
-        target = failed_dir(output)
-        remove_site(target)
-        staging.rename(target)
-        return target
-    remove_site(failed_dir(output))
-    check_replaceable(output, SITE_MARK, "a site")  # checked before the build too: still ours?
-    replace_dir(staging, output, keep_old=spare)
     return output
 
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.config import Config
-from site_builder.fs import relative_to_root, walk_files, write_new
+from site_builder.fs import make_dirs, relative_to_root, walk_files, write_atomic, write_new, writing
 from site_builder.names import MAX_SECTION_DEPTH, stem_of
 from site_builder.source.blocks import Script, script_data, script_from_data
 from site_builder.source.entries import Entry, sections
@@ -126,10 +126,11 @@ def load_state(config: Config) -> SiteState | None:
 def ensure_cache_dir(config: Config) -> Path:
     """The cache folder, created with the ``.gitignore`` that keeps it out of commits."""
     folder = cache_dir(config)
-    folder.mkdir(parents=True, exist_ok=True)
     ignore = folder / ".gitignore"
     if not ignore.exists():
-        write_new(ignore, b"# the site builder's cache: never commit it\n*\n")
+        with writing("creating the builder's cache folder", folder, config.root):
+            make_dirs(folder)
+            write_new(ignore, b"# the site builder's cache: never commit it\n*\n")
     return folder
 
 
@@ -138,10 +139,9 @@ def _save(config: Config, state: SiteState) -> None:
     data = {"format": STATE_FORMAT, "fingerprint": state.fingerprint, "site_key": state.site_key,
             "warnings": state.warnings, "entries": state.entries, "files": state.files,
             "packages_stamp": state.packages_stamp, "versions": state.versions}
-    target = _state_path(config)
-    temporary = target.with_name(f"{target.name}.tmp-{os.getpid()}")
-    temporary.write_text(json.dumps(data, sort_keys=True, separators=(",", ":")), encoding="utf-8")
-    os.replace(temporary, target)  # a killed build leaves the old state or the new one
+    raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    with writing("saving the build state (what the next build may reuse)", cache_dir(config), config.root):
+        write_atomic(_state_path(config), raw)  # a killed build leaves the old state or the new one
 
 
 def forget(config: Config) -> None:

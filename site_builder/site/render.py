@@ -7,6 +7,7 @@ Python-Markdown renders the prose.  Nothing is written to disk here.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
 import io
 import logging
@@ -95,6 +96,10 @@ class ArtifactView:
     width: int | None
     height: int | None
     preview: CsvPreview | None = None
+    # An animated figure: the URL of its movie (MP4 when ``video``, else an animated WebP or
+    # PNG); ``href`` is then its poster frame (the poster), ``name`` and ``size`` the movie's.
+    animation: str | None = None
+    video: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,6 +151,14 @@ class CellView:
 
 
 # ---------------------------------------------------------------- small formatters
+
+
+def _poster_of(movie: str) -> str:
+    """The figure an animation's file belongs to: B-x-animation-1.mp4 -> B-x-figure-1.png."""
+    folder, _, name = movie.rpartition("/")
+    head, _, number = name.rpartition(".")[0].rpartition("-animation-")
+    stem = f"{head}-figure-{number}"
+    return f"{folder}/{stem}.png" if folder else f"{stem}.png"
 
 
 def _safe_rel_path(path: str) -> str | None:
@@ -422,10 +435,26 @@ class _Renderer:
             omitted_bytes=format_size(block.omitted_bytes) if block.omitted_bytes else "",
             full_output=publish(block.full_output) if block.full_output else None,
             error=block.error,
-            artifacts=tuple(self.artifact_view(a, publish, files_dir) for a in block.artifacts
-                            if a.kind != "display"),  # shown with their display
+            artifacts=self.artifact_views(block, publish, files_dir),
             value=view(block.value) if block.value is not None and self.info.values else None,
         )
+
+    def artifact_views(self, block: BlockResult, publish: _Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:
+        """The block's files as the cell lists them: a display's files are shown with it, and an
+        animation takes the place of its figure (X-figure-K.png, its poster frame)."""
+        movies = {_poster_of(a.path): a for a in block.artifacts if a.kind == "animation"}
+        views = []
+        for art in block.artifacts:
+            if art.kind in ("display", "animation"):
+                continue
+            view = self.artifact_view(art, publish, files_dir)
+            movie = movies.get(art.path) if art.kind == "figure" else None
+            href = publish(movie.path) if movie is not None and view.href is not None else None
+            if movie is not None and href is not None:
+                view = dataclasses.replace(view, animation=href, video=movie.path.endswith(".mp4"),
+                                           name=PurePosixPath(movie.path).name, size=format_size(movie.size))
+            views.append(view)
+        return tuple(views)
 
     @staticmethod
     def artifact_view(art: Artifact, publish: _Publish, files_dir: Path | None = None) -> ArtifactView:

@@ -14,6 +14,7 @@ are removed, read from ``pagefind-entry.json`` and the ``.pf_meta`` files it nam
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
 import logging
@@ -24,7 +25,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from site_builder.fs import walk_files
+from site_builder.fs import note_write, walk_files
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,8 @@ EXCLUDE_SELECTORS = ".linenos"
 CONTENT_ADDRESSED = re.compile(r"(?:[a-z]+\.)?[A-Za-z0-9-]+_[0-9a-f]{7,}\.pf_[a-z]+")
 META_MAGIC = b"pagefind_dcd"  # the start of a decompressed .pf_meta (CBOR follows)
 MAX_META_DEPTH = 16  # Pagefind's meta data nests 3 deep
+FULL_DISK_BYTES = 1 << 20  # less room than this after an incomplete index: the disk was full
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
 
 
 class IndexLayoutError(Exception):
@@ -61,7 +64,8 @@ def index_site(site_dir: Path, seeded: frozenset[str] = frozenset()) -> str | No
 
     ``seeded``: the files (``pagefind/...``) already placed there from the published index;
     those the new index does not list are removed.  Should the new index not be laid out as
-    expected, it is made again from nothing.
+    expected, it is made again from nothing.  Raises OSError when Pagefind could not write
+    its files (disk full, read-only...): that is no missing feature but a failed build.
     """
     binary = _pagefind_binary()
     if binary is None:
@@ -79,6 +83,7 @@ def index_site(site_dir: Path, seeded: frozenset[str] = frozenset()) -> str | No
 
 
 def _run_pagefind(binary: Path, site_dir: Path) -> str | None:
+    note_write(site_dir / SEARCH_DIR)  # Pagefind writes there
     command = [
         str(binary),
         "--site", str(site_dir),
@@ -93,11 +98,35 @@ def _run_pagefind(binary: Path, site_dir: Path) -> str | None:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"search index not built: Pagefind did not run ({type(exc).__name__})"
     if done.returncode != 0:
+        os_error = _OS_ERROR.search(done.stderr)  # Rust's io::Error: "No space left on device (os error 28)"
+        if os_error:
+            code = int(os_error.group(1))
+            raise OSError(code, os.strerror(code))
         # Pagefind's messages name files by their staged (absolute) path: keep the last line only.
         last = (done.stderr.strip().splitlines() or ["no message"])[-1].replace(str(site_dir), "<site>")
         return f"search index not built: Pagefind failed ({last})"
+    _check_written(site_dir / SEARCH_DIR)
     log.debug("search index written to %s/", SEARCH_DIR)
     return None
+
+
+def _check_written(index_dir: Path) -> None:
+    """Raise OSError (ENOSPC) when Pagefind's files came out empty on a full disk: Pagefind 1.x
+    ignores its failed writes and exits 0, which would publish a search that cannot load."""
+    try:
+        complete = bool(json.loads((index_dir / "pagefind-entry.json").read_bytes()))
+        complete = complete and (index_dir / "pagefind.js").stat().st_size > 0
+    except (OSError, ValueError):
+        complete = False
+    if complete:
+        return
+    try:
+        room = os.statvfs(index_dir).f_bavail * os.statvfs(index_dir).f_frsize
+    except OSError:
+        room = 0
+    if room < FULL_DISK_BYTES:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(index_dir))
+    raise OSError(errno.EIO, "Pagefind wrote an incomplete index", str(index_dir))
 
 
 def _prune(index_dir: Path, seeded: set[str]) -> None:

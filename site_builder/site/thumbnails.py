@@ -14,11 +14,11 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
-import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from site_builder.fs import make_dirs, write_atomic, write_failure
 from site_builder.run.execute import Artifact
 from site_builder.site.sitefiles import EntryBuild, SiteFile
 
@@ -133,12 +133,11 @@ class Thumbnails:
             return thumbnail
         target = self.cache / f"{sha}-{THUMBNAIL_VERSION}.png"
         try:
-            self.cache.mkdir(parents=True, exist_ok=True)
-            temporary = target.with_name(f"{target.name}.tmp-{os.getpid()}")
-            temporary.write_bytes(thumbnail)
-            temporary.replace(target)  # whole or absent, even if the build is killed
-        except OSError as exc:
-            log.debug("thumbnail not cached: %s", exc)
+            make_dirs(self.cache)
+            write_atomic(target, thumbnail)  # whole or absent, even if the build is killed
+        except OSError as exc:  # a full disk fails the build here, not later with less said
+            shown = f"{self.cache.parent.parent.name}/{self.cache.parent.name}/{self.cache.name}/"
+            raise write_failure(exc, "caching a thumbnail", shown) from None
         return thumbnail
 
 

@@ -2,9 +2,10 @@
 
 ``process`` (subreaper, killing the tree, orphan check, ``os._exit``), ``streams`` (events
 pipe, output capture), ``files`` (project paths, reads, written files), ``errors``
-(tracebacks), ``values`` (a block's value), ``cells`` (compile and run a block),
-``figures`` (Matplotlib figures), ``environment`` (Python, packages), ``display`` (values'
-and ``display()`` calls' bundles), ``plotly_show`` (Plotly figures as bundles, on import).
+(tracebacks), ``values`` (a value's MIME bundle), ``display`` (values' and ``display()``
+outputs' records, IPython's hook), ``plotly_show`` (Plotly figures as bundles, on import),
+``cells`` (compile and run a block), ``figures`` (Matplotlib figures) with ``animations``,
+``environment`` (Python, packages).
 
 Standard library only, and never ``import site_builder``: ``runner.py`` loads these by path
 under a private package name and takes it out of ``sys.modules`` once they are loaded, so

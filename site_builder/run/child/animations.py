@@ -3,8 +3,8 @@
 An animation (``FuncAnimation``, ``ArtistAnimation``) bound to a global name of the demo,
 whose figure is still open, is encoded with ffmpeg as an H.264 MP4 when the builder found
 one (``job["ffmpeg"]``), else with Pillow as an animated WebP (or PNG where Pillow has no
-WebP).  Its first frame is saved as the figure's PNG: the poster, which the thumbnail and
-the notebook use.  Past ``frames`` frames the rest is left out; a file over ``max_bytes``
+WebP).  Its last frame kept is saved as the figure's PNG: the poster (a plot that builds
+up shows whole), which the thumbnail and the notebook use.  Past ``frames`` frames the rest is left out; a file over ``max_bytes``
 is dropped (the poster stays); each says so on the block's stderr, never failing the block.
 """
 
@@ -44,7 +44,7 @@ def frame_count(animation: Any) -> int | None:
 
 def save_animation(animation: Any, fig: Any, poster: str, stem: str, dpi: float,
                    settings: dict[str, Any], save_png: Any) -> dict[str, Any] | None:
-    """Encode ``animation``; write its first frame to ``poster`` (with ``save_png``).
+    """Encode ``animation``; write its last frame kept to ``poster`` (with ``save_png``).
 
     Returns the animation's artifact, or None when its file was not kept.  ``stem`` is the
     path of its file without suffix, in the builder's folder.
@@ -60,12 +60,10 @@ def save_animation(animation: Any, fig: Any, poster: str, stem: str, dpi: float,
         kept = 0
 
         def grab_frame(self, **savefig_kwargs: Any) -> None:
-            if self.kept >= cap:
-                raise _Enough
-            if self.kept == 0:
-                save_png(self.fig, poster, dpi)
             super().grab_frame(**savefig_kwargs)
             self.kept += 1
+            if self.kept >= cap:
+                raise _Enough  # the figure stays at the last frame kept
 
     if ffmpeg:
         suffix = ".mp4"
@@ -82,6 +80,8 @@ def save_animation(animation: Any, fig: Any, poster: str, stem: str, dpi: float,
             animation.save(path, writer=writer, dpi=dpi)
     except _Enough:
         pass  # the writer's finish() has run: the file holds the frames kept
+    if writer.kept:
+        save_png(fig, poster, dpi)  # the last frame: a plot that builds up shows whole
     total = frame_count(animation)
     if writer.kept >= cap and (total is None or total > cap):
         more = f"{total} frames" if total else "more frames"
@@ -93,8 +93,8 @@ def save_animation(animation: Any, fig: Any, poster: str, stem: str, dpi: float,
     limit = int(settings.get("animation_size", 20_000_000))
     if size > limit:
         os.remove(path)
-        sys.stderr.write(f"site_builder: the animation's {suffix[1:].upper()} is {size / 1e6:.1f} MB, over "
-                         f"animation_size ({limit / 1e6:.1f} MB): its first frame is shown instead "
+        sys.stderr.write(f"site_builder: the animation's {suffix[1:].upper()} is {_size(size)}, over "
+                         f"animation_size ({_size(limit)}): its poster frame is shown instead "
                          f"(raise animation_size in [tool.site_builder] to show it)\n")
         return None
     name = os.path.basename(path)
@@ -107,3 +107,8 @@ def _pillow_webp() -> bool:
         return bool(importlib.import_module("PIL.features").check("webp"))
     except Exception:
         return False
+
+
+def _size(n: int) -> str:
+    """Decimal size, as the pages write sizes (site.formatting.format_size, which the child cannot import)."""
+    return f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{n / 1e3:.1f} kB"

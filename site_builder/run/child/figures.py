@@ -17,7 +17,7 @@ def save_figures(block: str, builder_dir: str, scale: float = 2.0, namespace: di
                  settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Save every open Matplotlib figure as a PNG artifact (``scale`` pixels per CSS pixel),
     then close them all.  A figure an animation of ``namespace`` draws is saved as that
-    animation (see animations.py), its first frame as the figure's PNG.
+    animation (see animations.py), its poster frame as the figure's PNG.
 
     ``builder_dir`` is the builder's own folder, outside the demo's working folder: the
     builder moves it to BUILDER_DIR of the run's folder once the demo is dead.
