@@ -19,7 +19,8 @@ same run, interleaved with the builds, so both see the same machine load.
 (g) 60 generated figure entries (NumPy + pyplot, 2-3 figures each), cold build -j 1 against
     the same scripts run one after another with plain python (no figure saved):
     wall <= 0.8x, CPU <= 0.75x; -j 2 wall against Sphinx-Gallery's, when it is installed,
-    <= 0.5x (pip install sphinx sphinx-gallery: optional, for this benchmark only)
+    <= 0.5x (pip install sphinx sphinx-gallery: optional, for this benchmark only); and against
+    Sphinx-Gallery with parallel = 2 (sphinx-build -j 2), same run: wall <= 0.75x, CPU <= 0.85x
 (h) 100 small NumPy entries, cold build: CPU against the plain runs <= 0.3x
 (i) 1000 two-block entries, a comment edited in one: rebuild     target <= 1 s
 (j) serve: from saving a one-line change in a small NumPy + pyplot demo to the new page
@@ -30,6 +31,7 @@ Builds (g)-(i) print the peak memory of the builder and of the fork server besid
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import statistics
@@ -223,6 +225,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer runs, smaller CPU-bound entries")
     parser.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j", help="comma-separated subset of a,...,j")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects")
+    parser.add_argument("--gallery", type=int, default=60, help="entries of (g) (default 60; a few to try the code path)")
     args = parser.parse_args()
     runs = args.runs or (2 if args.quick else 5)
     only = set(args.only.split(","))
@@ -245,7 +248,8 @@ def main() -> int:
         if only & set("ghij"):
             import scale  # (g)-(j): gallery scale (issue 12)
 
-            for letter, bench in (("g", scale.bench_gallery), ("h", scale.bench_numpy),
+            gallery = functools.partial(scale.bench_gallery, count=args.gallery)
+            for letter, bench in (("g", gallery), ("h", scale.bench_numpy),
                                   ("i", scale.bench_thousand), ("j", scale.bench_serve)):
                 if letter in only:
                     results += bench(workdir, runs)

@@ -63,7 +63,7 @@ class Bundle:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {{"text/html": "<p>bundle-html</p><script>alert(5)</script><b onmouseover='alert(6)'>b</b>",
-                "application/vnd.plotly.v1+json": {{"data": [], "layout": {{"title": "plot"}}}},
+                "application/vnd.example.v1+json": {{"data": [], "layout": {{"title": "plot"}}}},
                 "text/plain": "Bundle()"}}
 
 
@@ -190,8 +190,8 @@ def test_a_bundle_claiming_html_with_a_script_is_sanitised_and_keeps_every_type(
     bundle = cell(page(built, "reprs"), "B-bundle")
     assert "<p>bundle-html</p>" in bundle and "<script" not in bundle and "onmouseover" not in bundle
     value = next(b["value"] for b in record(built, "reprs")["blocks"] if b["name"] == "B-bundle")
-    assert sorted(value["data"]) == ["application/vnd.plotly.v1+json", "text/html", "text/plain"]
-    assert json.loads("".join(value["data"]["application/vnd.plotly.v1+json"]))["layout"] == {"title": "plot"}
+    assert sorted(value["data"]) == ["application/vnd.example.v1+json", "text/html", "text/plain"]
+    assert json.loads("".join(value["data"]["application/vnd.example.v1+json"]))["layout"] == {"title": "plot"}
 
 
 def test_a_form_over_the_size_cap_is_named_in_a_note(built: Path) -> None:
@@ -220,7 +220,7 @@ def test_notebook_carries_the_same_bundles(built: Path) -> None:
                for o in c["outputs"] if o["output_type"] == "execute_result"}
     assert base64.b64decode(results["Png()"]["data"]["image/png"]).startswith(b"\x89PNG")
     assert "".join(results["Svg()"]["data"]["image/svg+xml"]).startswith("<svg")  # as the demo made it
-    assert results["Bundle()"]["data"]["application/vnd.plotly.v1+json"]["layout"] == {"title": "plot"}
+    assert results["Bundle()"]["data"]["application/vnd.example.v1+json"]["layout"] == {"title": "plot"}
     assert "<script" not in "".join(results["Bundle()"]["data"]["text/html"])
     pytest.importorskip("IPython", reason="display() comes from IPython")
     notebook = json.loads((built / "build" / "displays" / "displays.ipynb").read_text())

@@ -104,6 +104,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
     process.report_os_exit(events, sink, rel_path)
     displays = display.Displays(sink, job["builder_dir"], job.get("display_limit", 5_000_000))
     display.hook_ipython_display(displays)
+    _child["plotly_show"].hook_plotly(displays)
 
     lines = job["source"].splitlines(keepends=True)
     linecache.cache[rel_path] = (len(job["source"]), None, lines, rel_path)

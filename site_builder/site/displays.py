@@ -12,13 +12,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
 from site_builder.run.execute import Display
 from site_builder.site.formatting import format_size
+from site_builder.site.interactive import PLOTLY_MIME, plotly_figure
 from site_builder.site.sanitize import clean_html
+from site_builder.site.value_html import clean_value_html
 
 IMAGE_TYPES = ("image/svg+xml", "image/png", "image/jpeg", "image/gif", "image/webp")
 # Delimiters a _repr_latex_ wraps its formula in (IPython's Math, SymPy, pandas).
@@ -35,12 +37,28 @@ class OmittedView:
     size: str  # "30.0 MB"
 
 
+@dataclass
+class PageAssets:
+    """What one page's displays need beside its HTML: the CSS their HTML keeps (scoped to
+    each display's box), the data files of its interactive figures."""
+
+    css: list[str] = field(default_factory=list)
+    figures: list[bytes] = field(default_factory=list)  # plotly-N.js data files, N from 1
+    boxes: int = 0
+
+    def scope(self) -> str:
+        """A new id for a display's box, unique on the page."""
+        self.boxes += 1
+        return f"value-{self.boxes}"
+
+
 @dataclass(frozen=True)
 class DisplayView:
     """The template's view of one Display."""
 
-    kind: str  # "html", "image", "json" or "text"
+    kind: str  # "html", "plotly", "image", "json" or "text"
     mime: str  # the type shown ("" when nothing could be)
+    scope: str = ""  # kind "html": the id of its box, which its CSS is scoped to; "plotly": the plot's
     html: Markup | None = None  # kind "html": sanitised (text/html, or markdown and latex rendered)
     text: str = ""  # kind "json" or "text"
     src: str | None = None  # kind "image": URL relative to the page
@@ -51,11 +69,20 @@ class DisplayView:
 
 
 def display_view(display: Display, publish: Callable[[str], str | None],
-                 sizes: dict[str, tuple[int | None, int | None]] | None = None) -> DisplayView:
+                 sizes: dict[str, tuple[int | None, int | None]] | None = None,
+                 assets: PageAssets | None = None) -> DisplayView:
     """The richest safe form of ``display``; ``publish`` publishes a file of the block and
-    returns its URL (None when it cannot be published); ``sizes``: path -> (width, height)."""
+    returns its URL (None when it cannot be published); ``sizes``: path -> (width, height);
+    ``assets`` collects what the page needs for it (without: HTML loses its styles, and a
+    Plotly figure shows its other forms)."""
     omitted = tuple(OmittedView(mime, format_size(size)) for mime, size in sorted(display.omitted.items()))
     alt = _alt(display.text)
+    if assets is not None and PLOTLY_MIME in display.data:  # its HTML form loads plotly.js from a CDN
+        script = plotly_figure(f"plotly-{len(assets.figures) + 1}", display.data[PLOTLY_MIME])
+        if script is not None:
+            assets.figures.append(script)
+            return DisplayView("plotly", PLOTLY_MIME, scope=f"plotly-{len(assets.figures)}",
+                               text=display.text, alt=alt, omitted=omitted)
     for mime in ("text/html", *IMAGE_TYPES, "text/markdown", "text/latex"):
         if mime in display.files and mime in IMAGE_TYPES:
             src = publish(display.files[mime])
@@ -65,6 +92,13 @@ def display_view(display: Display, publish: Callable[[str], str | None],
             return DisplayView("image", mime, src=src, alt=alt, width=width, height=height, omitted=omitted)
         text = display.data.get(mime)
         if text is None:
+            continue
+        if mime == "text/html" and assets is not None:
+            scope = assets.scope()
+            styled = clean_value_html(text, scope)
+            if styled.html:
+                assets.css.append(styled.css)
+                return DisplayView("html", mime, scope=scope, html=Markup(styled.html), omitted=omitted)
             continue
         html = _html(mime, text)
         if html:

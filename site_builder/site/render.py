@@ -41,7 +41,8 @@ from site_builder.site.notebook import make_notebook, prepare_notebooks
 from site_builder.site.output import site_mark
 from site_builder.site.cell_display import FigureCaption, FigureNumbers, shown_streams
 from site_builder.source.cell_options import CellDisplay, display_of
-from site_builder.site.displays import DisplayView, display_view
+from site_builder.site.displays import DisplayView, PageAssets, display_view
+from site_builder.site.interactive import plotly_files, records_plotly
 from site_builder.site.outcomes import OutputPart, block_note, output_parts, unpublishable
 from site_builder.site import prose
 from site_builder.site.code_links import CodeLink, Highlighter, SiteCodeLinks
@@ -62,6 +63,9 @@ log = logging.getLogger(__name__)
 CSV_PREVIEW_ROWS = 5
 CSV_PREVIEW_BYTES = 64 * 1024
 CSV_PREVIEW_COLUMNS = 12
+# The CSS rules the page's values keep (value_html.py), beside the page in the builder's own
+# folder, where no file a demo writes can take its name; Plotly figures' data files with it.
+VALUE_STYLES = f"{BUILDER_DIR}/values.css"
 # Publishes one file of the run folder and returns its URL relative to the entry page.
 _Publish = Callable[[str], "str | None"]
 _SEEDED = re.compile(
@@ -347,13 +351,19 @@ class _Renderer:
         page, images = prose_page(entry, root, self.labels, self.docs)
         page.links = self.prose_links(entry)
         code_links = self.code_links.of(result)
-        figures, gates = FigureNumbers(), Gates(page)
+        figures, gates, assets = FigureNumbers(), Gates(page), PageAssets()
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
                                 figures, notebook=entry.format != "py", page=page,
-                                code_links=code_links.get(cell.name, ()))
+                                code_links=code_links.get(cell.name, ()), assets=assets)
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
+        css = "\n".join(c for c in assets.css if c)
+        extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
+        plotly_data = [f"{BUILDER_DIR}/plotly-{n}.js" for n in range(1, len(assets.figures) + 1)]
+        extra += [SiteFile(f"{name}/{rel}", data) for rel, data in zip(plotly_data, assets.figures)]
+        if plotly_data:
+            extra += plotly_files()  # the same file from every page that needs it: written once
         demo_files = any(
             not a.path.startswith(f"{BUILDER_DIR}/") and a.kind != "figure"
             for b in result.blocks
@@ -374,6 +384,8 @@ class _Renderer:
             requirements=join_words(list(script.requirements)),
             writes_files=demo_files,
             seeded=bool(_SEEDED.search(entry.source)),
+            value_styles=VALUE_STYLES if css else None,
+            figure_data=plotly_data,
             cells=cells,
             toc=page_toc(cells),
             failure=result.failure,
@@ -396,6 +408,7 @@ class _Renderer:
             self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
             *published.values(),
             *images.values(),
+            *extra,
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:
@@ -427,7 +440,7 @@ class _Renderer:
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
         figures: FigureNumbers | None = None, notebook: bool = False, page: PageProse | None = None,
-        code_links: tuple[CodeLink, ...] = (),
+        code_links: tuple[CodeLink, ...] = (), assets: PageAssets | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
@@ -444,7 +457,7 @@ class _Renderer:
         sizes = {a.path: (a.width, a.height) for a in block.artifacts if a.kind == "display"}
 
         def view(shown: Display) -> DisplayView:
-            return display_view(shown, publish, sizes)
+            return display_view(shown, publish, sizes, assets)
 
         head, tail = output_parts(block, self.info.output_fold_lines, view)
         # A notebook's raises-exception allows an error (Jupyter Book); a script's asserts one.
@@ -588,6 +601,7 @@ class _Renderer:
             SiteFile("static/site.js", (TEMPLATES_DIR / "static" / "site.js").read_bytes()),
             SiteFile("static/theme.js", (TEMPLATES_DIR / "static" / "theme.js").read_bytes()),
             SiteFile("static/favicon.svg", (TEMPLATES_DIR / "static" / "favicon.svg").read_bytes()),
+            *(plotly_files() if any(records_plotly(b.result) for b in builds) else []),
             SiteFile(".nojekyll", b""),
             site_mark(),
             SiteFile("timings/index.html", self.timings_page(builds)),
@@ -640,4 +654,4 @@ def render_site(
             files.extend(renderer.entry_files(build, prev, next))
     if site_pages:
         files.extend(renderer.site_files(ordered))
-    return files
+    return list({f.path: f for f in files}.values())  # plotly.js: once, whichever pages need it

@@ -2,7 +2,8 @@
 
 Markdown, reST and ``_repr_html_`` output all go through one allowlist (nh3, the Rust
 ``ammonia`` sanitiser): known tags and attributes only, links to http(s)/mailto or
-relative URLs only, no scripts, styles, event handlers or forms. A well-kept sanitiser
+relative URLs only, no scripts, styles, event handlers or forms (a value's folding
+checkboxes aside: value_html.py). A well-kept sanitiser
 catches the encodings (``jav&#x61;script:``, tabs, ``&colon;``) a hand-written filter misses.
 """
 
@@ -39,15 +40,34 @@ ALLOWED_ATTRIBUTES = {
     "mtable": {"columnalign"},
 }
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
+# A value's HTML may also fold without scripts, as estimator diagrams do (a checkbox and its
+# label; value_html.py renames their ids per value and keeps only those input types).
+CONTROL_TAGS = frozenset({"input", "label"})
+CONTROL_ATTRIBUTES = {
+    "*": {"hidden"},  # a diagram hides its folding view, for its own CSS to show it
+    "input": {"checked", "disabled", "name"},
+    "label": {"for"},
+    "details": {"open"},
+}
+CONTROL_VALUES = {"input": {"type": {"checkbox", "radio"}}}
 
 
-def clean_html(html: str) -> str:
-    """``html`` with everything outside the allowlist removed (text kept, markup dropped)."""
+def clean_html(html: str, controls: bool = False) -> str:
+    """``html`` with everything outside the allowlist removed (text kept, markup dropped).
+
+    ``controls``: a value's HTML, whose folding checkboxes and labels are kept too.
+    """
+    attributes = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
+    if controls:
+        for tag, names in CONTROL_ATTRIBUTES.items():
+            attributes[tag] = attributes.get(tag, set()) | names
     return nh3.clean(
         html,
-        tags=set(ALLOWED_TAGS),
+        tags=set(ALLOWED_TAGS | CONTROL_TAGS) if controls else set(ALLOWED_TAGS),
         clean_content_tags={"script", "style"},
-        attributes={tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()},
+        attributes=attributes,
+        tag_attribute_values={tag: {a: set(v) for a, v in values.items()}
+                              for tag, values in CONTROL_VALUES.items()} if controls else None,
         url_schemes=set(URL_SCHEMES),
         link_rel="noopener noreferrer",
         strip_comments=True,

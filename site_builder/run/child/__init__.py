@@ -3,9 +3,10 @@
 ``process`` (subreaper, killing the tree, orphan check, ``os._exit``), ``streams`` (events
 pipe, output capture), ``files`` (project paths, reads, written files), ``errors``
 (tracebacks), ``values`` (a value's MIME bundle), ``display`` (values' and ``display()``
-outputs' records, IPython's hook), ``cells`` (compile and run a block), ``figures``
-(Matplotlib figures) with ``animations``, ``environment`` (Python, packages), ``api_names``
-(what each name of a block's code denoted, for the links to API documentation).
+outputs' records, IPython's hook), ``plotly_show`` (Plotly figures as bundles, on import),
+``cells`` (compile and run a block), ``figures`` (Matplotlib figures) with ``animations``,
+``environment`` (Python, packages), ``api_names`` (what each name of a block's code
+denoted, for the links to API documentation).
 
 Standard library only, and never ``import site_builder``: ``runner.py`` loads these by path
 under a private package name and takes it out of ``sys.modules`` once they are loaded, so

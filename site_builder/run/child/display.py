@@ -92,7 +92,7 @@ class Displays:
 
 def hook_ipython_display(displays: Displays) -> None:
     """Make IPython's ``display()`` publish to ``displays``: now if IPython is loaded, else
-    when the demo imports it (a finder that wraps the loader of DISPLAY_MODULE only)."""
+    when the demo imports it (``when_imported``)."""
 
     def display(*objs: Any, include: Any = None, exclude: Any = None, metadata: Any = None,
                 transient: Any = None, display_id: Any = None, raw: bool = False, clear: bool = False,
@@ -105,7 +105,8 @@ def hook_ipython_display(displays: Displays) -> None:
     if module is not None:
         _patch_loaded(module, display)
         return
-    sys.meta_path.insert(0, _DisplayFinder(display))
+    # Patched as soon as it has run: before IPython.display imports display() by name.
+    when_imported(DISPLAY_MODULE, lambda loaded: setattr(loaded, "display", display))
 
 
 def _patch_loaded(module: Any, display: Any) -> None:
@@ -119,15 +120,21 @@ def _patch_loaded(module: Any, display: Any) -> None:
                 pass
 
 
-class _DisplayFinder:
-    """A meta path finder that finds nothing itself: it wraps the real loader of
-    DISPLAY_MODULE so the module is patched as soon as it has run."""
+def when_imported(name: str, patch: Any) -> None:
+    """Call ``patch(module)`` as soon as the module ``name`` has run, when the demo imports it
+    (never importing it ourselves: a demo that does not use it must not pay for it)."""
+    sys.meta_path.insert(0, _AfterImport(name, patch))
 
-    def __init__(self, display: Any) -> None:
-        self.display = display
+
+class _AfterImport:
+    """A meta path finder that finds nothing itself: it wraps the real loader of one module
+    so that module is patched as soon as it has run."""
+
+    def __init__(self, name: str, patch: Any) -> None:
+        self.name, self.patch = name, patch
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name != DISPLAY_MODULE:
+        if name != self.name:
             return None
         spec = None
         for finder in sys.meta_path:
@@ -137,12 +144,12 @@ class _DisplayFinder:
                     break
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        loader, display = spec.loader, self.display
+        loader, patch = spec.loader, self.patch
         real_exec = loader.exec_module
 
         def exec_module(module: Any) -> None:
             real_exec(module)
-            module.display = display  # before IPython.display imports it by name
+            patch(module)
 
         loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 import sys
+import zlib
 from typing import Any
 
 from .animations import live_animations, save_animation
@@ -68,16 +70,45 @@ class _Pixels:
         return 0
 
 
+# The PNG encoding, measured on gallery-like figures at 2x (benchmarks/figures.py, CPU time):
+# Pillow's level 6, with its per-row choice among five filters, took 50 ms a figure, and 23 ms
+# at level 0 (the filter search alone); the Up filter (each row minus the one above: one NumPy
+# subtraction) then zlib level 3 takes 20 ms, Pillow's RGBA to RGB included, for 16% more bytes.
+PNG_FILTER_UP = 2
+PNG_ZLIB_LEVEL = 3
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def encode_png(pixels: Any, dpi: float) -> bytes:
+    """The PNG of a (height, width, channels) uint8 NumPy array (RGB or RGBA), Up-filtered."""
+    np = sys.modules["numpy"]
+    height, width, channels = pixels.shape
+    flat = pixels.reshape(height, width * channels)
+    rows = np.empty((height, width * channels + 1), dtype=np.uint8)
+    rows[:, 0] = PNG_FILTER_UP
+    rows[0, 1:] = flat[0]
+    np.subtract(flat[1:], flat[:-1], out=rows[1:, 1:])  # uint8 wraps modulo 256, as PNG's filter does
+    per_metre = int(dpi / 0.0254 + 0.5)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2 if channels == 3 else 6, 0, 0, 0)
+    return b"".join((_PNG_SIGNATURE, _chunk(b"IHDR", header),
+                     _chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),
+                     _chunk(b"IDAT", zlib.compress(rows.data, PNG_ZLIB_LEVEL)), _chunk(b"IEND", b"")))
+
+
 def save_png(fig: Any, path: str, dpi: float) -> None:
-    """Save ``fig`` as the PNG ``savefig`` would, without an alpha channel when it is opaque.
+    """Save ``fig`` as the PNG ``savefig`` would draw it, without an alpha channel when it is opaque.
 
     An opaque figure (most are) then takes a quarter less to compress and to download.
     Backends that write no shaped buffer get ``savefig``'s own PNG.
     """
-    image_module = sys.modules.get("PIL.Image")  # matplotlib.image imports Pillow
+    np, image_module = sys.modules.get("numpy"), sys.modules.get("PIL.Image")  # Matplotlib imports both
     pixels = _Pixels()
     shape = None
-    if image_module is not None:
+    if np is not None and image_module is not None:
         fig.savefig(pixels, format="rgba", dpi=dpi)  # the same drawing (bbox, facecolor) as png
         shape = getattr(pixels.buffer, "shape", None)
     if shape is None or len(shape) != 3 or shape[2] != 4:
@@ -85,8 +116,9 @@ def save_png(fig: Any, path: str, dpi: float) -> None:
         return
     image = image_module.frombuffer("RGBA", (shape[1], shape[0]), pixels.buffer, "raw", "RGBA", 0, 1)
     if image.getchannel("A").getextrema() == (255, 255):
-        image = image.convert("RGB")
-    image.save(path, format="png", dpi=(dpi, dpi))
+        image = image.convert("RGB")  # Pillow drops a channel faster than a strided NumPy copy
+    with open(path, "wb") as f:
+        f.write(encode_png(np.asarray(image), dpi))
 
 
 def figure_alt(fig: Any) -> str:

@@ -1,7 +1,8 @@
 """What a value looks like, as Jupyter's display protocol shows it: a MIME bundle.
 
 ``describe_value`` asks the object the way IPython's formatters do (``_repr_mimebundle_``,
-then each ``_repr_*_`` method, on the class), and always adds ``text/plain`` (its repr).
+then each ``_repr_*_`` method, found as IPython's get_real_method finds them), and always
+adds ``text/plain`` (its repr).
 Pure: no file is written here (``display.py`` writes the image types as files).
 """
 
@@ -11,6 +12,7 @@ import base64
 import binascii
 import json
 import re
+import types
 from typing import Any
 
 # A repr that says only "an object lives here" tells a reader nothing (Matplotlib's
@@ -56,6 +58,21 @@ def _noise(value: Any, text: str) -> bool:
     return False
 
 
+def real_method(value: Any, name: str) -> Any:
+    """``value``'s bound method ``name`` as IPython finds it (a property may return it, as
+    scikit-learn's ``_repr_html_`` does), or None: never on a class, nor on an object that
+    answers every attribute (IPython's canary)."""
+    try:
+        if getattr(value, "_ipython_canary_method_should_not_exist_", None) is not None:
+            return None
+        method = getattr(value, name, None)
+    except Exception:
+        return None
+    if isinstance(value, type) and not isinstance(method, types.MethodType):
+        return None
+    return method if callable(method) else None
+
+
 def _call(method: Any, *args: Any, **kwargs: Any) -> Any:
     try:
         return method(*args, **kwargs)
@@ -99,18 +116,17 @@ def mime_bundle(value: Any, raw: bool = False) -> dict[str, str | bytes]:
     if raw and isinstance(value, dict):
         found.update(value)
     else:
-        cls = type(value)
-        bundle_method = getattr(cls, "_repr_mimebundle_", None)  # on the class, as IPython looks it up
-        if callable(bundle_method):
-            bundle = _call(bundle_method, value, include=None, exclude=None)
+        bundle_method = real_method(value, "_repr_mimebundle_")
+        if bundle_method is not None:
+            bundle = _call(bundle_method, include=None, exclude=None)
             if isinstance(bundle, tuple) and len(bundle) == 2:
                 bundle = bundle[0]
             if isinstance(bundle, dict):
                 found.update(bundle)
         for mime, name in REPR_METHODS:
-            method = getattr(cls, name, None)
-            if mime not in found and callable(method):
-                result = _call(method, value)
+            method = real_method(value, name) if mime not in found else None
+            if method is not None:
+                result = _call(method)
                 if result is not None:
                     found[mime] = result
         if "text/plain" not in found:
