@@ -2,12 +2,12 @@
 
 ``render`` (Jinja2, Pygments, Markdown) with ``notebook``, ``outcomes``, ``cell_display``,
 ``displays`` (values and display() outputs), ``timings`` and ``theme`` makes the files in
-memory (``sitefiles``); ``prose`` renders prose (``prose_rst`` reST, ``prose_myst`` and
-``myst_scan`` MyST Markdown, ``prose_pages`` the site's labels), and ``prose_links`` says
-where its roles and inline code lead (``apidocs``' inventories, the other entries);
-``code_links`` where the code's names link, ``api_index`` where each API is used;
-``page_toc`` makes the "On this page" list, ``rst_markdown`` the notebooks' Markdown;
-``rebuild`` reuses the published site when little changed; ``search`` indexes it with
-Pagefind; ``output`` swaps it in atomically. Imports ``run``, ``source``, ``apidocs`` and
-the shared bottom, never ``commands``.
+memory (``sitefiles``), the templates reading ``views``; ``prose`` renders prose
+(``prose_rst`` reST, ``prose_myst`` and ``myst_scan`` MyST Markdown, ``prose_pages`` the
+site's labels), and ``prose_links`` says where its roles and inline code lead (``apidocs``'
+inventories, the other entries); ``code_links`` where the code's names link, ``api_index``
+where each API is used; ``page_toc`` makes the "On this page" list, ``rst_markdown`` the
+notebooks' Markdown; ``rebuild`` reuses the published site when little changed; ``search``
+indexes it with Pagefind; ``output`` swaps it in atomically. Imports ``run``, ``source``,
+``apidocs`` and the shared bottom, never ``commands``.
 """
