@@ -169,7 +169,10 @@ def test_hostile_svg_is_only_an_image_file(built: Path) -> None:
     html = page(built, "reprs")
     svg = cell(html, "B-svg")
     assert _img_src(svg).endswith(".svg") and "<svg" not in svg
-    assert (built / "build" / "reprs" / _img_src(svg)).read_text().startswith("<svg")
+    published = (built / "build" / "reprs" / _img_src(svg)).read_text()
+    assert published.startswith("<svg") and "<circle" in published
+    # opened on its own (the file is on the site's origin) it must not run anything either
+    assert "<script" not in published and "alert" not in published and not re.search(r"\son\w+=", published)
     for name in ("B-svg", "B-md", "B-bundle"):
         shown = cell(html, name)
         assert "<script" not in shown, name  # markdown's raw HTML shows as text, as in prose

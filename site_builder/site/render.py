@@ -46,6 +46,7 @@ from site_builder.site.prose_links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.myst_scan import Gate, Label, PageProse
 from site_builder.site.prose_pages import Gates, expand_gates, prose_page, site_labels
 from site_builder.site.page_toc import page_toc
+from site_builder.site.svg import UnsafeSvgError, inert_svg
 from site_builder.site.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, letter_groups, poster_of
 from site_builder.site.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
@@ -179,8 +180,15 @@ class _Renderer:
                 log.warning("%s: the file %s the demo wrote is not published: %s", name, rel, why)
                 return None
             assert safe is not None
-            published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe,
-                                       root=result.files_dir)
+            if safe.lower().endswith(".svg"):  # opened on its own, an SVG runs its scripts
+                try:
+                    published[safe] = SiteFile(path=f"{name}/{safe}", data=inert_svg(result.files_dir, safe))
+                except UnsafeSvgError as exc:
+                    log.warning("%s: the SVG file %s is not published: %s", name, rel, exc)
+                    return None
+            else:
+                published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe,
+                                           root=result.files_dir)
             return quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
