@@ -330,3 +330,15 @@ def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:
         assert math_html(tex, True).startswith("<math"), tex
     fallback = math_html(r"\unknowncommand{<b>}", False)
     assert fallback == '<code class="math-tex">\\unknowncommand{&lt;b&gt;}</code>'
+
+
+def test_list_tables_are_tables_with_their_header_rows() -> None:
+    html = prose.render(
+        "```{list-table} Learning rates\n:header-rows: 1\n:name: rates\n\n"
+        "* - Optimiser\n  - Rate\n* - Adam *default*\n  - `1e-3`\n* - SGD\n  - 0.1\n```\n", "markdown")
+    assert '<table class="myst-list-table" id="rates">' in html and "<caption>Learning rates</caption>" in html
+    header = re.search(r"<thead>(.*)</thead>", html, re.S)
+    assert header and "Optimiser" in header.group(1) and "Rate" in header.group(1)
+    assert len(re.findall(r"<tr>", html)) == 3 and len(re.findall(r"<td>", html)) == 4
+    assert "<em>default</em>" in html and "<code>1e-3</code>" in html
+    assert "list-table" not in visible(html) and "header-rows" not in visible(html)

@@ -212,6 +212,24 @@ class _LocalImages(Treeprocessor):
                 el.tag, el.text = "span", alt
 
 
+def list_table_rows(lines: list[str]) -> list[list[str]]:
+    """The cells of a MyST list-table's body (``* - a`` starts a row, ``  - b`` adds a cell,
+    deeper lines continue the cell), as Markdown texts."""
+    rows: list[list[str]] = []
+    for line in lines:
+        stripped = line.lstrip()
+        indent = len(line) - len(stripped)
+        if indent == 0 and stripped[:1] in "*-+" and stripped[1:].lstrip().startswith("- "):
+            rows.append([stripped[1:].lstrip()[2:]])
+        elif rows and stripped.startswith("- ") and indent <= 2:
+            rows[-1].append(stripped[2:])
+        elif rows and stripped:
+            rows[-1][-1] += "\n" + line[min(indent, 4):]
+        elif rows:
+            rows[-1][-1] += "\n"
+    return rows
+
+
 def _local_path(src: str) -> str | None:
     """``src`` as a path inside the notebook's folder, or None (remote, absolute, or leaving it)."""
     if not src or "://" in src or src.startswith(("/", "\\", "data:")) or ":" in src.split("/")[0]:
@@ -311,6 +329,11 @@ class MystExtension(Extension):
             from site_builder.site.prose_rst import rst_html
 
             return rst_html(body, self.id_prefix) or ""
+        if name == "list-table":
+            rows = [[self.nested(cell) for cell in row] for row in list_table_rows(d.body)]
+            count = int(d.options.get("header-rows", "0")) if d.options.get("header-rows", "0").isdigit() else 0
+            title = self.inline(d.args) if d.args else ""
+            return macros.list_table(title, rows[:count], rows[count:], label)
         if name in VANISHING or name.endswith("-end"):
             return ""
         # Layout directives and those unknown here: their content, their argument as a title.
