@@ -2,7 +2,7 @@
 
 Every write the builder makes calls ``site_builder.fs.note_write`` first; this driver
 replaces it.  Each call is known by its *site*: the builder's function that asked for the
-write and the chain of ``fs`` functions it went through (``records.py:save_record:write_new``).
+write and the chain of ``fs`` functions it went through (``record_file.py:save_record:write_new``).
 
 - ``FAULT_LOG=FILE``: append the site of every write, one a line (the counting pass);
 - ``FAULT_SITE=SITE`` and ``FAULT_ERRNO=N``: the first write at that site fails with OSError(N).

@@ -18,7 +18,8 @@ from conftest import run_cli, write_demo
 from site_builder.run import records
 from site_builder.commands.build import BuildOptions, BuildReport, build
 from site_builder.config import Config, load_config, with_overrides
-from site_builder.run.records import RECORD_FILE, load_record, store_dir
+from site_builder.run.record_file import RECORD_FILE
+from site_builder.run.records import load_record, store_dir
 
 DEMO = '''
     """A small demo.

@@ -16,8 +16,9 @@ from conftest import run_cli, write_demo
 from site_builder.commands.build import BuildOptions, build
 from site_builder.config import load_config
 from site_builder.run import record_schema
-from site_builder.run.records import RECORD_FILE, store_dir
-from site_builder.site import rebuild, search
+from site_builder.run.record_file import RECORD_FILE
+from site_builder.run.records import store_dir
+from site_builder.site import rebuild, rebuild_state, search
 from site_builder.source import blocks
 
 DEMO = '''\
@@ -43,7 +44,7 @@ def _bytes(site: Path) -> dict[str, bytes]:
 
 def _full_build(project: Path) -> dict[str, bytes]:
     """The site a build without any saved state writes, beside the published one."""
-    shutil.rmtree(project / "_freeze" / rebuild.CACHE_DIR, ignore_errors=True)
+    shutil.rmtree(project / "_freeze" / rebuild_state.CACHE_DIR, ignore_errors=True)
     done = run_cli("build", "--out", "reference", cwd=project)
     assert done.returncode == 0, done.stderr
     return _bytes(project / "reference")
@@ -192,7 +193,7 @@ def test_installed_packages_changed_checks_every_record(gallery: Path, monkeypat
 
 def test_rebuilds_stage_into_the_replaced_site_and_never_write_the_published_one(gallery: Path) -> None:
     config = load_config(gallery)
-    spare = rebuild.spare_dir(config)
+    spare = rebuild_state.spare_dir(config)
     for word in ("blackberry", "boysenberry"):  # the second rebuild stages into the first's spare
         _edit(gallery, "e1", "banana" if word == "blackberry" else "blackberry", word)
         published = _bytes(gallery / "build")
@@ -205,7 +206,7 @@ def test_links_and_strays_planted_in_the_spare_are_removed_not_followed(gallery:
     config = load_config(gallery)
     _edit(gallery, "e1", "banana", "blackberry")
     assert build(config, BuildOptions()).ok  # makes the spare
-    spare = rebuild.spare_dir(config)
+    spare = rebuild_state.spare_dir(config)
     outside = tmp_path_factory.mktemp("outside")
     (outside / "keep.txt").write_text("not the builder's\n")
     shutil.rmtree(spare / "e2")

@@ -27,19 +27,12 @@ from site_builder.commands.lock import project_lock
 from site_builder.fs import relative_to_root, writing
 from site_builder.site.output import check_writable, failed_dir, remove_site, write_site
 from site_builder.commands.progress import Progress, summarize
-from site_builder.run.records import RECORD_FILE, RecordStore, run_options, store_dir
-from site_builder.site.rebuild import (
-    Rebuild,
-    SiteState,
-    cache_dir,
-    captured_warnings,
-    forget,
-    load_state,
-    parsed_scripts,
-    spare_dir,
-    trusted_records,
-    unchanged_site,
-)
+from site_builder.run.record_file import RECORD_FILE
+from site_builder.run.record_inputs import run_options
+from site_builder.run.records import RecordStore, store_dir
+from site_builder.site.rebuild import captured_warnings, parsed_scripts, trusted_records, unchanged_site
+from site_builder.site.rebuild_plan import Rebuild
+from site_builder.site.rebuild_state import SiteState, cache_dir, forget, load_state, spare_dir
 from site_builder.site import thumbnails
 from site_builder.site.search import index_site
 from site_builder.commands.shard import estimated_seconds, recorded_durations, shard_entries

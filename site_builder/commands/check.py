@@ -27,7 +27,9 @@ from site_builder.fs import relative_to_root
 from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, SiteBuilderError, UsageError
 from site_builder.run.execute import RunResult, run_demo
-from site_builder.run.records import RecordError, RecordStore, read_record, run_options, store_dir
+from site_builder.run.record_file import RecordError
+from site_builder.run.record_inputs import run_options
+from site_builder.run.records import RecordStore, read_record, store_dir
 from site_builder.site.formatting import format_duration
 
 log = logging.getLogger(__name__)

@@ -22,8 +22,8 @@ from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, show
 from site_builder.fs import remove_leftovers as remove_dead_temporaries
 from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.run.execute import BUILDER_DIR
-from site_builder.run.records import RECORD_FILE
-from site_builder.site.rebuild import cache_dir
+from site_builder.run.record_file import RECORD_FILE
+from site_builder.site.rebuild_state import cache_dir
 from site_builder.site.sitefiles import SiteFile
 from site_builder.site.thumbnails import THUMBNAIL_DIR, THUMBNAIL_VERSION
 

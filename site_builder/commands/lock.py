@@ -12,7 +12,6 @@ import logging
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from site_builder.config import Config
 from site_builder.errors import UsageError
@@ -40,7 +39,7 @@ def project_lock(config: Config, *, wait: bool = True) -> Iterator[None]:
     except ImportError:  # no flock (Windows): builds are not serialised there
         yield
         return
-    from site_builder.site.rebuild import ensure_cache_dir
+    from site_builder.site.rebuild_state import ensure_cache_dir
 
     make_records_dir(config.records)
     folder = ensure_cache_dir(config)

@@ -18,7 +18,8 @@ import subprocess
 
 from site_builder.config import Config
 from site_builder.source.entries import Entry
-from site_builder.run.records import RECORD_FILE, store_dir
+from site_builder.run.record_file import RECORD_FILE
+from site_builder.run.records import store_dir
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from site_builder.run.execute import BlockResult, RunResult
 from site_builder.fs import UnsafePathError, safe_join
-from site_builder.run.records import sha256_file
+from site_builder.run.record_inputs import sha256_file
 
 # an optional sign, digits with an optional fraction (or a bare fraction), an optional exponent
 NUMBER = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")

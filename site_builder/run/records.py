@@ -10,13 +10,14 @@ whose inputs still match the demo is its cached result.  Layout, per entry::
 ``record.json`` sits under ``_site_builder/`` so that a demo writing its own
 ``record.json`` can never collide with it.  The JSON is diff-friendly: sorted keys,
 one array element per line, output and tracebacks split into lines, no timestamp
-other than the run's own start time (a cache hit rewrites nothing).
+other than the run's own start time (a cache hit rewrites nothing).  Its layout lives in
+``record_file``, the cache key (``RunInputs``, fingerprints) in ``record_inputs``.
 
 API (also for ``check`` and ``--shard``):
 
 - ``store_dir(config, name)`` -> the record folder of an entry;
-- ``load_record(folder) -> RunResult`` / ``save_record(folder, result, inputs)``;
-- ``to_record(result, inputs) -> dict`` / ``from_record(data, folder) -> (RunResult, RunInputs)``;
+- ``read_record(folder) -> (RunResult, RunInputs)`` / ``load_record(folder) -> RunResult``
+  (``record_file.save_record(folder, result, inputs)`` writes one);
 - ``RecordStore(config)``: ``lookup(entry, script, options)`` -> ``Lookup`` (hit or why not),
   ``staging(name)`` -> a fresh folder to run into, ``commit(entry, script, result, options)``
   -> the result, now in its record folder (swapped in atomically with renames).
@@ -25,32 +26,18 @@ API (also for ``check`` and ``--shard``):
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import io
-import json
 import logging
 import os
 import platform
 import shutil
-import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.blocks import Script
 from site_builder.config import Config
 from site_builder.source.entries import Entry
 from site_builder.errors import SiteBuilderError
-from site_builder.run.execute import (
-    BUILDER_DIR,
-    Artifact,
-    BlockError,
-    BlockResult,
-    Display,
-    OutputChunk,
-    RunOptions,
-    RunResult,
-)
+from site_builder.run.execute import RunOptions, RunResult
 from site_builder.fs import (
     UnsafeFileError,
     check_replaceable,
@@ -64,28 +51,28 @@ from site_builder.fs import (
     remove_stale,
     replace_dir,
     safe_join,
-    sha256_regular,
-    write_new,
     writing,
 )
-from site_builder.run.name_refs import name_refs
+from site_builder.run.record_file import RECORD_FILE, RecordError, check_files, from_record, record_digest, save_record
+from site_builder.run.record_inputs import (
+    RunInputs,
+    code_fingerprint,
+    depends_on_exact_text,
+    option_values,
+    recorded_packages,
+    run_options,
+    sha256_file,
+    sha_text,
+)
 from site_builder.run.record_schema import SchemaError, parse_record
 from site_builder.names import stem_of
 
 log = logging.getLogger(__name__)
 
-RECORD_FORMAT = 4  # 2: "value"; 3: values and display() outputs are MIME bundles; 4: "names"; bump when the layout changes
 # Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
 EXECUTION_VERSION = 5  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
 # 4: display() calls and every MIME type of a value; animations; 5: blocks record what their names denoted (api_names)
-RECORD_FILE = f"{BUILDER_DIR}/record.json"
-# environment keys that are not package distributions
-_NOT_PACKAGES = frozenset({"python", "platform", "blas"})
-
-
-class RecordError(Exception):
-    """A record that cannot be read, does not have the declared shape, or whose files changed."""
 
 
 class FrozenError(SiteBuilderError):
@@ -99,292 +86,12 @@ class UnusableRecordError(FrozenError):
 
 
 @dataclass(frozen=True)
-class RunInputs:
-    """Everything a run's result depends on: the cache key, kept in the record."""
-
-    execution: int  # EXECUTION_VERSION of the builder that ran it
-    code: str  # sha256 of the blocks' code without comments/blank lines/module docstring, + structure
-    source: str  # sha256 of the whole script text
-    exact: bool  # the result depends on the exact text (tracebacks, __doc__): compare ``source`` too
-    python: str
-    packages: dict[str, str]  # distribution -> version, of the packages the demo imported
-    options: dict[str, float]  # the RunOptions that change a run (timeout, output limit)
-    reads: dict[str, str]  # project-relative path -> sha256 of each file the demo read
-
-
-@dataclass(frozen=True)
 class Lookup:
     """The answer of :meth:`RecordStore.lookup`: the cached result, or why there is none."""
 
     result: RunResult | None
     reason: str = ""  # on a miss: "no record", "code changed", "data/x.csv changed", ...
     unusable: bool = False  # the record itself is broken or forged (not merely out of date)
-
-
-# ---------------------------------------------------------------- fingerprints
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _code_tokens(cell: Cell) -> tuple[list[list[str]], bool]:
-    """The cell's tokens without comments, blank lines and (setup) module docstring; uses __doc__?"""
-    tokens = []
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(cell.text + "\n").readline))
-    except (tokenize.TokenError, SyntaxError):
-        return [["text", cell.text]], "__doc__" in cell.text
-    ignored = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
-    significant = [t for t in tokens if t.type not in ignored]
-    if cell.marker_line is None:  # the setup cell: drop a leading module docstring
-        n = 0
-        while n < len(significant) and significant[n].type == tokenize.STRING:
-            n += 1
-        if n and (n == len(significant) or significant[n].type == tokenize.NEWLINE):
-            significant = significant[n + 1:]
-    uses_doc = any("__doc__" in t.string for t in significant if t.type in (tokenize.NAME, tokenize.STRING))
-    # INDENT holds the literal whitespace: only the structure matters
-    layout = {tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE}
-    return [[tokenize.tok_name[t.type]] if t.type in layout else [t.string] for t in significant], uses_doc
-
-
-def code_fingerprint(script: Script) -> tuple[str, bool]:
-    """(sha256 of the code and block structure, whether the code reads ``__doc__``)."""
-    blocks = []
-    uses_doc = False
-    for cell in script.code_cells:
-        tokens, doc = _code_tokens(cell)
-        uses_doc = uses_doc or doc
-        block: dict[str, Any] = {"name": cell.name, "tags": list(cell.tags), "tokens": tokens}
-        if cell.options or cell.run_text:  # "#| eval: false" or rewritten IPython syntax change the run
-            block.update(options=[list(o) for o in cell.options], run=cell.run_text)
-        blocks.append(block)
-    data = json.dumps(blocks, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest(), uses_doc
-
-
-def _depends_on_exact_text(result: RunResult, rel_path: str) -> bool:
-    """True when line numbers or source lines of the script appear in what the run showed."""
-    mention = f"{rel_path}:"
-    for block in result.blocks:
-        if block.error is not None and (block.error.traceback or block.error.line):
-            return True
-        # warnings print "demos/x.py:12: UserWarning" and the source line
-        if any(mention in chunk.text or f'"{rel_path}"' in chunk.text for chunk in block.output):
-            return True
-    return result.failure is not None
-
-
-def _packages(environment: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in environment.items() if k not in _NOT_PACKAGES}
-
-
-def run_options(config: Config, name: str) -> RunOptions:
-    """How entry ``name`` runs; part of its cache key, so build, --frozen and check share it."""
-    return RunOptions(timeout=config.timeout_for(name), project_root=config.root,
-                      figure_scale=config.figure_scale, display_limit=config.display_limit,
-                      animation_frames=config.animation_frames, animation_size=config.animation_size)
-
-
-def _run_options(options: RunOptions) -> dict[str, float]:
-    found = {"timeout": float(options.timeout), "output_limit": float(options.output_limit)}
-    if options.figure_scale != 2.0:  # records made before the setting existed were all made at 2
-        found["figure_scale"] = float(options.figure_scale)
-    for name in ("display_limit", "animation_frames", "animation_size"):  # when not their default
-        if getattr(options, name) != getattr(RunOptions, name):
-            found[name] = float(getattr(options, name))
-    return found
-
-
-# ---------------------------------------------------------------- record <-> RunResult
-
-
-def _lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
-
-
-def hashed_files(result: RunResult) -> tuple[RunResult, dict[str, str]]:
-    """``result`` without the files that are no regular file of its folder any more, and the
-    sha256 of those kept.  A file the demo wrote, then removed or replaced by a link, is
-    dropped with a warning: a record hashes every file it names."""
-    folder = result.files_dir
-    shas: dict[str, str] = {}
-    blocks = []
-    for b in result.blocks:
-        kept = []
-        for art in b.artifacts:
-            try:
-                shas[art.path] = sha256_regular(folder, art.path)
-                kept.append(art)
-            except (UnsafeFileError, UnsafePathError) as exc:
-                why = exc.reason if isinstance(exc, UnsafeFileError) else "its path leaves the entry's folder"
-                log.warning("%s: the file %s the demo wrote is not published: %s", result.entry, art.path, why)
-        full = b.full_output
-        if full is not None:
-            try:
-                shas[full] = sha256_regular(folder, full)
-            except (UnsafeFileError, UnsafePathError):
-                full = None  # the head and tail are still shown; only the link to all of it goes
-        blocks.append(dataclasses.replace(b, artifacts=tuple(kept), full_output=full,
-                                          omitted_at=b.omitted_at if full else None))
-    return dataclasses.replace(result, blocks=tuple(blocks)), shas
-
-
-def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dict[str, Any]:
-    """The JSON-ready record of ``result``, whose files have the sha256s ``shas`` (hashed_files)."""
-    blocks = []
-    for b in result.blocks:
-        blocks.append({
-            "name": b.name,
-            "status": b.status,
-            "duration": b.duration,
-            "output": [{"stream": "display", **_display_record(c.display)} if c.display is not None
-                       else {"stream": c.stream, "lines": _lines(c.text)} for c in b.output],
-            "omitted_lines": b.omitted_lines,
-            "omitted_bytes": b.omitted_bytes,
-            "omitted_at": b.omitted_at,
-            "full_output": b.full_output,
-            "full_output_sha256": shas[b.full_output] if b.full_output else None,
-            "error": None if b.error is None else {
-                "type": b.error.type,
-                "message": b.error.message,
-                "line": b.error.line,
-                "traceback": _lines(b.error.traceback),
-            },
-            "artifacts": [{**dataclasses.asdict(a), "sha256": shas[a.path]} for a in b.artifacts],
-            "value": None if b.value is None else _display_record(b.value),
-            "names": [{**dataclasses.asdict(n), "names": list(n.names)} for n in b.names],
-        })
-    return {
-        "format": RECORD_FORMAT,
-        "entry": result.entry,
-        "failure": result.failure,
-        "duration": result.duration,
-        "started_at": result.started_at,
-        "environment": dict(result.environment),
-        "reads": list(result.reads),
-        "inputs": dataclasses.asdict(inputs),
-        "blocks": blocks,
-    }
-
-
-def _display_record(display: Display) -> dict[str, Any]:
-    return {"data": {mime: _lines(text) for mime, text in display.data.items()},
-            "files": dict(display.files), "omitted": dict(display.omitted)}
-
-
-def from_record(data: dict[str, Any], folder: Path) -> tuple[RunResult, RunInputs]:
-    """Rebuild the RunResult (files in ``folder``) and its inputs from a record checked by
-    ``parse_record``; raise RecordError when malformed."""
-    if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
-        raise RecordError(f"not a record of format {RECORD_FORMAT}")
-    try:
-        blocks = tuple(_block(b) for b in data["blocks"])
-        result = RunResult(
-            entry=str(data["entry"]),
-            blocks=blocks,
-            failure=data["failure"],
-            duration=float(data["duration"]),
-            started_at=float(data["started_at"]),
-            files_dir=folder,
-            environment={str(k): str(v) for k, v in data["environment"].items()},
-            reads=tuple(str(r) for r in data["reads"]),
-        )
-        inputs = RunInputs(**data["inputs"])
-        for name, kind in (("code", str), ("source", str), ("python", str), ("packages", dict),
-                           ("options", dict), ("reads", dict)):
-            if not isinstance(getattr(inputs, name), kind):
-                raise TypeError(f"inputs.{name} is not a {kind.__name__}")
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise RecordError(f"malformed record ({type(exc).__name__}: {exc})") from None
-    return result, inputs
-
-
-def _block(raw: dict[str, Any]) -> BlockResult:
-    error = raw["error"]
-    # A display names only files of its own block, of kind "display".
-    own = {a["path"] for a in raw["artifacts"] if a["kind"] == "display"}
-    output = []
-    for c in raw["output"]:
-        if c["stream"] == "display":
-            display = _display(c, own)
-            output.append(OutputChunk("display", display.text, display))
-        else:
-            output.append(OutputChunk(c["stream"], "".join(c["lines"])))
-    return BlockResult(
-        name=raw["name"],
-        status=raw["status"],
-        duration=float(raw["duration"]),
-        output=tuple(output),
-        omitted_lines=int(raw["omitted_lines"]),
-        omitted_bytes=int(raw["omitted_bytes"]),
-        full_output=raw["full_output"],
-        omitted_at=raw["omitted_at"],
-        error=None if error is None else BlockError(
-            error["type"], error["message"], error["line"], "".join(error["traceback"])
-        ),
-        artifacts=tuple(
-            Artifact(**{k: v for k, v in a.items() if k != "sha256"}) for a in raw["artifacts"]
-        ),
-        value=None if raw["value"] is None else _display(raw["value"], own),
-        names=name_refs(raw["names"]),
-    )
-
-
-def _display(raw: dict[str, Any], own: set[str]) -> Display:
-    return Display(data={mime: "".join(lines) for mime, lines in raw["data"].items()},
-                   files={mime: path for mime, path in raw["files"].items() if path in own},
-                   omitted={mime: int(size) for mime, size in raw["omitted"].items()})
-
-
-def _check_files(data: dict[str, Any], folder: Path) -> None:
-    """Raise RecordError unless every file the record names is a regular file of ``folder``
-    (reached without following a link) with the recorded sha256."""
-    expected: dict[str, tuple[str, str]] = {}
-    for i, block in enumerate(data["blocks"]):
-        if block["full_output"] is not None:
-            field = f"blocks[{i}].full_output_sha256"
-            if block["full_output_sha256"] is None:
-                raise RecordError(f"field {field}: {block['full_output']} is not hashed")
-            expected[block["full_output"]] = (block["full_output_sha256"], field)
-        for k, art in enumerate(block["artifacts"]):
-            expected[art["path"]] = (art["sha256"], f"blocks[{i}].artifacts[{k}].path")
-    for rel, (sha, field) in expected.items():
-        try:
-            now = sha256_regular(folder, rel)
-        except UnsafeFileError as exc:
-            raise RecordError(f"field {field}: {rel} is refused: {exc.reason}") from None
-        except UnsafePathError:
-            raise RecordError(f"field {field}: {rel} leaves the record folder") from None
-        if now != sha:
-            raise RecordError(f"field {field}: {rel} changed since it was recorded (sha256 differs)")
-
-
-def save_record(folder: Path, result: RunResult, inputs: RunInputs) -> RunResult:
-    """Write ``folder/_site_builder/record.json`` for ``result`` (whose files are in ``folder``);
-    return the result as recorded (without files that could not be hashed)."""
-    result, shas = hashed_files(dataclasses.replace(result, files_dir=folder))
-    data = to_record(result, inputs, shas)
-    try:
-        text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
-        raw = (text + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in some output: escape everything
-        raw = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("ascii")
-    # The builder's folder is its own (run_demo put it there); still, never write through a link.
-    make_dirs(folder / BUILDER_DIR)
-    write_new(folder / RECORD_FILE, raw)
-    return result
-
-
-def record_digest(raw: bytes) -> str:
-    """The sha256 of a record.json's bytes: what a trusted record is known by."""
-    return hashlib.sha256(raw).hexdigest()
 
 
 def read_record(folder: Path) -> tuple[RunResult, RunInputs]:
@@ -420,7 +127,7 @@ def _read_record(folder: Path, trusted: str = "") -> tuple[RunResult, RunInputs,
         raise RecordError(f"field entry: {data['entry']!r} is not the record of {folder.name}")
     result, inputs = from_record(data, folder)
     if not checked:
-        _check_files(data, folder)
+        check_files(data, folder)
     return result, inputs, checked
 
 
@@ -486,7 +193,7 @@ class RecordStore:
         code, _ = code_fingerprint(script)
         if inputs.code != code:
             return "its code changed"
-        if inputs.exact and inputs.source != _sha_text(entry.source):
+        if inputs.exact and inputs.source != sha_text(entry.source):
             return "its text changed and its output shows line numbers or source lines"
         for rel, sha in sorted(inputs.reads.items()):
             try:
@@ -507,7 +214,7 @@ class RecordStore:
             now_version = self.installed_version(dist)
             if now_version != version:
                 return f"{dist} changed ({version} -> {now_version or 'not installed'})"
-        if inputs.options != _run_options(options):
+        if inputs.options != option_values(options):
             return "run options changed (timeout or output limit)"
         return ""
 
@@ -589,14 +296,10 @@ class RecordStore:
         return RunInputs(
             execution=EXECUTION_VERSION,
             code=code,
-            source=_sha_text(entry.source),
-            exact=uses_doc or _depends_on_exact_text(result, entry.rel_path),
+            source=sha_text(entry.source),
+            exact=uses_doc or depends_on_exact_text(result, entry.rel_path),
             python=result.environment.get("python", platform.python_version()),
-            packages=_packages(result.environment),
-            options=_run_options(options),
+            packages=recorded_packages(result.environment),
+            options=option_values(options),
             reads=reads,
         )
-
-
-def _sha_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

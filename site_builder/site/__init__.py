@@ -7,7 +7,9 @@ memory (``sitefiles``), the templates reading ``views``; ``prose`` renders prose
 site's labels), and ``prose_links`` says where its roles and inline code lead (``apidocs``'
 inventories, the other entries); ``code_links`` where the code's names link, ``api_index``
 where each API is used; ``page_toc`` makes the "On this page" list, ``rst_markdown`` the
-notebooks' Markdown; ``rebuild`` reuses the published site when little changed; ``search``
+notebooks' Markdown; ``rebuild`` says what the published site can lend before anything runs
+(parses, trusted records, an unchanged site), ``rebuild_state`` keeps the state file it compares
+with, ``rebuild_plan`` reuses the published site's pages when little changed; ``search``
 indexes it with Pagefind; ``output`` swaps it in atomically. Imports ``run``, ``source``,
 ``apidocs`` and the shared bottom, never ``commands``.
 """

@@ -482,7 +482,7 @@ def render_site(
 ) -> list[SiteFile]:
     """Return every file of the site (pages, downloads, artifacts, static assets).
 
-    A rebuild (rebuild.py) renders ``only`` the named entries (links still see them all),
+    A rebuild (rebuild_plan.py) renders ``only`` the named entries (links still see them all),
     the site-wide files only when ``site_pages``, and publishes ``notebooks`` as they are;
     thumbnails are cached in ``thumbnail_cache``.
     """

@@ -7,7 +7,7 @@ the search box then says search is unavailable.
 Most of an index is content-addressed (``fragment/en_1a2b3c4.pf_fragment``: one per page;
 ``index/``, ``filter/`` chunks; the ``.pf_meta`` file that lists them), and Pagefind leaves
 such a file alone when it already exists.  A rebuild seeds the staged ``pagefind/`` with the
-published ones (see rebuild.py), so Pagefind writes only what changed: creating a thousand
+published ones (see rebuild_plan.py), so Pagefind writes only what changed: creating a thousand
 files costs it more than indexing a thousand pages.  The seeds the new index does not list
 are removed, read from ``pagefind-entry.json`` and the ``.pf_meta`` files it names.
 """
