@@ -153,3 +153,35 @@ def _gone(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] in ("Z", "X")
     except OSError:
         return True
+
+
+def test_a_server_that_refuses_a_preload_is_heard_however_late_the_builder_looks(tmp_path: Path) -> None:
+    """A server refusing a preload sends "ready" and exits at once; a builder whose wait timed
+    out just before, and that looks again only after both arrived, must still read the refusal
+    (it once took the server for broken and spawned every demo, preloading nothing)."""
+    import threading
+
+    from site_builder.run.demo_process import ForkServer
+    from site_builder.run.preload import Preload
+
+    packages = tmp_path / "site-packages"
+    packages.mkdir()
+    (packages / "cwdprobe.py").write_text("import os\nWHERE = os.getcwd()\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(packages)}
+    server = ForkServer(env, Preload(("cwdprobe",), str(tmp_path / "demos"), str(tmp_path)))
+    heard = server.ready
+
+    class LateWaiter(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            server.reader.join(30)  # the reader took "ready" and the exit meanwhile
+            return False  # as a wait that timed out just before "ready" came
+
+    server.ready = LateWaiter()
+    if heard.is_set():
+        server.ready.set()
+    try:
+        assert server.wait_ready()
+        assert "keeps the working folder" in server.preloaded["refused"]["cwdprobe"]
+        assert not server.alive
+    finally:
+        server.close()

@@ -168,10 +168,12 @@ class ForkServer:
         return reply["process"]
 
     def wait_ready(self) -> bool:
-        """Wait until its preloads are done; False when it exited first."""
+        """Wait until its preloads are done; False when it exited without saying so."""
         while not self.ready.wait(0.05):
             if not self.alive:
-                return False
+                # A server that refused a preload sends "ready" and exits at once: the reader
+                # may take both in between our timed-out wait and this check.
+                return self.ready.is_set()
         return True
 
     def busy(self) -> bool:
