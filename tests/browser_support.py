@@ -1,4 +1,4 @@
-"""Helpers for the browser tests: find Chromium, serve a site under a sub-path, watch a page for trouble."""
+"""Helpers for the browser tests: find Chromium, serve a site under a sub-path, open a page watched for trouble."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ CHROMIUM_ARGS = [
 # The site is served below a sub-path, as on a project page of a static host, so a link
 # that assumes the host root (href="/static/...") 404s instead of passing by luck.
 SUB_PATH = "/dictionary/sub/"
+TIMEOUT_MS = 15_000  # generous: the 2 shared cores may be busy; a passing test never waits this long
+DESKTOP = {"width": 1280, "height": 800}  # the viewport of a laptop screen
 
 
 def in_ci() -> bool:
@@ -151,6 +153,30 @@ class PageWatch:
     def assert_clean(self) -> None:
         """Fail with every recorded problem, one per line, naming the pages visited."""
         assert not self.problems, "trouble in the browser:\n  " + "\n  ".join(self.problems) + "\npages visited:\n  " + "\n  ".join(self.visited)
+
+
+def open_watched(browser: Any, base: str, *, timeout_ms: float | None = TIMEOUT_MS, clipboard: bool = False,
+                 **context_options: Any) -> tuple[Any, Any, PageWatch]:
+    """A page in a new context of ``browser`` (``context_options`` go to Playwright's ``new_context``: viewport,
+    color_scheme, reduced_motion, java_script_enabled...) with a PageWatch for ``base``; (context, page, watch).
+
+    ``timeout_ms`` is the default of every wait (None keeps Playwright's own); ``clipboard`` lets the pages of
+    an http(s) ``base`` read and write the clipboard. The caller closes the context.
+    """
+    context = browser.new_context(**context_options)
+    try:
+        if clipboard and base.startswith(("http://", "https://")):
+            parts = urlsplit(base)
+            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=f"{parts.scheme}://{parts.netloc}")
+        if timeout_ms is not None:
+            context.set_default_timeout(timeout_ms)
+        page = context.new_page()
+    except BaseException:
+        context.close()
+        raise
+    watch = PageWatch(base_url=base)
+    watch.attach(page)
+    return context, page, watch
 
 
 # Marks one element per distinct Pygments token class (and cell status) inside the code: the

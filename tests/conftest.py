@@ -1,4 +1,4 @@
-"""Shared fixtures: run the CLI as a user would, and build the repository's real demos once."""
+"""Shared fixtures: run the CLI as a user would, build the repository's real demos once, open watched pages."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,13 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | N
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+
+
+def build_site(project: Path, timeout: float = 120, env: dict[str, str] | None = None) -> Path:
+    """Build ``project`` with ``python -m site_builder build``, failing with its stderr; the built site's folder."""
+    done = run_cli("build", cwd=project, timeout=timeout, env=env)
+    assert done.returncode == 0, done.stderr
+    return project / "build"
 
 
 def run_main(args: list[str], project: Path, capsys: pytest.CaptureFixture[str],
@@ -80,9 +87,7 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("real-site")
     shutil.copytree(REPO / "demos", project / "demos")
     shutil.copy(REPO / "pyproject.toml", project / "pyproject.toml")  # the site's own wording
-    result = run_cli("build", cwd=project, timeout=170)
-    assert result.returncode == 0, result.stderr
-    return project / "build"
+    return build_site(project, timeout=170)
 
 
 @pytest.fixture(scope="session")
@@ -104,3 +109,21 @@ def browser() -> Iterator[Any]:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture
+def open_watched_page(browser: Any) -> Iterator[Callable[..., tuple[Any, Any]]]:
+    """``open_watched_page(base, **options)``: (page, watch) from browser_support's ``open_watched`` (same
+    options), in a context of its own that closes when the test ends."""
+    from tests.browser_support import open_watched
+
+    contexts: list[Any] = []
+
+    def _open(base: str, **options: Any) -> tuple[Any, Any]:
+        context, page, watch = open_watched(browser, base, **options)
+        contexts.append(context)
+        return page, watch
+
+    yield _open
+    for context in contexts:
+        context.close()

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import run_cli, write_demo
+from tests.browser_support import axe_violations, describe_violations, serious_violations, serve_site
+from tests.conftest import build_site, run_cli, write_demo
 
 pytest.importorskip("matplotlib", reason="animations are Matplotlib's")
 
@@ -51,11 +51,10 @@ noise = ArtistAnimation(fig2, frames, interval=200)
 '''
 
 
-def _build(project: Path, settings: str, env: dict[str, str] | None = None, *args: str) -> Path:
+def _build(project: Path, settings: str, env: dict[str, str] | None = None) -> Path:
     (project / "pyproject.toml").write_text(f"[tool.site_builder]\n{settings}\n", encoding="utf-8")
     write_demo(project, "anim", DEMO)
-    done = run_cli("build", *args, cwd=project, env=env)
-    assert done.returncode == 0, done.stderr
+    build_site(project, env=env)
     return project
 
 
@@ -142,24 +141,6 @@ def test_an_animation_over_the_size_cap_shows_its_first_frame_and_a_note(image_s
 # ---------------------------------------------------------------- in a browser
 
 
-@pytest.fixture
-def open_page(browser: Any) -> Iterator[Any]:
-    contexts: list[Any] = []
-
-    def _open(base: str, scheme: str = "light", motion: str = "no-preference") -> tuple[Any, PageWatch]:
-        context = browser.new_context(color_scheme=scheme, reduced_motion=motion)
-        context.set_default_timeout(15_000)
-        contexts.append(context)
-        page = context.new_page()
-        watch = PageWatch(base_url=base)
-        watch.attach(page)
-        return page, watch
-
-    yield _open
-    for context in contexts:
-        context.close()
-
-
 @pytest.fixture(scope="module")
 def image_url(browser: Any, image_site: Path) -> Iterator[str]:
     with serve_site(image_site / "build") as url:
@@ -175,8 +156,8 @@ def video_url(browser: Any, video_site: Path) -> Iterator[str]:
 PLAYING_SRC = "() => document.querySelector('section#B-artist picture img').currentSrc"
 
 
-def test_the_animated_image_pauses_and_reduced_motion_shows_the_first_frame(open_page: Any, image_url: str) -> None:
-    page, watch = open_page(image_url)
+def test_the_animated_image_pauses_and_reduced_motion_shows_the_first_frame(open_watched_page: Any, image_url: str) -> None:
+    page, watch = open_watched_page(image_url)
     page.goto(image_url + "anim/index.html")
     page.wait_for_function(f"() => ({PLAYING_SRC})() !== ''")
     assert re.search(r"B-artist-animation-1\.(webp|png)$", page.evaluate(PLAYING_SRC))
@@ -186,7 +167,7 @@ def test_the_animated_image_pauses_and_reduced_motion_shows_the_first_frame(open
     assert still.is_visible() and not page.locator("section#B-artist picture").is_visible()
     watch.assert_clean()
 
-    page, watch = open_page(image_url, motion="reduce")
+    page, watch = open_watched_page(image_url, reduced_motion="reduce")
     page.goto(image_url + "anim/index.html")
     page.wait_for_function(f"() => ({PLAYING_SRC})() !== ''")
     assert page.evaluate(PLAYING_SRC).endswith("B-artist-figure-1.png")
@@ -194,8 +175,8 @@ def test_the_animated_image_pauses_and_reduced_motion_shows_the_first_frame(open
     watch.assert_clean()
 
 
-def test_the_video_shows_its_poster_until_played(open_page: Any, video_url: str) -> None:
-    page, watch = open_page(video_url, motion="reduce")
+def test_the_video_shows_its_poster_until_played(open_watched_page: Any, video_url: str) -> None:
+    page, watch = open_watched_page(video_url, reduced_motion="reduce")
     page.goto(video_url + "anim/index.html")
     video = page.locator("section#B-func video")
     assert video.evaluate("v => v.paused && v.muted && v.loop && v.controls")
@@ -204,10 +185,10 @@ def test_the_video_shows_its_poster_until_played(open_page: Any, video_url: str)
 
 
 @pytest.mark.parametrize("which, scheme", [("image", "light"), ("image", "dark"), ("video", "dark")])
-def test_animation_pages_have_no_serious_accessibility_violation(open_page: Any, request: pytest.FixtureRequest,
+def test_animation_pages_have_no_serious_accessibility_violation(open_watched_page: Any, request: pytest.FixtureRequest,
                                                                  scheme: str, which: str) -> None:
     base = request.getfixturevalue(f"{which}_url")
-    page, watch = open_page(base, scheme=scheme)
+    page, watch = open_watched_page(base, color_scheme=scheme)
     page.goto(base + "anim/index.html")
     serious = serious_violations(axe_violations(page))
     assert not serious, describe_violations(serious)

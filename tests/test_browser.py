@@ -25,13 +25,12 @@ from tests.browser_support import (
     serious_violations,
     serve_site,
 )
-from tests.conftest import REPO, run_cli, write_demo
+from tests.conftest import REPO, build_site, write_demo
 
 ENTRIES = sorted(p.stem for p in (REPO / "demos").glob("*.py"))
 ATTENTION_CELLS = ["setup", "B-corpus", "B-tokens", "B-model", "B-forward", "B-train", "B-display", "B-csv", "B-preview"]
 ATTENTION_SOURCE = REPO / "demos" / "attention.py"
 ARTIFACTS = REPO / "test-artifacts"
-TIMEOUT_MS = 15_000  # generous: the 2 shared cores may be busy; a passing test never waits this long
 
 # The page background a reader sees: body's, else html's, else the canvas white.
 BACKGROUND_LUMINANCE_JS = """() => {
@@ -57,25 +56,13 @@ OpenPage = Callable[..., tuple[Any, PageWatch]]
 
 
 @pytest.fixture
-def open_page(browser: Any, site_url: str) -> Iterator[OpenPage]:
-    """Open a watched page in a fresh context: ``open_page(scheme="light", width=1280, height=800, base=site_url)``."""
-    contexts: list[Any] = []
+def open_page(open_watched_page: OpenPage, site_url: str) -> OpenPage:
+    """Open a watched page, clipboard allowed: ``open_page(scheme="light", width=1280, height=800, base=site_url)``."""
 
     def _open(scheme: str = "light", width: int = 1280, height: int = 800, base: str = site_url) -> tuple[Any, PageWatch]:
-        context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-        if base.startswith("http"):
-            parts = urlsplit(base)
-            context.grant_permissions(["clipboard-read", "clipboard-write"], origin=f"{parts.scheme}://{parts.netloc}")
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        page = context.new_page()
-        watch = PageWatch(base_url=base)
-        watch.attach(page)
-        return page, watch
+        return open_watched_page(base, clipboard=True, viewport={"width": width, "height": height}, color_scheme=scheme)
 
-    yield _open
-    for context in contexts:
-        context.close()
+    return _open
 
 
 def visible_entry_names(page: Any) -> list[str]:
@@ -580,9 +567,7 @@ def long_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         # %% B-quiet
         print("[B-quiet] one line")
     ''')
-    done = run_cli("build", cwd=project)
-    assert done.returncode == 0, done.stderr
-    return project / "build"
+    return build_site(project)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.browser_support import (
-    PageWatch,
+    DESKTOP,
     axe_violations,
     block_source,
     describe_violations,
@@ -17,10 +17,9 @@ from tests.browser_support import (
     serious_violations,
     serve_site,
 )
-from tests.conftest import run_cli, write_demo
+from tests.conftest import build_site, write_demo
 from tests.inventory_support import write_inventory
 
-TIMEOUT_MS = 15_000
 DEMO = '''
 """waves.py — a sine wave.
 
@@ -51,8 +50,7 @@ def api_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "[tool.site_builder.api_docs]\n"
         'numpy = { url = "https://numpy.test/doc/", inventory = "inv/numpy.inv" }\n'
         'matplotlib = { url = "https://mpl.test/", inventory = "inv/mpl.inv" }\n')
-    done = run_cli("build", cwd=project)
-    assert done.returncode == 0, done.stderr
+    build_site(project)
     return project
 
 
@@ -60,17 +58,6 @@ def api_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def api_url(browser: Any, api_site: Path) -> Iterator[str]:
     with serve_site(api_site / "build") as url:
         yield url
-
-
-def open_page(browser: Any, url: str, scheme: str = "light") -> tuple[Any, Any, PageWatch]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
-    origin = url.split("/", 3)
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=f"{origin[0]}//{origin[2]}")
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    watch = PageWatch(base_url=url)
-    watch.attach(page)
-    return context, page, watch
 
 
 FOCUSED_JS = """() => {
@@ -83,8 +70,8 @@ FOCUSED_JS = """() => {
 }"""
 
 
-def test_a_code_link_is_reached_with_tab_and_reads_as_code(browser: Any, api_url: str) -> None:
-    context, page, watch = open_page(browser, api_url)
+def test_a_code_link_is_reached_with_tab_and_reads_as_code(open_watched_page: Any, api_url: str) -> None:
+    page, watch = open_watched_page(api_url, clipboard=True, viewport=DESKTOP)
     page.goto(api_url + "waves/index.html")
     first = page.locator("a.api-link").first
     assert first.evaluate("a => getComputedStyle(a).textDecorationLine") == "none"  # plain until focused
@@ -106,26 +93,23 @@ def test_a_code_link_is_reached_with_tab_and_reads_as_code(browser: Any, api_url
     link.hover()
     assert link.evaluate("a => getComputedStyle(a).textDecorationLine") == "underline"
     watch.assert_clean()
-    context.close()
 
 
-def test_copy_gives_the_plain_code(browser: Any, api_url: str, api_site: Path) -> None:
-    context, page, watch = open_page(browser, api_url)
+def test_copy_gives_the_plain_code(open_watched_page: Any, api_url: str, api_site: Path) -> None:
+    page, watch = open_watched_page(api_url, clipboard=True, viewport=DESKTOP)
     page.goto(api_url + "waves/index.html")
     page.locator("section#B-plot button.copy").click()
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert copied.rstrip("\n") == block_source(api_site / "demos" / "waves.py", "B-plot")
     watch.assert_clean()
-    context.close()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", ["waves/index.html", "api/index.html"])
-def test_no_serious_accessibility_violation(browser: Any, api_url: str, path: str, scheme: str) -> None:
-    context, page, watch = open_page(browser, api_url, scheme)
+def test_no_serious_accessibility_violation(open_watched_page: Any, api_url: str, path: str, scheme: str) -> None:
+    page, watch = open_watched_page(api_url, clipboard=True, viewport=DESKTOP, color_scheme=scheme)
     page.goto(api_url + path)
     load_images(page)
     serious = serious_violations(axe_violations(page))
     assert not serious, f"axe-core on {path} ({scheme}): {len(serious)} serious or critical violations\n" + describe_violations(serious)
     watch.assert_clean()
-    context.close()

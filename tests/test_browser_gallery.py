@@ -14,12 +14,11 @@ from typing import Any
 import pytest
 
 from tests.browser_support import (
-    PageWatch, axe_violations, describe_violations, load_images, serious_violations, serve_site,
+    DESKTOP, axe_violations, describe_violations, load_images, serious_violations, serve_site,
 )
-from tests.conftest import REPO, run_cli, write_demo
+from tests.conftest import REPO, build_site, write_demo
 
 ARTIFACTS = REPO / "test-artifacts"
-TIMEOUT_MS = 15_000
 
 
 def figure_demo(summary: str, kind: str) -> str:
@@ -84,9 +83,7 @@ def gallery_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (project / "demos" / "lines" / "README.txt").write_text(
         ".. _lines:\n\nLines and steps\n===============\n\nLine plots of every kind.\n")
     (project / "demos" / "bars" / "README.md").write_text("# Bars\n\nBar charts, **stacked** or not.\n")
-    result = run_cli("build", cwd=project, timeout=170)
-    assert result.returncode == 0, result.stderr
-    return project / "build"
+    return build_site(project, timeout=170)
 
 
 @pytest.fixture(scope="module")
@@ -95,71 +92,52 @@ def gallery_url(browser: Any, gallery_site: Path) -> Iterator[str]:
         yield url
 
 
-def open_page(browser: Any, base: str, scheme: str = "light", width: int = 1280, height: int = 800
-              ) -> tuple[Any, Any, PageWatch]:
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    watch = PageWatch(base_url=base)
-    watch.attach(page)
-    return context, page, watch
-
-
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_section_index_with_thumbnails(browser: Any, gallery_url: str, scheme: str, width: int, height: int) -> None:
-    context, page, watch = open_page(browser, gallery_url, scheme, width, height)
-    try:
-        page.goto(gallery_url + "index.html")
-        load_images(page)
-        headings = page.locator("main h2").all_inner_texts()
-        assert headings == ["Bars", "Lines and steps"]
-        thumbnails = page.locator("li.entry-item img.thumbnail").evaluate_all(
-            "imgs => imgs.map(i => [i.closest('li').dataset.name, i.loading, i.getAttribute('width') !== null,"
-            " i.getBoundingClientRect().width > 40])")
-        assert thumbnails == [["bars/bar", "lazy", True, True], ["lines/plot", "lazy", True, True],
-                              ["lines/step", "lazy", True, True]]
-        placeholders = page.locator("li.entry-item .thumbnail-none").evaluate_all(
-            "els => els.map(e => [e.closest('li').dataset.name, e.getBoundingClientRect().width > 40])")
-        assert placeholders == [["overview", True], ["bars/notes", True], ["lines/table", True]]
-        widths = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        assert widths[0] <= widths[1], f"the index scrolls sideways at {width} px"
-        serious = serious_violations(axe_violations(page))
-        assert not serious, describe_violations(serious)
-        ARTIFACTS.mkdir(exist_ok=True)
-        shot = ARTIFACTS / f"gallery-index-{scheme}-{width}.png"
-        page.screenshot(path=str(shot), full_page=True)
-        assert struct.unpack(">II", shot.read_bytes()[16:24])[0] == width
-        watch.assert_clean()
-    finally:
-        context.close()
+def test_section_index_with_thumbnails(open_watched_page: Any, gallery_url: str, scheme: str, width: int, height: int) -> None:
+    page, watch = open_watched_page(gallery_url, viewport={"width": width, "height": height}, color_scheme=scheme)
+    page.goto(gallery_url + "index.html")
+    load_images(page)
+    headings = page.locator("main h2").all_inner_texts()
+    assert headings == ["Bars", "Lines and steps"]
+    thumbnails = page.locator("li.entry-item img.thumbnail").evaluate_all(
+        "imgs => imgs.map(i => [i.closest('li').dataset.name, i.loading, i.getAttribute('width') !== null,"
+        " i.getBoundingClientRect().width > 40])")
+    assert thumbnails == [["bars/bar", "lazy", True, True], ["lines/plot", "lazy", True, True],
+                          ["lines/step", "lazy", True, True]]
+    placeholders = page.locator("li.entry-item .thumbnail-none").evaluate_all(
+        "els => els.map(e => [e.closest('li').dataset.name, e.getBoundingClientRect().width > 40])")
+    assert placeholders == [["overview", True], ["bars/notes", True], ["lines/table", True]]
+    widths = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], f"the index scrolls sideways at {width} px"
+    serious = serious_violations(axe_violations(page))
+    assert not serious, describe_violations(serious)
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / f"gallery-index-{scheme}-{width}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert struct.unpack(">II", shot.read_bytes()[16:24])[0] == width
+    watch.assert_clean()
 
 
-def test_filter_hides_empty_sections(browser: Any, gallery_url: str) -> None:
-    context, page, watch = open_page(browser, gallery_url)
-    try:
-        page.goto(gallery_url + "index.html")
-        page.locator("input#filter").press_sequentially("step")
-        page.wait_for_function("() => document.querySelectorAll('li.entry-item:not([hidden])').length === 1")
-        visible = page.locator("section.letter-group").evaluate_all(
-            "groups => groups.filter(g => !g.hidden).map(g => g.querySelector('h2')?.textContent || '')")
-        assert visible == ["Lines and steps"]
-        watch.assert_clean()
-    finally:
-        context.close()
+def test_filter_hides_empty_sections(open_watched_page: Any, gallery_url: str) -> None:
+    page, watch = open_watched_page(gallery_url, viewport=DESKTOP)
+    page.goto(gallery_url + "index.html")
+    page.locator("input#filter").press_sequentially("step")
+    page.wait_for_function("() => document.querySelectorAll('li.entry-item:not([hidden])').length === 1")
+    visible = page.locator("section.letter-group").evaluate_all(
+        "groups => groups.filter(g => !g.hidden).map(g => g.querySelector('h2')?.textContent || '')")
+    assert visible == ["Lines and steps"]
+    watch.assert_clean()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_values_on_an_entry_page_are_accessible(browser: Any, gallery_url: str, scheme: str) -> None:
-    context, page, watch = open_page(browser, gallery_url, scheme)
-    try:
-        page.goto(gallery_url + "lines/table/index.html")
-        assert page.locator(".value-html table td").all_inner_texts() == ["1", "2.5"]
-        assert page.locator("pre.value").inner_text() == "42"
-        serious = serious_violations(axe_violations(page))
-        assert not serious, describe_violations(serious)
-        page.locator("a[rel=prev]").click()
-        page.wait_for_url("**/lines/step/index.html")
-        watch.assert_clean()
-    finally:
-        context.close()
+def test_values_on_an_entry_page_are_accessible(open_watched_page: Any, gallery_url: str, scheme: str) -> None:
+    page, watch = open_watched_page(gallery_url, viewport=DESKTOP, color_scheme=scheme)
+    page.goto(gallery_url + "lines/table/index.html")
+    assert page.locator(".value-html table td").all_inner_texts() == ["1", "2.5"]
+    assert page.locator("pre.value").inner_text() == "42"
+    serious = serious_violations(axe_violations(page))
+    assert not serious, describe_violations(serious)
+    page.locator("a[rel=prev]").click()
+    page.wait_for_url("**/lines/step/index.html")
+    watch.assert_clean()

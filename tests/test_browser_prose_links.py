@@ -4,16 +4,14 @@ Tab, the full name as tooltip, reading as inline code, axe clean in both themes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import run_cli, write_demo
+from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
+from tests.conftest import build_site, write_demo
 from tests.inventory_support import write_inventory
 
-TIMEOUT_MS = 15_000
 PY = "https://docs.python.org/3/"
 LINKED = '''"""
 Joined paths
@@ -50,52 +48,38 @@ def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     ])
     (project / "pyproject.toml").write_text(
         f'[tool.site_builder.api_docs]\npython = {{ url = "{PY}", inventory = "docs/python.inv" }}\n', encoding="utf-8")
-    result = run_cli("build", cwd=project)
-    assert result.returncode == 0, result.stderr
-    with serve_site(project / "build") as url:
+    with serve_site(build_site(project)) as url:
         yield url
 
 
-def _open(browser: Any, base: str, scheme: str) -> tuple[Any, Any, PageWatch]:
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    watch = PageWatch(base_url=base)
-    watch.attach(page)
-    return context, page, watch
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_prose_api_links_are_focusable_code_with_their_full_name(browser: Any, site_url: str, scheme: str) -> None:
-    context, page, watch = _open(browser, site_url, scheme)
-    try:
-        page.goto(site_url + "plot_joined/index.html")
-        links = page.locator("a.api-link").evaluate_all(
-            "els => els.map(a => [a.title, a.href, a.textContent, getComputedStyle(a.firstElementChild).fontFamily])")
-        assert [link[:3] for link in links] == [
-            ["os.path.join", f"{PY}library/os.path.html#os.path.join", "os.path.join()"],
-            ["os.path.basename", f"{PY}library/os.path.html#os.path.basename", "basename()"],
-            ["collections.OrderedDict", f"{PY}library/collections.html#collections.OrderedDict",
-             "collections.OrderedDict"],
-        ]
-        code_font = page.locator("main .literal").last.evaluate("el => getComputedStyle(el).fontFamily")
-        assert all(link[3] == code_font for link in links)  # still reads as inline code
-        # Tab reaches the first API link
-        for _ in range(40):
-            page.keyboard.press("Tab")
-            if page.evaluate("() => document.activeElement.classList.contains('api-link')"):
-                break
-        else:
-            pytest.fail("Tab never reached an API link")
-        assert page.evaluate("() => document.activeElement.title") == "os.path.join"
-        # the entry reference leads to the other entry's page, read by its title
-        page.get_by_role("link", name="Second", exact=True).click()
-        page.wait_for_url("**/plot_second/index.html")
-        serious = serious_violations(axe_violations(page))
-        assert not serious, describe_violations(serious)
-        page.goto(site_url + "plot_joined/index.html")
-        serious = serious_violations(axe_violations(page))
-        assert not serious, f"axe-core ({scheme}):\n" + describe_violations(serious)
-        watch.assert_clean()
-    finally:
-        context.close()
+def test_prose_api_links_are_focusable_code_with_their_full_name(open_watched_page: Any, site_url: str, scheme: str) -> None:
+    page, watch = open_watched_page(site_url, viewport=DESKTOP, color_scheme=scheme)
+    page.goto(site_url + "plot_joined/index.html")
+    links = page.locator("a.api-link").evaluate_all(
+        "els => els.map(a => [a.title, a.href, a.textContent, getComputedStyle(a.firstElementChild).fontFamily])")
+    assert [link[:3] for link in links] == [
+        ["os.path.join", f"{PY}library/os.path.html#os.path.join", "os.path.join()"],
+        ["os.path.basename", f"{PY}library/os.path.html#os.path.basename", "basename()"],
+        ["collections.OrderedDict", f"{PY}library/collections.html#collections.OrderedDict",
+         "collections.OrderedDict"],
+    ]
+    code_font = page.locator("main .literal").last.evaluate("el => getComputedStyle(el).fontFamily")
+    assert all(link[3] == code_font for link in links)  # still reads as inline code
+    # Tab reaches the first API link
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.classList.contains('api-link')"):
+            break
+    else:
+        pytest.fail("Tab never reached an API link")
+    assert page.evaluate("() => document.activeElement.title") == "os.path.join"
+    # the entry reference leads to the other entry's page, read by its title
+    page.get_by_role("link", name="Second", exact=True).click()
+    page.wait_for_url("**/plot_second/index.html")
+    serious = serious_violations(axe_violations(page))
+    assert not serious, describe_violations(serious)
+    page.goto(site_url + "plot_joined/index.html")
+    serious = serious_violations(axe_violations(page))
+    assert not serious, f"axe-core ({scheme}):\n" + describe_violations(serious)
+    watch.assert_clean()

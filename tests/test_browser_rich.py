@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import run_cli, write_demo
+from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
+from tests.conftest import build_site, write_demo
 
-TIMEOUT_MS = 15_000
 
 DIAGRAMS = '''
 """diagrams.py — scikit-learn's estimator diagrams.
@@ -117,9 +116,7 @@ def rich_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_demo(project, "diagrams", DIAGRAMS)
     write_demo(project, "styler", STYLER)
     write_demo(project, "hostile", HOSTILE)
-    done = run_cli("build", cwd=project)
-    assert done.returncode == 0, done.stderr
-    return project / "build"
+    return build_site(project)
 
 
 @pytest.fixture(scope="module")
@@ -128,26 +125,8 @@ def rich_url(browser: Any, rich_site: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def open_page(browser: Any) -> Iterator[Any]:
-    contexts: list[Any] = []
-
-    def _open(base: str, scheme: str = "light") -> tuple[Any, PageWatch]:
-        context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        page = context.new_page()
-        watch = PageWatch(base_url=base)
-        watch.attach(page)
-        return page, watch
-
-    yield _open
-    for context in contexts:
-        context.close()
-
-
-def test_estimator_diagram_renders_folds_and_hides_its_text_fallback(open_page: Any, rich_url: str) -> None:
-    page, watch = open_page(rich_url)
+def test_estimator_diagram_renders_folds_and_hides_its_text_fallback(open_watched_page: Any, rich_url: str) -> None:
+    page, watch = open_watched_page(rich_url, viewport=DESKTOP)
     page.goto(rich_url + "diagrams/index.html")
     for block in ("B-simple", "B-columns"):
         value = page.locator(f"section#{block} .value-html")
@@ -164,8 +143,8 @@ def test_estimator_diagram_renders_folds_and_hides_its_text_fallback(open_page: 
     watch.assert_clean()
 
 
-def test_styler_formatting_shows(open_page: Any, rich_url: str) -> None:
-    page, watch = open_page(rich_url)
+def test_styler_formatting_shows(open_watched_page: Any, rich_url: str) -> None:
+    page, watch = open_watched_page(rich_url, viewport=DESKTOP)
     page.goto(rich_url + "styler/index.html")
     cells = page.locator("section#B-table .value-html td")
     weights = {cells.nth(i).inner_text(): cells.nth(i).evaluate("c => getComputedStyle(c).fontWeight")
@@ -175,8 +154,8 @@ def test_styler_formatting_shows(open_page: Any, rich_url: str) -> None:
     watch.assert_clean()
 
 
-def test_hostile_css_leaves_the_page_alone(open_page: Any, rich_url: str) -> None:
-    page, watch = open_page(rich_url)
+def test_hostile_css_leaves_the_page_alone(open_watched_page: Any, rich_url: str) -> None:
+    page, watch = open_watched_page(rich_url, viewport=DESKTOP)
     page.goto(rich_url + "styler/index.html")
     plain = page.evaluate(PAGE_STYLE_JS)
     page.goto(rich_url + "hostile/index.html")
@@ -190,8 +169,8 @@ def test_hostile_css_leaves_the_page_alone(open_page: Any, rich_url: str) -> Non
     watch.assert_clean()  # no request to evil.example (nor anywhere else outside the site)
 
 
-def test_values_with_the_same_ids_fold_on_their_own(open_page: Any, rich_url: str) -> None:
-    page, watch = open_page(rich_url)
+def test_values_with_the_same_ids_fold_on_their_own(open_watched_page: Any, rich_url: str) -> None:
+    page, watch = open_watched_page(rich_url, viewport=DESKTOP)
     page.goto(rich_url + "hostile/index.html")
     one, two = page.locator("section#B-fold-one .value-html"), page.locator("section#B-fold-two .value-html")
     assert not one.get_by_text("folded-content").is_visible()
@@ -201,9 +180,9 @@ def test_values_with_the_same_ids_fold_on_their_own(open_page: Any, rich_url: st
     watch.assert_clean()
 
 
-def test_diagrams_work_from_disk(open_page: Any, rich_site: Path) -> None:
+def test_diagrams_work_from_disk(open_watched_page: Any, rich_site: Path) -> None:
     base = rich_site.as_uri() + "/"
-    page, watch = open_page(base)
+    page, watch = open_watched_page(base, viewport=DESKTOP)
     page.goto(base + "diagrams/index.html")
     assert page.locator("section#B-simple .sk-container").is_visible()
     assert not page.locator("section#B-simple .sk-text-repr-fallback").is_visible()
@@ -212,8 +191,8 @@ def test_diagrams_work_from_disk(open_page: Any, rich_site: Path) -> None:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("entry", ["diagrams", "styler"])
-def test_rich_values_are_accessible(open_page: Any, rich_url: str, scheme: str, entry: str) -> None:
-    page, watch = open_page(rich_url, scheme)
+def test_rich_values_are_accessible(open_watched_page: Any, rich_url: str, scheme: str, entry: str) -> None:
+    page, watch = open_watched_page(rich_url, viewport=DESKTOP, color_scheme=scheme)
     page.goto(rich_url + f"{entry}/index.html")
     if entry == "diagrams":
         page.locator("section#B-simple label.sk-toggleable__label").first.click()
@@ -256,9 +235,7 @@ def plotly_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_demo(project, "plots", PLOTS)
     write_demo(project, "plain", '"""plain.py — no figure.\n\nPurpose\n-------\nNone.\n"""\n\n# %% B-one\nprint(1)\n')
     # fig.show() must not open a browser: a BROWSER that fails loudly would say so
-    done = run_cli("build", cwd=project, env={"BROWSER": "false"})
-    assert done.returncode == 0, done.stderr
-    return project / "build"
+    return build_site(project, env={"BROWSER": "false"})
 
 
 @pytest.fixture(scope="module")
@@ -267,8 +244,8 @@ def plotly_url(browser: Any, plotly_site: Path) -> Iterator[str]:
         yield url
 
 
-def test_plotly_figures_are_interactive_in_order_with_the_output(open_page: Any, plotly_url: str) -> None:
-    page, watch = open_page(plotly_url)
+def test_plotly_figures_are_interactive_in_order_with_the_output(open_watched_page: Any, plotly_url: str) -> None:
+    page, watch = open_watched_page(plotly_url, viewport=DESKTOP)
     page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
     for block in ("B-value", "B-show"):
         figure = page.locator(f"section#{block} .value-plotly")
@@ -287,9 +264,9 @@ def test_plotly_figures_are_interactive_in_order_with_the_output(open_page: Any,
     watch.assert_clean()  # no CSP violation, no request leaving the site
 
 
-def test_plotly_works_from_disk(open_page: Any, plotly_site: Path) -> None:
+def test_plotly_works_from_disk(open_watched_page: Any, plotly_site: Path) -> None:
     base = plotly_site.as_uri() + "/"
-    page, watch = open_page(base)
+    page, watch = open_watched_page(base, viewport=DESKTOP)
     page.goto(base + "plots/index.html", timeout=PLOTLY_LOAD_MS)
     page.locator("section#B-value .main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
     watch.assert_clean()
@@ -308,8 +285,8 @@ def test_plotly_js_is_the_sites_own_and_only_where_needed(plotly_site: Path) -> 
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_plotly_page_is_accessible(open_page: Any, plotly_url: str, scheme: str) -> None:
-    page, watch = open_page(plotly_url, scheme)
+def test_plotly_page_is_accessible(open_watched_page: Any, plotly_url: str, scheme: str) -> None:
+    page, watch = open_watched_page(plotly_url, viewport=DESKTOP, color_scheme=scheme)
     page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
     page.locator("section#B-show .main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
     serious = serious_violations(axe_violations(page))

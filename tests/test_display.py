@@ -7,10 +7,11 @@ import base64
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli, write_demo
+from tests.conftest import build_site, run_cli, write_demo
 
 # A 1x1 red PNG, made by hand (no library needed in the demo).
 PNG = base64.b64encode(bytes.fromhex(
@@ -130,8 +131,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         write_demo(project, "displays", DISPLAYS)
     except ImportError:
         pass
-    result = run_cli("build", cwd=project)
-    assert result.returncode == 0, result.stderr
+    build_site(project)
     return project
 
 
@@ -281,25 +281,19 @@ def test_a_hostile_record_cannot_point_a_display_elsewhere(built: Path) -> None:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_display_pages_have_no_serious_accessibility_violation(browser: object, built: Path, scheme: str) -> None:
-    from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations, serve_site
+def test_display_pages_have_no_serious_accessibility_violation(open_watched_page: Any, built: Path, scheme: str) -> None:
+    from tests.browser_support import axe_violations, describe_violations, serious_violations, serve_site
 
     with serve_site(built / "build") as base:
-        context = browser.new_context(color_scheme=scheme)  # type: ignore[attr-defined]
-        try:
-            page = context.new_page()
-            watch = PageWatch(base_url=base)
-            watch.attach(page)
-            # reprs has every form; the dark run checks it alone (axe costs seconds a page)
-            names = ["reprs", "displays"] if scheme == "light" else ["reprs"]
-            for name in [n for n in names if (built / "build" / n).is_dir()]:
-                page.goto(base + f"{name}/index.html")
-                assert page.locator("section#B-png img" if name == "reprs" else "section#B-mixed em").first.is_visible()
-                serious = serious_violations(axe_violations(page))
-                assert not serious, f"{name} ({scheme}): " + describe_violations(serious)
-            watch.assert_clean()
-        finally:
-            context.close()
+        page, watch = open_watched_page(base, timeout_ms=None, color_scheme=scheme)
+        # reprs has every form; the dark run checks it alone (axe costs seconds a page)
+        names = ["reprs", "displays"] if scheme == "light" else ["reprs"]
+        for name in [n for n in names if (built / "build" / n).is_dir()]:
+            page.goto(base + f"{name}/index.html")
+            assert page.locator("section#B-png img" if name == "reprs" else "section#B-mixed em").first.is_visible()
+            serious = serious_violations(axe_violations(page))
+            assert not serious, f"{name} ({scheme}): " + describe_violations(serious)
+        watch.assert_clean()
 
 
 def test_displays_keep_their_place_when_the_output_is_cut(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from site_builder.source.blocks import parse
-from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import run_cli, write_demo
+from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
+from tests.conftest import build_site, write_demo
 from tests.test_prose_myst import assert_no_raw_syntax, visible
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
@@ -159,9 +159,7 @@ def leftovers_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_demo(project, "myst", MYST)
     (project / "demos" / "plot.png").write_bytes(PNG)
     (project / "demos" / "lecture.md").write_text(LECTURE, encoding="utf-8")
-    result = run_cli("build", cwd=project, timeout=170)
-    assert result.returncode == 0, result.stderr
-    return project / "build"
+    return build_site(project, timeout=170)
 
 
 def page(site: Path, name: str) -> str:
@@ -338,37 +336,30 @@ def leftovers_url(browser: Any, leftovers_site: Path) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_solution_folds_with_the_keyboard_and_the_page_is_accessible(browser: Any, leftovers_url: str,
+def test_solution_folds_with_the_keyboard_and_the_page_is_accessible(open_watched_page: Any, leftovers_url: str,
                                                                       scheme: str) -> None:
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
-    context.set_default_timeout(15_000)
-    tab = context.new_page()
-    watch = PageWatch(base_url=leftovers_url)
-    watch.attach(tab)
-    try:
-        tab.goto(leftovers_url + "myst/index.html")
-        solution = tab.locator("details.solution")
-        answer = solution.get_by_text("It is 9.")
-        assert not answer.is_visible()
-        solution.locator("summary").focus()
-        tab.keyboard.press("Enter")
-        answer.wait_for(state="visible")
-        assert solution.evaluate("d => d.open")
-        tab.keyboard.press("Space")
-        answer.wait_for(state="hidden")
-        assert tab.locator("math").count() >= 3
-        serious = serious_violations(axe_violations(tab))
-        assert not serious, describe_violations(serious)
-        solution.locator("summary").click()
-        serious = serious_violations(axe_violations(tab))
-        assert not serious, describe_violations(serious)
-        tab.goto(leftovers_url + "gallery/index.html")  # headings in On this page, reST asides
-        assert tab.locator("nav.toc-side .toc-heading").count() == 2
-        serious = serious_violations(axe_violations(tab))
-        assert not serious, describe_violations(serious)
-        watch.assert_clean()
-    finally:
-        context.close()
+    tab, watch = open_watched_page(leftovers_url, viewport=DESKTOP, color_scheme=scheme)
+    tab.goto(leftovers_url + "myst/index.html")
+    solution = tab.locator("details.solution")
+    answer = solution.get_by_text("It is 9.")
+    assert not answer.is_visible()
+    solution.locator("summary").focus()
+    tab.keyboard.press("Enter")
+    answer.wait_for(state="visible")
+    assert solution.evaluate("d => d.open")
+    tab.keyboard.press("Space")
+    answer.wait_for(state="hidden")
+    assert tab.locator("math").count() >= 3
+    serious = serious_violations(axe_violations(tab))
+    assert not serious, describe_violations(serious)
+    solution.locator("summary").click()
+    serious = serious_violations(axe_violations(tab))
+    assert not serious, describe_violations(serious)
+    tab.goto(leftovers_url + "gallery/index.html")  # headings in On this page, reST asides
+    assert tab.locator("nav.toc-side .toc-heading").count() == 2
+    serious = serious_violations(axe_violations(tab))
+    assert not serious, describe_violations(serious)
+    watch.assert_clean()
 
 
 def test_solution_opens_without_script(browser: Any, leftovers_url: str) -> None:

@@ -411,9 +411,6 @@ def test_percent_options_and_tags_parse() -> None:
 
 # ---------------------------------------------------------------- in a browser
 
-BROWSER_TIMEOUT_MS = 15_000
-
-
 @pytest.fixture(scope="module")
 def site_url(browser: object, built: tuple[Path, str]) -> Iterator[str]:
     from tests.browser_support import serve_site
@@ -423,53 +420,37 @@ def site_url(browser: object, built: tuple[Path, str]) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("script", [True, False], ids=["with-js", "without-js"])
-def test_folded_code_and_output_open_with_the_keyboard(browser: Any, site_url: str, script: bool) -> None:
-    from tests.browser_support import PageWatch
-
-    context = browser.new_context(java_script_enabled=script)
-    context.set_default_timeout(BROWSER_TIMEOUT_MS)
-    page = context.new_page()
-    watch = PageWatch(base_url=site_url)
-    watch.attach(page)
-    try:
-        page.goto(site_url + "opts/index.html")
-        for block, fold in (("B-folded", "fold-code"), ("B-cell", "fold-output")):
-            summary = page.locator(f"#{block} details.{fold} > summary")
-            inside = page.locator(f"#{block} details.{fold} > :not(summary)").first
-            assert not inside.is_visible()
-            summary.focus()
-            page.keyboard.press("Enter")
-            assert inside.is_visible(), f"{block}: Enter opens the {fold}"
-            page.keyboard.press("Space")
-            assert not inside.is_visible(), f"{block}: Space closes it again"
-        if script:  # printed open, closed again after (site.js)
-            page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
-            assert page.locator("details.cell-fold:not([open])").count() == 0
-            page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
-            assert page.locator("details.cell-fold[open]").count() == 0
-        watch.assert_clean()
-    finally:
-        context.close()
+def test_folded_code_and_output_open_with_the_keyboard(open_watched_page: Any, site_url: str, script: bool) -> None:
+    page, watch = open_watched_page(site_url, java_script_enabled=script)
+    page.goto(site_url + "opts/index.html")
+    for block, fold in (("B-folded", "fold-code"), ("B-cell", "fold-output")):
+        summary = page.locator(f"#{block} details.{fold} > summary")
+        inside = page.locator(f"#{block} details.{fold} > :not(summary)").first
+        assert not inside.is_visible()
+        summary.focus()
+        page.keyboard.press("Enter")
+        assert inside.is_visible(), f"{block}: Enter opens the {fold}"
+        page.keyboard.press("Space")
+        assert not inside.is_visible(), f"{block}: Space closes it again"
+    if script:  # printed open, closed again after (site.js)
+        page.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+        assert page.locator("details.cell-fold:not([open])").count() == 0
+        page.evaluate("() => window.dispatchEvent(new Event('afterprint'))")
+        assert page.locator("details.cell-fold[open]").count() == 0
+    watch.assert_clean()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_notebook_pages_are_accessible(browser: Any, site_url: str, scheme: str) -> None:
-    from tests.browser_support import PageWatch, axe_violations, describe_violations, serious_violations
+def test_notebook_pages_are_accessible(open_watched_page: Any, site_url: str, scheme: str) -> None:
+    from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations
 
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
-    context.set_default_timeout(BROWSER_TIMEOUT_MS)
-    page = context.new_page()
-    watch = PageWatch(base_url=site_url)
-    watch.attach(page)
-    try:
-        for name in (NOTEBOOK, "book", "opts", "ui/window_sgskip"):
-            page.goto(site_url + f"{name}/index.html")
-            page.evaluate("() => document.querySelectorAll('details.cell-fold').forEach(d => d.open = true)")
-            serious = serious_violations(axe_violations(page))
-            assert not serious, f"{name}: " + describe_violations(serious)
-        watch.assert_clean()
-    finally:
-        context.close()
+    page, watch = open_watched_page(site_url, viewport=DESKTOP, color_scheme=scheme)
+    for name in (NOTEBOOK, "book", "opts", "ui/window_sgskip"):
+        page.goto(site_url + f"{name}/index.html")
+        page.evaluate("() => document.querySelectorAll('details.cell-fold').forEach(d => d.open = true)")
+        serious = serious_violations(axe_violations(page))
+        assert not serious, f"{name}: " + describe_violations(serious)
+    watch.assert_clean()
 
 
 def test_a_kernel_named_for_another_language_is_refused_without_a_language() -> None:
