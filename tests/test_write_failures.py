@@ -8,11 +8,13 @@ pass lists the sites of a rebuild, then each site fails once (the errnos rotate 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -213,17 +215,27 @@ def test_a_killed_builds_temporaries_are_removed_by_the_next_build(project: Path
     assert (project / f"notes.tmp-{dead.pid}").is_file()
 
 
-def test_a_demo_that_fills_the_disk_fails_as_a_demo_and_the_next_build_recovers(tmp_path: Path) -> None:
-    """On a real 3 MB tmpfs (root only): the demo's 2.5 MB leave too little for the site."""
+@contextlib.contextmanager
+def small_tmpfs(tmp_path: Path, size: str) -> Iterator[Path]:
+    """A real tmpfs of ``size`` ("3m") mounted in ``tmp_path``, unmounted after; skips the
+    test where mounting is not allowed (not root, or refused)."""
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs needs root")
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)],
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(disk)],
                              capture_output=True, text=True)
     if mounted.returncode != 0:
         pytest.skip(f"mount -t tmpfs is not permitted here: {mounted.stderr.strip()}")
     try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_demo_that_fills_the_disk_fails_as_a_demo_and_the_next_build_recovers(tmp_path: Path) -> None:
+    """On a real 3 MB tmpfs (root only): the demo's 2.5 MB leave too little for the site."""
+    with small_tmpfs(tmp_path, "3m") as disk:
         write_demo(disk, "a", '''
             """a: asks for more room than the disk has (tmpfs gives back what it took)."""
             import os
@@ -256,25 +268,15 @@ def test_a_demo_that_fills_the_disk_fails_as_a_demo_and_the_next_build_recovers(
         assert fixed.returncode == 0, fixed.stderr
         assert temporaries(disk) == []
         assert "small" in (disk / "build" / "a" / "index.html").read_text()
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def test_pagefind_on_a_full_disk_is_a_write_failure_not_a_broken_search(tmp_path: Path) -> None:
     """Pagefind exits 0 with empty files when its writes fail: the builder notices."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root")
     from site_builder.site.search import _pagefind_binary, index_site
 
     if _pagefind_binary() is None:
         pytest.skip("the Pagefind binary (pagefind[bin]) is not installed")
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"mount -t tmpfs is not permitted here: {mounted.stderr.strip()}")
-    try:
+    with small_tmpfs(tmp_path, "1m") as disk:
         site = disk / "site"
         site.mkdir()
         words = " ".join(f"word{i}" for i in range(2000))
@@ -284,8 +286,6 @@ def test_pagefind_on_a_full_disk_is_a_write_failure_not_a_broken_search(tmp_path
         with pytest.raises(OSError) as raised:
             index_site(site)
         assert raised.value.errno == errno.ENOSPC
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def test_a_build_killed_by_sigkill_leaves_folders_the_next_build_removes(project: Path) -> None:
