@@ -16,6 +16,19 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 
+# The front matter Jupytext writes on a MyST Markdown notebook (a Jupyter Book page).
+MYST_FRONT_MATTER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
 def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``python -m site_builder ARGS`` in ``cwd`` and capture what a user would see."""
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}

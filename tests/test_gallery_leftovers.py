@@ -13,7 +13,7 @@ import pytest
 
 from site_builder.source.blocks import parse
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import build_site, write_demo
+from tests.conftest import MYST_FRONT_MATTER, build_site, write_demo
 from tests.test_prose_myst import assert_no_raw_syntax, visible
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
@@ -108,17 +108,7 @@ assert 3 ** 2 == 9
 '''
 
 
-LECTURE = """---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+LECTURE = MYST_FRONT_MATTER + """
 (lecture-intro)=
 # A *small* lecture on {math}`x^2`
 

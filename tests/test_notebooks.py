@@ -21,23 +21,12 @@ from site_builder.errors import ParseError, UsageError
 from site_builder.source.blocks import parse
 from site_builder.source.cell_options import display_of, split_options
 from site_builder.source.ipython_syntax import _without_ipython, rewrite
-from tests.conftest import run_cli, write_demo
+from tests.conftest import MYST_FRONT_MATTER, run_cli, write_demo
 
 NOTEBOOK_FILE = "01.02 Stored Outputs.ipynb"  # named as real notebooks are: dots, spaces, capitals
 NOTEBOOK = "01-02-stored-outputs"
 
-MYST = """\
----
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+MYST = MYST_FRONT_MATTER + """
 # A MyST notebook
 
 Some prose.
