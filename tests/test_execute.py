@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import struct
 import time
 from pathlib import Path
@@ -360,6 +362,20 @@ def test_reads_and_environment(tmp_path: Path) -> None:
     assert r.reads == ("data/table.csv", "demos/_helper.py")
     assert r.environment["python"].count(".") == 2
     assert "platform" in r.environment
+
+
+def test_the_cost_of_resolving_names_is_said_at_debug_level(tmp_path: Path,
+                                                            caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="site_builder.run.execute"):
+        r = run(tmp_path, [("setup", "import os.path"),
+                           ("B-names", "parts = [os.path.join('a', str(i)) for i in range(3000)]\n"
+                                       "print(len(parts), os.path.basename(parts[-1]))")])
+    assert r.ok, r.failure
+    (line,) = [m for m in caplog.messages if "name resolution" in m]
+    found = re.fullmatch(r"demo: name resolution ([\d.]+) s of the demo process's ([\d.]+) s CPU", line)
+    assert found, line
+    resolving, cpu = map(float, found.groups())
+    assert 0 < resolving < cpu < 20  # the demo's own work (and its start) costs more than looking at its names
 
 
 def test_path_scrubber_replaces_machine_paths() -> None:

@@ -130,14 +130,19 @@ def _run(job: dict[str, Any], events: Any) -> None:
         sink.begin(index)
         displays.begin(index, cell["name"])
         audit.on = True
+        # CPU spent resolving names (this copy and block_names), for the parent's debug line
+        resolving = time.thread_time()
         before_ns = dict(ns)
+        resolving = time.thread_time() - resolving
         t0 = time.perf_counter()
         status, error, stop, flags, value = cells.run_cell(cell, ns, rel_path, paths, flags, displays.value)
         if stop or index == len(job["blocks"]) - 1:
             files.flush_demo_files(ns)  # the script has ended
         duration = time.perf_counter() - t0
         audit.on = False
+        resolving -= time.thread_time()
         names = resolver.block_names(cell, before_ns, ns)
+        resolving += time.thread_time()
         artifacts = figures.save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0), ns,
                                          job.get("animations"))
         artifacts += files.file_artifacts(before, files.snapshot(files_dir), files_dir)
@@ -145,7 +150,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
         artifacts += displays.end()
         events.send([{"event": "end", "i": index, "block": cell["name"], "status": status,
                       "duration": duration, "error": error, "artifacts": artifacts, "value": value,
-                      "names": names}])
+                      "names": names, "names_cpu": resolving}])
         if stop:
             break
     sink.stop()
@@ -156,7 +161,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
                          if isinstance(getattr(m, "__file__", None), str)
                          and paths.project_rel(m.__file__)]
     events.send([{"event": "done", "environment": environment.environment_of(namespaces),
-                  "reads": files.reads(audit, paths, imported)}])
+                  "reads": files.reads(audit, paths, imported), "cpu": time.process_time()}])
 
 
 if __name__ == "__main__":
