@@ -226,7 +226,11 @@ def main() -> int:
     parser.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j", help="comma-separated subset of a,...,j")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects")
     parser.add_argument("--gallery", type=int, default=60, help="entries of (g) (default 60; a few to try the code path)")
+    parser.add_argument("--gallery-dir", type=Path, metavar="DIR",
+                        help="(g) builds this folder of Sphinx-Gallery scripts instead of generated entries")
     args = parser.parse_args()
+    if args.gallery_dir is not None and not args.gallery_dir.is_dir():
+        parser.error(f"--gallery-dir {args.gallery_dir}: not a folder")
     runs = args.runs or (2 if args.quick else 5)
     only = set(args.only.split(","))
     workdir = Path(tempfile.mkdtemp(prefix="site_builder-bench-"))
@@ -248,7 +252,8 @@ def main() -> int:
         if only & set("ghij"):
             import scale  # (g)-(j): gallery scale (issue 12)
 
-            gallery = functools.partial(scale.bench_gallery, count=args.gallery)
+            gallery = functools.partial(scale.bench_gallery, count=args.gallery,
+                                        folder=args.gallery_dir.resolve() if args.gallery_dir else None)
             for letter, bench in (("g", gallery), ("h", scale.bench_numpy),
                                   ("i", scale.bench_thousand), ("j", scale.bench_serve)):
                 if letter in only:

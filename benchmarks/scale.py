@@ -1,10 +1,37 @@
 """Benchmarks (g)-(j) of issue 12, at gallery scale (run through ``benchmarks/run.py --only g,h,i,j``).
 
 Each build runs in a small wrapper around ``site_builder.cli.main`` that reports the peak
-memory of the builder (``ru_maxrss``) and of its fork server (its debug line at close);
+memory of the builder (``ru_maxrss``) and of its fork server (its debug line at close), and
+the CPU each demo spent resolving the names of its code (execute's debug line, summed);
 CPU is the user + system time of the build's whole process tree (``RUSAGE_CHILDREN``).
 The plain runs get the environment the builder gives its demos (Agg backend, one BLAS
 thread), so both sides compute the same thing.
+
+(g) compares with Sphinx-Gallery when ``sphinx``, ``sphinx_gallery`` and ``joblib`` (its
+``parallel`` setting needs it) import in the interpreter that runs the benchmark. Installing
+Sphinx upgrades docutils: keep it out of the builder's own environment with a virtual one::
+
+    python -m venv BENCHVENV
+    BENCHVENV/bin/pip install -e . sphinx sphinx-gallery joblib numpy matplotlib pillow
+    BENCHVENV/bin/python benchmarks/run.py --only g
+
+``--gallery-dir DIR`` makes (g) build a real folder of Sphinx-Gallery scripts (never
+committed), such as ``galleries/examples/lines_bars_and_markers`` of Matplotlib's source,
+instead of the generated entries: both tools get a copy of it as a section of their
+examples folder, in the same run, paired, medians. What Matplotlib's ``doc/conf.py`` gives
+Sphinx-Gallery that matters here is mirrored for both tools: every script runs
+(``filename_pattern = '^((?!sgskip).)*$'``, our ``run_pattern`` the same), no values are
+shown (``capture_repr = ()``, our ``values = false``), ``thumbnail_size = (320, 224)`` and
+``remove_config_comments`` (ours always). Its ``doc/matplotlibrc`` (figure size 5.5 x 4.5,
+80 dpi) is not: Sphinx-Gallery's ``reset_modules = ('matplotlib', ...)`` calls
+``plt.rcdefaults()`` before every example, so the gallery's figures are drawn with
+Matplotlib's defaults, as they are here. Neither is ``image_srcset = ["2x"]``: Sphinx-Gallery
+then saves every figure a second time at twice the pixels; without it it saves at the
+figure's dpi, our ``figure_scale = 1`` pixel for pixel, so the targets compare our default
+2x with Sphinx-Gallery's quarter of the pixels, and the figure_scale 1 run gives the
+comparison at equal pixels. The scripts' data come with Matplotlib
+(``cbook.get_sample_data``); ``timeline.py`` tries a URL with a 1 s timeout and falls back
+to its own data, the same for both tools.
 """
 
 from __future__ import annotations
@@ -13,6 +40,7 @@ import importlib.util
 import json
 import re
 import resource
+import shutil
 import signal
 import statistics
 import subprocess
@@ -81,20 +109,27 @@ fig, ax = plt.subplots()
 ax.plot(x, np.sin(x))
 print("[B-plot] {text}")
 '''
-# Runs site_builder's command line, then says its own peak memory and its fork server's.
+# Runs site_builder's command line, then says its own peak memory, its fork server's, what
+# each demo spent resolving names (execute's debug line) and whether the site was unchanged.
 MEASURED = '''
-import logging, resource, sys
+import logging, re, resource, sys
 from site_builder.cli import main
 
-class Peak(logging.Handler):
+class Said(logging.Handler):
     def emit(self, record):
         message = record.getMessage()
         if message.startswith("fork server") and "peak memory" in message:
             sys.stderr.write("@@server " + message.rsplit(" ", 2)[-2] + "\\n")
+        elif found := re.search(r"name resolution ([\\d.]+) s of the demo process's ([\\d.]+) s CPU$", message):
+            sys.stderr.write(f"@@names {found[1]} {found[2]}\\n")
+        elif message.startswith("site unchanged"):
+            sys.stderr.write("@@unchanged\\n")
+        elif record.levelno >= logging.WARNING:
+            sys.stderr.write(message + "\\n")
 
-log = logging.getLogger("site_builder.run.demo_process")
+log = logging.getLogger("site_builder")
 log.setLevel(logging.DEBUG)
-log.addHandler(Peak())
+log.addHandler(Said())
 log.propagate = False
 code = main(sys.argv[1:])
 sys.stderr.write(f"@@builder {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
@@ -110,6 +145,10 @@ class Sample:
     cpu: float
     builder_mb: float = 0.0
     server_mb: float = 0.0
+    names_cpu: float = 0.0  # CPU seconds the demos spent resolving names (summed over the demos that ran)
+    demos_cpu: float = 0.0  # CPU seconds of the demos' processes (the same demos)
+    demos_run: int = 0  # demos that said what resolving cost them: the demos that ran
+    unchanged: bool = False  # the build said "site unchanged"
 
 
 def _children_cpu() -> float:
@@ -130,6 +169,9 @@ def measured(command: list[str], cwd: Path, env: dict[str, str] = ENV) -> Sample
         sample.builder_mb = int(found[-1]) / 1024
     servers = [int(kb) for kb in re.findall(r"@@server (\d+)", done.stderr)]
     sample.server_mb = max(servers, default=0) / 1024
+    resolved = [(float(a), float(b)) for a, b in re.findall(r"@@names ([\d.]+) ([\d.]+)", done.stderr)]
+    sample.names_cpu, sample.demos_cpu = sum(a for a, _ in resolved), sum(b for _, b in resolved)
+    sample.demos_run, sample.unchanged = len(resolved), "@@unchanged" in done.stderr
     return sample
 
 
@@ -138,9 +180,10 @@ def build(project: Path, *args: str) -> Sample:
 
 
 def plain_runs(project: Path) -> Sample:
-    """Every demo of ``project`` run with plain python, one after another, each in its own folder."""
+    """Every demo of ``project`` (its sections' too) run with plain python, one after another,
+    each in its own folder."""
     total = Sample(0.0, 0.0)
-    for script in sorted((project / "demos").glob("*.py")):
+    for script in sorted(p for p in (project / "demos").rglob("*.py") if not p.name.startswith("_")):
         one = measured([sys.executable, str(script)], script.parent, PLAIN_ENV)
         total.wall += one.wall
         total.cpu += one.cpu
@@ -149,7 +192,8 @@ def plain_runs(project: Path) -> Sample:
 
 def median_sample(samples: list[Sample]) -> Sample:
     return Sample(*(statistics.median(getattr(s, f) for s in samples)
-                    for f in ("wall", "cpu", "builder_mb", "server_mb")))
+                    for f in ("wall", "cpu", "builder_mb", "server_mb", "names_cpu", "demos_cpu")),
+                  demos_run=min(s.demos_run for s in samples), unchanged=all(s.unchanged for s in samples))
 
 
 def sampled(runs: int, *measures: object) -> list[Sample]:
@@ -171,7 +215,52 @@ def gallery_files(count: int) -> dict[str, str]:
         third=THIRD_FIGURE.format(i=i) if i % 2 else "") for i in range(count)}
 
 
-def sphinx_gallery(workdir: Path, files: dict[str, str], parallel: int = 1) -> Sample | None:
+# What Matplotlib's doc/conf.py gives its gallery that changes what the tools do (see the
+# module's docstring), for each tool.
+REAL_OURS = 'run_pattern = "^((?!sgskip).)*$"\nvalues = false\n'
+REAL_SPHINX = ("'filename_pattern': '^((?!sgskip).)*$', 'capture_repr': (), 'thumbnail_size': (320, 224), "
+               "'remove_config_comments': True")
+
+
+@dataclass(frozen=True)
+class Gallery:
+    """What (g) builds: generated entries (``files``), or a copy of a real folder of
+    Sphinx-Gallery scripts (``folder``, a section of the demos folder for both tools)."""
+
+    label: str  # "60 figure entries", "lines_bars_and_markers (41 scripts)"
+    files: dict[str, str]
+    folder: Path | None = None
+    settings: str = ""  # lines of our [tool.site_builder]
+    sphinx_conf: str = "'filename_pattern': '.*'"  # items of sphinx_gallery_conf
+
+    def project(self, workdir: Path, name: str, settings: str = "") -> Path:
+        """A fresh project of ours holding the gallery (``settings``: more lines of [tool.site_builder])."""
+        project = project_with(workdir, name, self.files, self.settings + settings)
+        if self.folder is not None:
+            self.fill(project / "demos")
+        return project
+
+    def fill(self, examples: Path) -> None:
+        """The real folder as a section of ``examples``, under a top-level header, as both tools read it."""
+        assert self.folder is not None
+        (examples / "README.txt").write_text("Gallery\n=======\n", encoding="utf-8")
+        shutil.copytree(self.folder, examples / self.folder.name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*"))
+
+
+def generated_gallery(count: int) -> Gallery:
+    return Gallery(f"{count} figure entries", gallery_files(count))
+
+
+def real_gallery(folder: Path) -> Gallery:
+    """``folder`` of Sphinx-Gallery scripts, built the way Matplotlib's documentation builds its gallery."""
+    scripts = [p for p in folder.rglob("*.py") if not p.name.startswith("_")]
+    if not scripts:
+        raise SystemExit(f"--gallery-dir {folder}: no Python script in it")
+    return Gallery(f"{folder.name} ({len(scripts)} scripts)", {}, folder, REAL_OURS, REAL_SPHINX)
+
+
+def sphinx_gallery(workdir: Path, gallery: Gallery, parallel: int = 1) -> Sample | None:
     """The same scripts built by Sphinx-Gallery, or None when it is not installed.
 
     ``parallel`` > 1: its ``parallel`` setting (examples run in that many processes) with
@@ -181,8 +270,11 @@ def sphinx_gallery(workdir: Path, files: dict[str, str], parallel: int = 1) -> S
     project = project_with(workdir, f"sphinx-{parallel}", {})
     examples = project / "examples"
     examples.mkdir()
-    (examples / "README.txt").write_text("Gallery\n=======\n", encoding="utf-8")
-    for name, text in files.items():
+    if gallery.folder is not None:
+        gallery.fill(examples)
+    else:
+        (examples / "README.txt").write_text("Gallery\n=======\n", encoding="utf-8")
+    for name, text in gallery.files.items():
         body = text.split('"""', 2)[2]  # a reStructuredText title instead of the summary line
         title = name.removesuffix(".py")
         (examples / name).write_text(f'"""\n{title}\n{"=" * len(title)}\n\nA generated entry.\n"""{body}',
@@ -190,46 +282,67 @@ def sphinx_gallery(workdir: Path, files: dict[str, str], parallel: int = 1) -> S
     (project / "conf.py").write_text(
         "extensions = ['sphinx_gallery.gen_gallery']\n"
         "sphinx_gallery_conf = {'examples_dirs': 'examples', 'gallery_dirs': 'auto_examples',"
-        f" 'filename_pattern': '.*', 'plot_gallery': 'True', 'parallel': {parallel}}}\n", encoding="utf-8")
+        f" {gallery.sphinx_conf}, 'plot_gallery': 'True', 'parallel': {parallel}}}\n", encoding="utf-8")
     (project / "index.rst").write_text("Gallery\n=======\n\n.. toctree::\n\n   auto_examples/index\n",
                                        encoding="utf-8")
     jobs = ["-j", str(parallel)] if parallel > 1 else []
     return measured([sys.executable, "-m", "sphinx", "-b", "html", "-q", *jobs, ".", "_build"], project, PLAIN_ENV)
 
 
-def bench_gallery(workdir: Path, runs: int, count: int = 60) -> list[Measure]:
-    """(g): ``count`` figure entries, cold: -j 1 against plain runs; -j 2 against Sphinx-Gallery,
-    one process and ``parallel = 2`` (with ``sphinx-build -j 2``), in the same run."""
-    files = gallery_files(count)
-    plain_project = project_with(workdir, "gallery-plain", files)
-    has_sphinx = sphinx_gallery(workdir, dict(list(files.items())[:1])) is not None  # also warms its caches
+def bench_gallery(workdir: Path, runs: int, count: int = 60, folder: Path | None = None) -> list[Measure]:
+    """(g): ``count`` generated figure entries, or the real gallery ``folder``, cold: -j 1 against
+    plain runs; -j 2 against Sphinx-Gallery, one process and ``parallel = 2`` (with
+    ``sphinx-build -j 2``), in the same run; what resolving names cost the -j 2 build, and
+    that a no-change rebuild of it resolves nothing."""
+    gallery = real_gallery(folder) if folder is not None else generated_gallery(count)
+    label = f"(g) {gallery.label}"
+    plain_project = gallery.project(workdir, "gallery-plain")
+    # also warms its caches
+    has_sphinx = sphinx_gallery(workdir, generated_gallery(1)) is not None
+    built: list[Path] = []  # the last cold -j 2 project, rebuilt unchanged at the end
+
+    def cold_j2() -> Sample:
+        built[:] = [gallery.project(workdir, "gallery-j2")]
+        return build(built[0], "-j", "2")
+
     # figure_scale = 1: the pixels Sphinx-Gallery saves (the default, 2, saves four times as many)
     measures = [lambda: plain_runs(plain_project),
-                lambda: build(project_with(workdir, "gallery-j1", files), "-j", "1"),
-                lambda: build(project_with(workdir, "gallery-j2", files), "-j", "2"),
-                lambda: build(project_with(workdir, "gallery-j2-1x", files, "figure_scale = 1\n"), "-j", "2")]
+                lambda: build(gallery.project(workdir, "gallery-j1"), "-j", "1"),
+                cold_j2,
+                lambda: build(gallery.project(workdir, "gallery-j2-1x", "figure_scale = 1\n"), "-j", "2")]
     if has_sphinx:
-        measures += [lambda: sphinx_gallery(workdir, files), lambda: sphinx_gallery(workdir, files, parallel=2)]
+        measures += [lambda: sphinx_gallery(workdir, gallery), lambda: sphinx_gallery(workdir, gallery, parallel=2)]
     plain, one, two, two_1x, *sphinx = sampled(runs, *measures)
-    print(f"  (g) {count} figure entries: plain python {plain.wall:.1f} s wall / {plain.cpu:.1f} s CPU; "
+    again = build(built[0], "-j", "2")
+    print(f"  {label}: plain python {plain.wall:.1f} s wall / {plain.cpu:.1f} s CPU; "
           f"build -j 1 {one.wall:.1f} s / {one.cpu:.1f} s CPU ({_memory(one)}); "
           f"-j 2 {two.wall:.1f} s / {two.cpu:.1f} s CPU; -j 2 at figure_scale 1 {two_1x.wall:.1f} s / "
           f"{two_1x.cpu:.1f} s CPU"
           + (f"; Sphinx-Gallery {sphinx[0].wall:.1f} s / {sphinx[0].cpu:.1f} s CPU, with parallel = 2 "
-             f"{sphinx[1].wall:.1f} s / {sphinx[1].cpu:.1f} s CPU" if sphinx else
+             f"{sphinx[1].wall:.1f} s / {sphinx[1].cpu:.1f} s CPU (-j 2 at figure_scale 1 / parallel = 2: "
+             f"{two_1x.wall / sphinx[1].wall:.3f} wall, {two_1x.cpu / sphinx[1].cpu:.3f} CPU)" if sphinx else
              "; Sphinx-Gallery not installed"), file=sys.stderr)
+    share = two.names_cpu / two.demos_cpu if two.demos_cpu else float("inf")
+    print(f"  {label}: name resolution (cold -j 2): {two.names_cpu:.2f} s of {two.demos_cpu:.1f} s of the "
+          f"demos' CPU ({share:.1%}; {two.demos_run} demos; the whole build {two.cpu:.1f} s CPU); "
+          f"no-change rebuild {again.wall:.2f} s / {again.cpu:.2f} s CPU: "
+          + ("site unchanged, " if again.unchanged else "the site was written again (!), ")
+          + f"{again.demos_run} demos ran, {again.names_cpu:.3f} s resolving names", file=sys.stderr)
     results = [
-        Measure(f"(g) {count} figure entries, cold -j 1 / plain runs: wall", one.wall / plain.wall, "x", 0.8),
-        Measure(f"(g) {count} figure entries, cold -j 1 / plain runs: CPU", one.cpu / plain.cpu, "x", 0.75),
+        Measure(f"{label}, cold -j 1 / plain runs: wall", one.wall / plain.wall, "x", 0.8),
+        Measure(f"{label}, cold -j 1 / plain runs: CPU", one.cpu / plain.cpu, "x", 0.75),
+        Measure(f"{label}, name resolution / the demos' CPU (cold -j 2)", share, "x", 0.05),
+        Measure(f"{label}, no-change rebuild: CPU resolving names", again.names_cpu, "s", 0.0),
     ]
     if sphinx:
         serial, parallel = sphinx
         results += [
-            Measure(f"(g) {count} figure entries, cold -j 2 / Sphinx-Gallery: wall", two.wall / serial.wall, "x", 0.5),
-            Measure("(g) the same, figures at Sphinx-Gallery's pixels (figure_scale 1)",
-                    two_1x.wall / serial.wall, "x", 0.5),
-            Measure("(g) cold -j 2 / Sphinx-Gallery parallel = 2 (-j 2): wall", two.wall / parallel.wall, "x", 0.75),
-            Measure("(g) cold -j 2 / Sphinx-Gallery parallel = 2 (-j 2): CPU", two.cpu / parallel.cpu, "x", 0.85),
+            Measure(f"{label}, cold -j 2 / Sphinx-Gallery: wall", two.wall / serial.wall, "x", 0.5),
+            Measure(f"{label}, the same at figure_scale 1", two_1x.wall / serial.wall, "x", 0.5),
+            Measure(f"{label}, cold -j 2 / Sphinx-Gallery parallel = 2 (-j 2): wall", two.wall / parallel.wall,
+                    "x", 0.75),
+            Measure(f"{label}, cold -j 2 / Sphinx-Gallery parallel = 2 (-j 2): CPU", two.cpu / parallel.cpu,
+                    "x", 0.85),
         ]
     return results
 
