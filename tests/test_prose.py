@@ -292,6 +292,16 @@ def test_rst_images_do_not_load_from_elsewhere() -> None:
     assert "the logo" in html and "a local figure" in html and "Its caption." in html
 
 
+def test_each_rst_render_has_its_own_ids() -> None:
+    # docutils' settings are made once and copied for each render: nothing of one render leaks
+    from site_builder.site.prose_rst import rst_html
+
+    text = "Sub\n---\n\ntext [1]_\n\n.. [1] note\n"
+    first, second = rst_html(text, "a-"), rst_html(text, "b-")
+    assert first and second and 'id="a-sub"' in first and 'href="#a-1"' in first
+    assert second == first.replace('"a-', '"b-').replace('"#a-', '"#b-')
+
+
 def test_rst_plain_text_title() -> None:
     assert prose.plain("Waves *now* with ``code``", "rst") == "Waves now with code"
     assert prose.plain("Waves *now*", "markdown") == "Waves *now*"
