@@ -7,8 +7,8 @@ CPU is the user + system time of the build's whole process tree (``RUSAGE_CHILDR
 The plain runs get the environment the builder gives its demos (Agg backend, one BLAS
 thread), so both sides compute the same thing.
 
-(g) compares with Sphinx-Gallery when ``sphinx``, ``sphinx_gallery`` and ``joblib`` (its
-``parallel`` setting needs it) import in the interpreter that runs the benchmark. Installing
+(g) compares with Sphinx-Gallery when ``sphinx`` and ``sphinx_gallery`` import in the
+interpreter that runs the benchmark (its ``parallel`` setting also needs ``joblib``). Installing
 Sphinx upgrades docutils: keep it out of the builder's own environment with a virtual one::
 
     python -m venv BENCHVENV
