@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -96,11 +97,21 @@ def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's demos built once per test session; returns the site folder."""
-    project = tmp_path_factory.mktemp("real-site")
-    shutil.copytree(REPO / "demos", project / "demos")
-    shutil.copy(REPO / "pyproject.toml", project / "pyproject.toml")  # the site's own wording
-    return build_site(project, timeout=170)
+    """The repository's demos built once per test run, shared by the xdist workers (the first
+    to ask builds, under a file lock, the others wait for it); returns the site folder. Tests
+    only read it."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    project = shared / "real-site"
+    with open(shared / "real-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the build fails
+        if not (project / "built").is_file():
+            shutil.rmtree(project, ignore_errors=True)  # a failed attempt's leftovers
+            shutil.copytree(REPO / "demos", project / "demos")
+            shutil.copy(REPO / "pyproject.toml", project / "pyproject.toml")  # the site's own wording
+            build_site(project, timeout=170)
+            (project / "built").touch()
+    return project / "build"
 
 
 @pytest.fixture(scope="session")
