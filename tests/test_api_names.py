@@ -203,6 +203,9 @@ def test_resolution_is_bounded_and_never_fails_the_block() -> None:
     exec(text, ns)
     assert len(NameResolver().resolve(text, 1, {}, ns)) == MAX_REFS
     assert NameResolver().resolve("this is not python", 1, {}, {}) == []
+    # Code symtable refuses (though it parses): the top level still resolves, nested scopes stay plain.
+    found = NameResolver().resolve("nonlocal q\nnp.pi\nf = lambda: np.e", 1, {}, {"np": importlib.import_module("numpy")})
+    assert [item[3][0] for item in found] == ["numpy", "numpy.pi"]
     found = NameResolver().resolve("h.anything.deeper", 1, {}, {"h": Hostile()})
     assert [item[3] for item in found] == [[f"{__name__}.Hostile"]]  # h's type; nothing of h ran
 
@@ -210,3 +213,109 @@ def test_resolution_is_bounded_and_never_fails_the_block() -> None:
 def test_a_demos_own_functions_and_classes_link_to_nothing(tmp_path: Path) -> None:
     (names,) = run_blocks("class Local:\n    pass\n\nthing = Local()\ndef helper():\n    pass\nhelper()")
     assert "thing" not in names and "Local" not in names and "helper" not in names
+
+
+def test_a_functions_globals_link_its_parameters_and_locals_stay_plain() -> None:
+    (names,) = run_blocks("""
+        import numpy as np
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        def draw(values, fig):
+            total = np.linalg.norm(values)
+            ax.plot(values)
+            fig.suptitle(total)
+            total.real
+            return plt.gca()
+        draw(np.ones(2), fig)
+        plt.close("all")
+    """)
+    assert names["np.linalg.norm@5"] == ["numpy.linalg.norm"]  # a global read in a function body
+    assert "matplotlib.axes.Axes.plot" in names["ax.plot@6"]  # a global instance: its type's method
+    assert names["plt.gca@9"] == ["matplotlib.pyplot.gca"]
+    # A parameter named like a global (fig) and a local (total) are the function's: never guessed.
+    assert "fig@7" not in names and "fig.suptitle" not in names
+    assert "total@8" not in names and "total.real" not in names and "values@6" not in names
+
+
+def test_a_global_assigned_in_a_function_is_the_modules() -> None:
+    (names,) = run_blocks("""
+        import numpy as np
+        def setup():
+            global grid
+            grid = np.zeros(3)
+            grid.sum()
+        setup()
+        grid.mean()
+    """)
+    assert names["grid@4"] == ["numpy.ndarray"] and names["grid.sum"] == ["numpy.ndarray.sum"]
+    assert names["grid.mean"] == ["numpy.ndarray.mean"]
+
+
+def test_an_enclosing_functions_variable_stays_plain_in_a_nested_function() -> None:
+    (names,) = run_blocks("""
+        import numpy as np
+        def outer():
+            np = [1]
+            def inner():
+                return np.append, np.copy
+            return inner
+        outer()()
+        np.ones(1)
+    """)
+    # `np` in inner is outer's list (a free variable), not the module's numpy.
+    assert [k for k in names if k.startswith("np@")] == ["np@8"]
+    assert "np.copy" not in names and "np.append" not in names
+
+
+def test_lambdas_and_comprehensions_inside_a_function() -> None:
+    (names,) = run_blocks("""
+        import numpy as np
+        def f(values):
+            key = lambda v: np.abs(v)
+            squares = [np.sqrt(v) for v in values if v]
+            return sorted(values, key=key), {v: np.pi for v in values}, squares
+        f([1.0, 4.0])
+    """)
+    assert names["np.abs@3"][0] == "numpy.abs" and names["np.sqrt@4"] == ["numpy.sqrt"]
+    assert names["np.pi@5"][0] == "numpy.pi" and names["sorted@5"] == ["sorted"]
+    assert not [k for k in names if k.startswith("v@") or k.startswith("values@")]
+
+
+def test_a_methods_body_sees_the_modules_globals_not_the_class_attributes() -> None:
+    (names,) = run_blocks("""
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        class Plotter:
+            ax = None
+            limit = plt.rcParams
+            def draw(self, data):
+                ax.plot(data)
+                return self.ax, limit
+        limit = 3
+        Plotter().draw([1, 2])
+        plt.close("all")
+    """)
+    assert "matplotlib.axes.Axes.plot" in names["ax.plot@7"]  # the module's ax: methods skip the class scope
+    assert "ax@4" not in names  # a class attribute, not the module's ax
+    assert names["plt.rcParams@5"][0] == "matplotlib.pyplot.rcParams"  # a class body runs where it stands
+    assert names["limit@8"] == ["int"]  # the module's limit, not the class attribute
+    assert "self.ax" not in names
+
+
+def test_a_function_body_reads_the_globals_as_they_are_after_its_block() -> None:
+    _, second = run_blocks(
+        "import matplotlib.pyplot as plt\nfig, ax = plt.subplots(1, 2)",
+        "def draw():\n    ax.plot([1, 2])\nfig, ax = plt.subplots()\ndraw()\nplt.close('all')",
+    )
+    # draw runs after the block rebinds ax to one Axes: the array of the block before is not what it sees.
+    assert "matplotlib.axes.Axes.plot" in second["ax.plot@2"]
+
+
+def test_annotations_and_defaults_are_read_where_the_function_is_defined() -> None:
+    (names,) = run_blocks("""
+        import numpy as np
+        def scale(x: np.ndarray, factor=np.pi) -> np.ndarray:
+            return x * factor
+        scale(np.ones(2))
+    """)
+    assert names["np.ndarray@2"] == ["numpy.ndarray"] and names["np.pi@2"][0] == "numpy.pi"

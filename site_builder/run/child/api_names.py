@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import ast
 import builtins
+import symtable
 import sys
 import types
+from dataclasses import dataclass
 from typing import Any
 
 MAX_REFS = 1500  # chains recorded per block: a generated block of thousands of names is cut short
@@ -33,7 +35,6 @@ _TYPE_MRO = type.__dict__["__mro__"]
 _TYPE_MODULE = type.__dict__["__module__"]
 _TYPE_QUALNAME = type.__dict__["__qualname__"]
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 class NameResolver:
@@ -63,21 +64,29 @@ class NameResolver:
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return []
         try:
-            collector = _Collector()
-            collector.visit_scope(tree.body, frozenset())
+            collector = _Collector(text)
+            collector.visit_module(tree)
         except RecursionError:
             return []
         self._remember_aliases(tree, after)
         lines = text.split("\n")
         found: list[list[Any]] = self._import_names(collector.imports, lines, first_line, after)
-        for node, chain, stored in collector.chains:
+        for chain, stored, deferred in collector.chains:
             if len(found) >= MAX_REFS:
                 break
             root = chain[0]
             line = root.lineno
             point = collector.store_points.get(root.id)
-            use_before = (not stored and point is not None and (line, root.col_offset) < point
-                          and root.id in before)
+            # Code at the block's top level reads a name rebound later in the block as it was
+            # before.  A function's body reads the module's globals when it is called: taken
+            # as they are after the block defining it.  That is what it sees when called later
+            # in the block or in a later one, unless the global is rebound in between (a
+            # helper using `ax` after a later block's `fig, ax = plt.subplots(1, 2)`), or a
+            # `global` it assigns is still unset after the block (then it stays plain).  In
+            # gallery scripts those globals are the imports (`np`, `plt`) and objects set up
+            # before the helper, so this is exact in practice; locals stay plain, never guessed.
+            use_before = (not deferred and not stored and point is not None
+                          and (line, root.col_offset) < point and root.id in before)
             namespace = before if use_before else after
             for end, names, explicit in self._chain_names(root.id, [n.attr for n in chain[1:]], namespace):
                 target = chain[end]
@@ -323,20 +332,53 @@ def _chars(line: str, byte_col: int) -> int:
 
 # ---------------------------------------------------------------- the block's code
 
+_SCOPE_TABLE_NAMES = {ast.Lambda: "lambda", ast.ListComp: "listcomp", ast.SetComp: "setcomp",
+                      ast.DictComp: "dictcomp", ast.GeneratorExp: "genexpr"}
+
+
+@dataclass
+class _Scope:
+    """One scope of the block's code while it is walked: its symbol table, and when its code runs."""
+
+    table: symtable.SymbolTable | None  # None: the module's (every name global) when symtable failed
+    children: list[symtable.SymbolTable]  # its nested scopes' tables not yet matched to their nodes
+    module: bool  # the block's own top level: names bind module globals in code order
+    deferred: bool  # a function's or lambda's body (and what nests in it): runs when called, not here
+
+    def is_global(self, name: str) -> bool:
+        """Whether ``name`` here is the module's global (Python's own scoping, compiled by symtable)."""
+        if self.module:
+            return True
+        try:
+            return self.table is not None and self.table.lookup(name).is_global()
+        except KeyError:
+            return False
+
 
 class _Collector:
-    """The block's chains rooted at a global name, and where each global name is first bound."""
+    """The block's chains rooted at a module global, and where each global name is first bound.
 
-    def __init__(self) -> None:
-        self.chains: list[tuple[ast.AST, list[Any], bool]] = []  # (outer node, [Name, Attribute...], is a store)
+    Which names are global comes from :mod:`symtable`, the compiler's own scope analysis: in a
+    function, lambda, comprehension or class body, a name that is a parameter, is bound there
+    (assigned, imported, deleted, a ``for``/``with``/``except`` target, a nested ``def``), or
+    is the enclosing function's (free) is not the module's and stays plain; a ``global`` one is.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.chains: list[tuple[list[Any], bool, bool]] = []  # ([Name, Attribute...], is a store, runs later)
         self.store_points: dict[str, tuple[int, int]] = {}  # name -> (line, col) from which the new value holds
         self.imports: list[ast.Import | ast.ImportFrom] = []  # the block's own (not its functions')
+        try:
+            table: symtable.SymbolTable | None = symtable.symtable(text, "<block>", "exec")
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            table = None  # (`await` at the top, say): nested scopes are left out, their names plain
+        self._top = _Scope(table, list(table.get_children()) if table is not None else [], True, False)
 
-    def visit_scope(self, body: list[ast.stmt], local: frozenset[str]) -> None:
-        for statement in body:
-            self._visit(statement, local, statement if not local else None)
+    def visit_module(self, tree: ast.Module) -> None:
+        for statement in tree.body:
+            self._visit(statement, self._top, statement)
 
-    def _visit(self, node: ast.AST, local: frozenset[str], statement: ast.AST | None) -> None:
+    def _visit(self, node: ast.AST, scope: _Scope, statement: ast.AST | None) -> None:
         if len(self.chains) >= MAX_REFS:
             return
         if isinstance(node, ast.Attribute):
@@ -345,28 +387,45 @@ class _Collector:
             while isinstance(base, ast.Attribute):
                 chain.append(base)
                 base = base.value
-            if isinstance(base, ast.Name) and base.id not in local:
+            if not isinstance(base, ast.Name):
+                self._visit(base, scope, statement)
+            elif scope.is_global(base.id):
                 chain.append(base)
                 chain.reverse()
-                self.chains.append((node, [chain[0], *chain[1:]], False))
-            else:
-                self._visit(base, local, statement)
+                self.chains.append((chain, False, scope.deferred))
             return
         if isinstance(node, ast.Name):
-            if node.id not in local:
+            if scope.is_global(node.id):
                 stored = isinstance(node.ctx, ast.Store)
                 if not isinstance(node.ctx, ast.Del):
-                    self.chains.append((node, [node], stored))
+                    self.chains.append(([node], stored, scope.deferred))
                 if stored and statement is not None:
                     self._note_store(node.id, statement)
             return
-        if isinstance(node, _FUNCTIONS):
-            self._visit_function(node, local, statement)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            self._visit_function(node, scope, statement)
+            return
+        if isinstance(node, ast.ClassDef):
+            for part in [*node.decorator_list, *node.bases, *node.keywords]:
+                self._visit(part, scope, statement)
+            if statement is not None:
+                self._note_store(node.name, node)
+            inner = self._enter(scope, node, node.name, deferred=scope.deferred)
+            if inner is not None:  # a class body runs when the class statement does; it binds no globals
+                for child in node.body:
+                    self._visit(child, inner, None)
             return
         if isinstance(node, _COMPREHENSIONS):
-            targets = frozenset(n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name))
-            for child in ast.iter_child_nodes(node):
-                self._visit(child, local | targets, None)
+            # The first iterable is evaluated in the enclosing scope, the rest in the comprehension's.
+            self._visit(node.generators[0].iter, scope, None)
+            inner = self._enter(scope, node, _SCOPE_TABLE_NAMES[type(node)], deferred=scope.deferred)
+            if inner is not None:
+                for child in ast.iter_child_nodes(node):
+                    if child is node.generators[0]:
+                        for part in [child.target, *child.ifs]:
+                            self._visit(part, inner, None)
+                    else:
+                        self._visit(child, inner, None)
             return
         if statement is not None and isinstance(node, (ast.Import, ast.ImportFrom)):
             self.imports.append(node)
@@ -374,66 +433,58 @@ class _Collector:
                 bound = alias.asname or alias.name.split(".")[0]
                 if bound != "*":
                     self._note_store(bound, node)
-        if isinstance(node, ast.ClassDef) and statement is not None:
-            self._note_store(node.name, node)
         if isinstance(node, ast.ExceptHandler) and node.name and statement is not None:
             self._note_store(node.name, node)
         for child in ast.iter_child_nodes(node):
-            inner = statement
+            inner_statement = statement
             if statement is not None:
                 if isinstance(child, ast.stmt):
-                    inner = child
+                    inner_statement = child
                 elif child is getattr(node, "target", None) and isinstance(node, (ast.For, ast.AsyncFor)):
-                    inner = child  # the loop's body sees each new value
+                    inner_statement = child  # the loop's body sees each new value
                 elif isinstance(node, ast.withitem) and child is node.optional_vars:
-                    inner = child
+                    inner_statement = child
                 elif isinstance(node, ast.NamedExpr):
-                    inner = node
-            self._visit(child, local, inner)
+                    inner_statement = node
+            self._visit(child, scope, inner_statement)
 
-    def _visit_function(self, node: Any, local: frozenset[str], statement: ast.AST | None) -> None:
+    def _visit_function(self, node: Any, scope: _Scope, statement: ast.AST | None) -> None:
+        # Defaults, decorators and annotations are evaluated where the function is defined.
         args = node.args
-        for default in [*args.defaults, *args.kw_defaults]:
-            if default is not None:
-                self._visit(default, local, statement)
+        evaluated_here: list[Any] = [*args.defaults, *args.kw_defaults]
         if not isinstance(node, ast.Lambda):
-            for decorator in node.decorator_list:
-                self._visit(decorator, local, statement)
-            if statement is not None:
-                self._note_store(node.name, node)
-        params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a}
-        params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-        inner = local | params | _bound_in(node)
-        body = [node.body] if isinstance(node, ast.Lambda) else node.body
-        for child in body:
-            self._visit(child, frozenset(inner), None)
+            every_arg = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
+            evaluated_here += [*node.decorator_list, *(a.annotation for a in every_arg if a is not None), node.returns]
+        for part in evaluated_here:
+            if part is not None:
+                self._visit(part, scope, statement)
+        if not isinstance(node, ast.Lambda) and statement is not None:
+            self._note_store(node.name, node)
+        inner = self._enter(scope, node, "lambda" if isinstance(node, ast.Lambda) else node.name, deferred=True)
+        if inner is not None:
+            for child in [node.body] if isinstance(node, ast.Lambda) else node.body:
+                self._visit(child, inner, None)
+
+    def _enter(self, scope: _Scope, node: Any, name: str, deferred: bool) -> _Scope | None:
+        """The scope of ``node`` (a def, lambda, class or comprehension), its symbol table matched
+        by name and line (and, for a function, its parameters); None when none matches."""
+        params = None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            params = {a.arg for a in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
+                      if a is not None}
+        for k, table in enumerate(scope.children):
+            if table.get_name() != name or table.get_lineno() != node.lineno:
+                continue
+            if params is not None and (not isinstance(table, symtable.Function)
+                                       or set(table.get_parameters()) != params):
+                continue
+            del scope.children[k]
+            return _Scope(table, list(table.get_children()), False, deferred)
+        return None
 
     def _note_store(self, name: str, statement: ast.AST) -> None:
         # The new value holds after the statement binding it (its right-hand side reads the old one).
         point = (getattr(statement, "end_lineno", 0) or 0, getattr(statement, "end_col_offset", 0) or 0)
         if name not in self.store_points or point < self.store_points[name]:
             self.store_points[name] = point
-
-
-def _bound_in(function: Any) -> set[str]:
-    """Names a function binds locally (assigned, imported, defined), minus its ``global`` ones."""
-    bound: set[str] = set()
-    declared: set[str] = set()
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bound.add(node.id)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name.split(".")[0]) for a in node.names)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-            continue  # its own scope
-        elif isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
-            continue
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        stack.extend(ast.iter_child_nodes(node))
-    return bound - declared
