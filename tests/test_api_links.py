@@ -52,6 +52,13 @@ pyplot.figure()
 # %% B-shadow
 np = "not numpy"
 np.upper()
+
+# %% B-helper
+def sampled(count, pyplot):
+    grid = space(0, 1, count)
+    return pyplot, grid.size
+
+sampled(3, None)
 '''
 
 
@@ -125,6 +132,9 @@ def test_aliases_and_a_shadowed_name(project: Path) -> None:
     alias = {text: title for title, _, text in links(cell(page, "B-alias"))}
     assert alias["space"] == "numpy.linspace" and alias["pyplot.figure"] == "matplotlib.pyplot.figure"
     assert links(cell(page, "B-shadow")) == []  # np is a str here: Python's docs are not configured
+    # In a function body the module's `space` links; a parameter named like a global
+    # (pyplot) and a local (grid) are the function's own: plain.
+    assert links(cell(page, "B-helper")) == [("numpy.linspace", f"{NUMPY}gen/numpy.linspace", "space")]
 
 
 def test_links_keep_the_highlighting_and_the_code_text(project: Path) -> None:
