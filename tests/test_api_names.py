@@ -319,3 +319,15 @@ def test_annotations_and_defaults_are_read_where_the_function_is_defined() -> No
         scale(np.ones(2))
     """)
     assert names["np.ndarray@2"] == ["numpy.ndarray"] and names["np.pi@2"][0] == "numpy.pi"
+
+
+def test_a_method_with_name_mangled_parameters_still_links_its_globals() -> None:
+    (names,) = run_blocks("""
+        import numpy as np
+        class Grid:
+            def __init__(self, __size):
+                self.cells = np.zeros(__size)
+        Grid(3)
+    """)
+    # Python spells the parameter _Grid__size: the method's scope is matched all the same.
+    assert names["np.zeros"] == ["numpy.zeros"] and "__size" not in names

@@ -344,11 +344,14 @@ class _Scope:
     children: list[symtable.SymbolTable]  # its nested scopes' tables not yet matched to their nodes
     module: bool  # the block's own top level: names bind module globals in code order
     deferred: bool  # a function's or lambda's body (and what nests in it): runs when called, not here
+    private: str = ""  # the innermost enclosing class: `__x` there is `_Class__x` (name mangling)
 
     def is_global(self, name: str) -> bool:
         """Whether ``name`` here is the module's global (Python's own scoping, compiled by symtable)."""
         if self.module:
             return True
+        if _mangle(name, self.private) != name:
+            return False  # a mangled global (`__x` in a class): looked up as `_Class__x`, left plain
         try:
             return self.table is not None and self.table.lookup(name).is_global()
         except KeyError:
@@ -410,7 +413,7 @@ class _Collector:
                 self._visit(part, scope, statement)
             if statement is not None:
                 self._note_store(node.name, node)
-            inner = self._enter(scope, node, node.name, deferred=scope.deferred)
+            inner = self._enter(scope, node, node.name, deferred=scope.deferred, private=node.name)
             if inner is not None:  # a class body runs when the class statement does; it binds no globals
                 for child in node.body:
                     self._visit(child, inner, None)
@@ -465,13 +468,15 @@ class _Collector:
             for child in [node.body] if isinstance(node, ast.Lambda) else node.body:
                 self._visit(child, inner, None)
 
-    def _enter(self, scope: _Scope, node: Any, name: str, deferred: bool) -> _Scope | None:
+    def _enter(self, scope: _Scope, node: Any, name: str, deferred: bool, private: str | None = None
+               ) -> _Scope | None:
         """The scope of ``node`` (a def, lambda, class or comprehension), its symbol table matched
         by name and line (and, for a function, its parameters); None when none matches."""
         params = None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args
-            params = {a.arg for a in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
+            params = {_mangle(a.arg, scope.private)
+                      for a in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
                       if a is not None}
         for k, table in enumerate(scope.children):
             if table.get_name() != name or table.get_lineno() != node.lineno:
@@ -480,7 +485,8 @@ class _Collector:
                                        or set(table.get_parameters()) != params):
                 continue
             del scope.children[k]
-            return _Scope(table, list(table.get_children()), False, deferred)
+            return _Scope(table, list(table.get_children()), False, deferred,
+                          scope.private if private is None else private)
         return None
 
     def _note_store(self, name: str, statement: ast.AST) -> None:
@@ -488,3 +494,11 @@ class _Collector:
         point = (getattr(statement, "end_lineno", 0) or 0, getattr(statement, "end_col_offset", 0) or 0)
         if name not in self.store_points or point < self.store_points[name]:
             self.store_points[name] = point
+
+
+def _mangle(name: str, private: str) -> str:
+    """``name`` as Python spells it inside class ``private``: ``__x`` is ``_Class__x``."""
+    stripped = private.lstrip("_")
+    if not stripped or not name.startswith("__") or name.endswith("__") or "." in name:
+        return name
+    return f"_{stripped}{name}"
