@@ -74,25 +74,35 @@ class Hostile:
         raise AssertionError("resolving must not call a property")
 
 
-def run_blocks(*blocks: str) -> list[dict[str, list[str]]]:
+def run_blocks(*blocks: str, watch: bool = False) -> list[dict[str, list[str]]]:
     """Run ``blocks`` in one namespace as the runner does; per block, each chain's text -> its names.
 
     A text met twice in a block keeps its first names, unless written ``text@line``.
+    ``watch``: the functions' calls are watched, and their parameters' names added at the end.
     """
     resolver, ns, line, found = NameResolver(), {"__name__": "__main__"}, 1, []
+    if watch:
+        resolver.watch_calls("<demo>")
+    texts = []
     for block in blocks:
         text = textwrap.dedent(block).strip("\n")
         before = dict(ns)
-        exec(compile(text, "<demo>", "exec"), ns)
-        names: dict[str, list[str]] = {}
-        lines = text.split("\n")
-        for at, col, end, candidates, _explicit in resolver.resolve(text, line, before, ns):
-            chain = lines[at - line][col:end]
-            names.setdefault(chain, candidates)
-            names[f"{chain}@{at - line + 1}"] = candidates
-        found.append(names)
-        line += len(lines)
+        exec(compile("\n" * (line - 1) + text, "<demo>", "exec"), ns)
+        texts.append((text, line))
+        found.append({})
+        _add_names(found[-1], text, line, resolver.resolve(text, line, before, ns))
+        line += len(text.split("\n"))
+    for index, refs in resolver.parameter_names().items():
+        _add_names(found[int(index)], *texts[int(index)], refs)
     return found
+
+
+def _add_names(names: dict[str, list[str]], text: str, line: int, refs: list[list[Any]]) -> None:
+    lines = text.split("\n")
+    for at, col, end, candidates, _explicit in refs:
+        chain = lines[at - line][col:end]
+        names.setdefault(chain, candidates)
+        names[f"{chain}@{at - line + 1}"] = candidates
 
 
 def test_aliases_and_from_import_as() -> None:
@@ -331,3 +341,59 @@ def test_a_method_with_name_mangled_parameters_still_links_its_globals() -> None
     """)
     # Python spells the parameter _Grid__size: the method's scope is matched all the same.
     assert names["np.zeros"] == ["numpy.zeros"] and "__size" not in names
+
+
+needs_monitoring = pytest.mark.skipif(sys.version_info < (3, 12),
+                                      reason="parameters are watched with sys.monitoring (Python 3.12+)")
+
+
+@needs_monitoring
+def test_a_parameter_links_to_what_every_call_passed() -> None:
+    first, _ = run_blocks("""
+        import numpy as np
+        import matplotlib.pyplot as plt
+        def draw(ax, values, scale):
+            ax.plot(values)
+            return values.sum(), scale
+        def rebinds(values):
+            values = list(values)
+            return values
+        def mixed(value):
+            return value
+        def never(ax):
+            return ax.plot
+        helper = lambda arr: arr.mean()
+    """, """
+        fig, ax = plt.subplots()
+        draw(ax, np.ones(3), 2)
+        draw(ax, np.zeros(2), 2.5)
+        rebinds(np.ones(2))
+        mixed(1), mixed("one")
+        helper(np.ones(2))
+        plt.close("all")
+    """, watch=True)
+    # Known once the script has ended, and filed under the block defining the function.
+    assert "matplotlib.axes.Axes.plot" in first["ax.plot@4"]
+    assert first["values@4"] == ["numpy.ndarray"] and first["values.sum"] == ["numpy.ndarray.sum"]
+    assert "scale@5" not in first  # an int in one call, a float in the other: plain
+    assert "values@7" not in first and "values@8" not in first  # rebound in its function
+    assert "value@10" not in first  # an int, then a str
+    assert "ax@12" not in first  # never called: nothing is known
+    assert first["arr.mean"] == ["numpy.ndarray.mean"]  # a lambda's parameter
+
+
+@needs_monitoring
+def test_watching_calls_leaves_the_demos_own_monitoring_tools_alone() -> None:
+    monitoring = sys.monitoring  # type: ignore[attr-defined]
+    taken = [t for t in (3, 4) if monitoring.get_tool(t) is None]
+    for tool in taken:
+        monitoring.use_tool_id(tool, "the demo's")
+    try:
+        (names,) = run_blocks("import numpy as np\ndef f(x):\n    return x.sum()\nf(np.ones(2))", watch=True)
+        assert "x.sum" not in names and names["np.ones"] == ["numpy.ones"]  # no free tool id: plain
+        assert all(monitoring.get_tool(t) == "the demo's" for t in taken)
+    finally:
+        for tool in taken:
+            monitoring.free_tool_id(tool)
+    (names,) = run_blocks("import numpy as np\ndef f(x):\n    return x.sum()\nf(np.ones(2))", watch=True)
+    assert names["x.sum"] == ["numpy.ndarray.sum"] and monitoring.get_tool(4) is None  # given back

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-import symtable
 import sys
 import types
-from dataclasses import dataclass
 from typing import Any
 
-MAX_REFS = 1500  # chains recorded per block: a generated block of thousands of names is cut short
+from .api_calls import CallRecorder
+from .api_scopes import MAX_REFS, Collector
+
 MAX_SOURCE = 200_000  # characters: a larger block (data pasted into the code) is not resolved
 MAX_NAMES = 6  # candidate full names kept per chain
 _MISSING = object()
@@ -34,7 +34,6 @@ _C_DESCRIPTORS = (types.GetSetDescriptorType, types.MemberDescriptorType)
 _TYPE_MRO = type.__dict__["__mro__"]
 _TYPE_MODULE = type.__dict__["__module__"]
 _TYPE_QUALNAME = type.__dict__["__qualname__"]
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 class NameResolver:
@@ -43,6 +42,51 @@ class NameResolver:
     def __init__(self) -> None:
         self._names: dict[int, tuple[Any, list[str]]] = {}  # id(obj) -> (obj kept alive, its names)
         self._data_aliases: dict[str, tuple[str, Any]] = {}  # `from numpy import pi`: pi -> ("numpy.pi", value)
+        self._blocks = 0  # blocks resolved so far: the index of the next one
+        self._calls: CallRecorder | None = None
+        # Chains rooted at a function's parameter, known once the run has ended: (block index,
+        # (code name, script line), parameter, attributes, script line, root col, end col per part).
+        self._param_chains: list[tuple[int, tuple[str, int], str, list[str], int, int, list[int]]] = []
+
+    def watch_calls(self, filename: str) -> None:
+        """Watch the calls of the functions of the script compiled as ``filename`` (Python 3.12+),
+        so that their parameters link too (:meth:`parameter_names`); call before it runs."""
+        recorder = CallRecorder(filename)
+        try:
+            if recorder.start():
+                self._calls = recorder
+        except Exception:  # never at the cost of the run
+            recorder.stop()
+
+    def parameter_names(self) -> dict[str, list[list[Any]]]:
+        """Once the script has ended (watching stops): block index -> the ``[line, col, end_col,
+        [names], explicit]`` of its functions' parameters, as :meth:`resolve` gives its chains.
+
+        A parameter links only when nothing in its function rebinds it, the function ran, each
+        of its calls (at most ``api_calls.MAX_CALLS``) was seen, and all of them passed a value
+        of the same type (the very same object, for a module, class or function): then it held
+        that for its whole life in every call, which is exact.  Otherwise it stays plain."""
+        recorder, self._calls = self._calls, None
+        if recorder is None:
+            return {}
+        found: dict[str, list[list[Any]]] = {}
+        try:
+            recorder.stop()
+            for block, function, param, attrs, line, col, ends in self._param_chains:
+                calls = recorder.calls_of(*function)
+                if calls is None or param not in calls.first:
+                    continue
+                value = calls.first[param]
+                nameable = isinstance(value, (type, types.ModuleType)) or self._routine_names(value) is not None
+                if not (calls.same_object[param] if nameable else calls.same_type[param]):
+                    continue
+                for end, names, explicit in self._chain_names(param, attrs, {param: value}, by_type=True):
+                    if names and ends[end] >= 0:
+                        found.setdefault(str(block), []).append(
+                            [line, col, ends[end], names[:MAX_NAMES], min(explicit, MAX_NAMES)])
+        except Exception:  # an odd object must never cost the demo its run
+            return {}
+        return found
 
     def block_names(self, cell: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> list[list[Any]]:
         """:meth:`resolve` for one of the job's cells; [] when that cannot be told."""
@@ -64,12 +108,21 @@ class NameResolver:
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return []
         try:
-            collector = _Collector(text)
+            collector = Collector(text)
             collector.visit_module(tree)
         except RecursionError:
             return []
         self._remember_aliases(tree, after)
+        block, self._blocks = self._blocks, self._blocks + 1
         lines = text.split("\n")
+        for chain, function in collector.param_chains if self._calls is not None else ():
+            root = chain[0]
+            if collector.functions.get(function) == 1:  # two lambdas on one line: which ran is unknown
+                text_line = lines[root.lineno - 1]
+                ends = [_chars(text_line, n.end_col_offset) if n.end_lineno == root.lineno else -1 for n in chain]
+                self._param_chains.append((block, (function[0], function[1] + first_line - 1), root.id,
+                                           [n.attr for n in chain[1:]], root.lineno + first_line - 1,
+                                           _chars(text_line, root.col_offset), ends))
         found: list[list[Any]] = self._import_names(collector.imports, lines, first_line, after)
         for chain, stored, deferred in collector.chains:
             if len(found) >= MAX_REFS:
@@ -133,10 +186,11 @@ class NameResolver:
 
     # ------------------------------------------------------------ chains
 
-    def _chain_names(self, root: str, attrs: list[str], namespace: dict[str, Any]
+    def _chain_names(self, root: str, attrs: list[str], namespace: dict[str, Any], by_type: bool = False
                      ) -> list[tuple[int, list[str], int]]:
         """(index of the chain's part, names, how many of them name the object itself rather
-        than its type) for the root and each attribute after it."""
+        than its type) for the root and each attribute after it.  ``by_type``: the root stands
+        for any value of its type (a parameter), so an attribute of the instance's own stops."""
         value = namespace.get(root, _MISSING)
         if value is _MISSING:
             value = vars(builtins).get(root, _MISSING)
@@ -150,6 +204,8 @@ class NameResolver:
             written = _str(vars(value).get("__name__"))
         results = [(0, *self._value_names(value, written))]
         for k, attr in enumerate(attrs, start=1):
+            if by_type and k == 1 and not isinstance(value, (type, types.ModuleType)) and attr in _instance_dict(value):
+                break
             step = _lookup(value, attr)
             if step is None:
                 break
@@ -328,177 +384,3 @@ def _chars(line: str, byte_col: int) -> int:
     if line.isascii():
         return byte_col
     return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-
-
-# ---------------------------------------------------------------- the block's code
-
-_SCOPE_TABLE_NAMES = {ast.Lambda: "lambda", ast.ListComp: "listcomp", ast.SetComp: "setcomp",
-                      ast.DictComp: "dictcomp", ast.GeneratorExp: "genexpr"}
-
-
-@dataclass
-class _Scope:
-    """One scope of the block's code while it is walked: its symbol table, and when its code runs."""
-
-    table: symtable.SymbolTable | None  # None: the module's (every name global) when symtable failed
-    children: list[symtable.SymbolTable]  # its nested scopes' tables not yet matched to their nodes
-    module: bool  # the block's own top level: names bind module globals in code order
-    deferred: bool  # a function's or lambda's body (and what nests in it): runs when called, not here
-    private: str = ""  # the innermost enclosing class: `__x` there is `_Class__x` (name mangling)
-
-    def is_global(self, name: str) -> bool:
-        """Whether ``name`` here is the module's global (Python's own scoping, compiled by symtable)."""
-        if self.module:
-            return True
-        if _mangle(name, self.private) != name:
-            return False  # a mangled global (`__x` in a class): looked up as `_Class__x`, left plain
-        try:
-            return self.table is not None and self.table.lookup(name).is_global()
-        except KeyError:
-            return False
-
-
-class _Collector:
-    """The block's chains rooted at a module global, and where each global name is first bound.
-
-    Which names are global comes from :mod:`symtable`, the compiler's own scope analysis: in a
-    function, lambda, comprehension or class body, a name that is a parameter, is bound there
-    (assigned, imported, deleted, a ``for``/``with``/``except`` target, a nested ``def``), or
-    is the enclosing function's (free) is not the module's and stays plain; a ``global`` one is.
-    """
-
-    def __init__(self, text: str) -> None:
-        self.chains: list[tuple[list[Any], bool, bool]] = []  # ([Name, Attribute...], is a store, runs later)
-        self.store_points: dict[str, tuple[int, int]] = {}  # name -> (line, col) from which the new value holds
-        self.imports: list[ast.Import | ast.ImportFrom] = []  # the block's own (not its functions')
-        try:
-            table: symtable.SymbolTable | None = symtable.symtable(text, "<block>", "exec")
-        except (SyntaxError, ValueError, MemoryError, RecursionError):
-            table = None  # (`await` at the top, say): nested scopes are left out, their names plain
-        self._top = _Scope(table, list(table.get_children()) if table is not None else [], True, False)
-
-    def visit_module(self, tree: ast.Module) -> None:
-        for statement in tree.body:
-            self._visit(statement, self._top, statement)
-
-    def _visit(self, node: ast.AST, scope: _Scope, statement: ast.AST | None) -> None:
-        if len(self.chains) >= MAX_REFS:
-            return
-        if isinstance(node, ast.Attribute):
-            chain: list[Any] = []
-            base: ast.AST = node
-            while isinstance(base, ast.Attribute):
-                chain.append(base)
-                base = base.value
-            if not isinstance(base, ast.Name):
-                self._visit(base, scope, statement)
-            elif scope.is_global(base.id):
-                chain.append(base)
-                chain.reverse()
-                self.chains.append((chain, False, scope.deferred))
-            return
-        if isinstance(node, ast.Name):
-            if scope.is_global(node.id):
-                stored = isinstance(node.ctx, ast.Store)
-                if not isinstance(node.ctx, ast.Del):
-                    self.chains.append(([node], stored, scope.deferred))
-                if stored and statement is not None:
-                    self._note_store(node.id, statement)
-            return
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            self._visit_function(node, scope, statement)
-            return
-        if isinstance(node, ast.ClassDef):
-            for part in [*node.decorator_list, *node.bases, *node.keywords]:
-                self._visit(part, scope, statement)
-            if statement is not None:
-                self._note_store(node.name, node)
-            inner = self._enter(scope, node, node.name, deferred=scope.deferred, private=node.name)
-            if inner is not None:  # a class body runs when the class statement does; it binds no globals
-                for child in node.body:
-                    self._visit(child, inner, None)
-            return
-        if isinstance(node, _COMPREHENSIONS):
-            # The first iterable is evaluated in the enclosing scope, the rest in the comprehension's.
-            self._visit(node.generators[0].iter, scope, None)
-            inner = self._enter(scope, node, _SCOPE_TABLE_NAMES[type(node)], deferred=scope.deferred)
-            if inner is not None:
-                for child in ast.iter_child_nodes(node):
-                    if child is node.generators[0]:
-                        for part in [child.target, *child.ifs]:
-                            self._visit(part, inner, None)
-                    else:
-                        self._visit(child, inner, None)
-            return
-        if statement is not None and isinstance(node, (ast.Import, ast.ImportFrom)):
-            self.imports.append(node)
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                if bound != "*":
-                    self._note_store(bound, node)
-        if isinstance(node, ast.ExceptHandler) and node.name and statement is not None:
-            self._note_store(node.name, node)
-        for child in ast.iter_child_nodes(node):
-            inner_statement = statement
-            if statement is not None:
-                if isinstance(child, ast.stmt):
-                    inner_statement = child
-                elif child is getattr(node, "target", None) and isinstance(node, (ast.For, ast.AsyncFor)):
-                    inner_statement = child  # the loop's body sees each new value
-                elif isinstance(node, ast.withitem) and child is node.optional_vars:
-                    inner_statement = child
-                elif isinstance(node, ast.NamedExpr):
-                    inner_statement = node
-            self._visit(child, scope, inner_statement)
-
-    def _visit_function(self, node: Any, scope: _Scope, statement: ast.AST | None) -> None:
-        # Defaults, decorators and annotations are evaluated where the function is defined.
-        args = node.args
-        evaluated_here: list[Any] = [*args.defaults, *args.kw_defaults]
-        if not isinstance(node, ast.Lambda):
-            every_arg = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
-            evaluated_here += [*node.decorator_list, *(a.annotation for a in every_arg if a is not None), node.returns]
-        for part in evaluated_here:
-            if part is not None:
-                self._visit(part, scope, statement)
-        if not isinstance(node, ast.Lambda) and statement is not None:
-            self._note_store(node.name, node)
-        inner = self._enter(scope, node, "lambda" if isinstance(node, ast.Lambda) else node.name, deferred=True)
-        if inner is not None:
-            for child in [node.body] if isinstance(node, ast.Lambda) else node.body:
-                self._visit(child, inner, None)
-
-    def _enter(self, scope: _Scope, node: Any, name: str, deferred: bool, private: str | None = None
-               ) -> _Scope | None:
-        """The scope of ``node`` (a def, lambda, class or comprehension), its symbol table matched
-        by name and line (and, for a function, its parameters); None when none matches."""
-        params = None
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            args = node.args
-            params = {_mangle(a.arg, scope.private)
-                      for a in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
-                      if a is not None}
-        for k, table in enumerate(scope.children):
-            if table.get_name() != name or table.get_lineno() != node.lineno:
-                continue
-            if params is not None and (not isinstance(table, symtable.Function)
-                                       or set(table.get_parameters()) != params):
-                continue
-            del scope.children[k]
-            return _Scope(table, list(table.get_children()), False, deferred,
-                          scope.private if private is None else private)
-        return None
-
-    def _note_store(self, name: str, statement: ast.AST) -> None:
-        # The new value holds after the statement binding it (its right-hand side reads the old one).
-        point = (getattr(statement, "end_lineno", 0) or 0, getattr(statement, "end_col_offset", 0) or 0)
-        if name not in self.store_points or point < self.store_points[name]:
-            self.store_points[name] = point
-
-
-def _mangle(name: str, private: str) -> str:
-    """``name`` as Python spells it inside class ``private``: ``__x`` is ``_Class__x``."""
-    stripped = private.lstrip("_")
-    if not stripped or not name.startswith("__") or name.endswith("__") or "." in name:
-        return name
-    return f"_{stripped}{name}"
