@@ -85,6 +85,8 @@ class CallRecorder:
             monitoring.set_events(self.tool, 0)
             monitoring.register_callback(self.tool, monitoring.events.PY_START, None)
             monitoring.free_tool_id(self.tool)
+        except Exception:  # the demo freed or took over the id itself: it is not ours to undo
+            pass
         finally:
             self.tool = None
 
