@@ -139,9 +139,10 @@ def test_aliases_and_a_shadowed_name(project: Path) -> None:
     assert links(cell(page, "B-shadow")) == []  # np is a str here: Python's docs are not configured
     # In a function body the module's `space` links; a parameter named like a global
     # (pyplot, passed None) and a local (grid) are the function's own: plain.  From Python
-    # 3.12 the runner watches the calls: `values`, passed an array, links to its type.
+    # 3.12 the runner watches the calls: `values`, passed an array, links to its type (in the
+    # signature and the body).
     array = ("numpy.ndarray", f"{NUMPY}gen/numpy.ndarray", "values")
-    watched = [array] if sys.version_info >= (3, 12) else []
+    watched = [array, array] if sys.version_info >= (3, 12) else []
     assert links(cell(page, "B-helper")) == [("numpy.linspace", f"{NUMPY}gen/numpy.linspace", "space"),
                                              *watched, array]  # the last: the module's `values`
 

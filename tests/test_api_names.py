@@ -380,6 +380,7 @@ def test_a_parameter_links_to_what_every_call_passed() -> None:
     assert "value@10" not in first  # an int, then a str
     assert "ax@12" not in first  # never called: nothing is known
     assert first["arr.mean"] == ["numpy.ndarray.mean"]  # a lambda's parameter
+    assert first["values@3"] == ["numpy.ndarray"] and "scale@3" not in first  # in the signature too
 
 
 @needs_monitoring

@@ -167,6 +167,12 @@ class Collector:
             self._note_store(node.name, node)
         inner = self._enter(scope, node, "lambda" if isinstance(node, ast.Lambda) else node.name, deferred=True)
         if inner is not None:
+            # Each parameter where the signature names it too (`def scatter_hist(x, y, ax):`).
+            for arg in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]:
+                if arg is not None and inner.is_param(arg.arg):
+                    self._add([ast.Name(id=arg.arg, ctx=ast.Load(), lineno=arg.lineno, col_offset=arg.col_offset,
+                                        end_lineno=arg.lineno,
+                                        end_col_offset=arg.col_offset + len(arg.arg.encode("utf-8")))], False, inner)
             for child in [node.body] if isinstance(node, ast.Lambda) else node.body:
                 self._visit(child, inner, None)
 
