@@ -122,6 +122,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
 
     flags = 0
     resolver = api_names.NameResolver()
+    resolver.watch_calls(rel_path)  # the script's code is compiled under that name (cells.compile_cell)
     for index, cell in enumerate(job["blocks"]):
         # "t": when it started (the system-wide monotonic clock), so a parent that reads the
         # event late, a loaded machine's timeout say, still knows how long the block ran.
@@ -148,6 +149,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
                       "names": names}])
         if stop:
             break
+    parameters = resolver.parameter_names()  # known only now the script has ended
     sink.stop()
     process.kill_descendants(os.getpid())  # no process the demo started outlives it
     # The script's namespace and those of project modules it imported (demos/_shared.py).
@@ -156,7 +158,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
                          if isinstance(getattr(m, "__file__", None), str)
                          and paths.project_rel(m.__file__)]
     events.send([{"event": "done", "environment": environment.environment_of(namespaces),
-                  "reads": files.reads(audit, paths, imported)}])
+                  "reads": files.reads(audit, paths, imported), "parameter_names": parameters}])
 
 
 if __name__ == "__main__":
