@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import fcntl
 import os
 import shutil
 import subprocess
@@ -12,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.cli_server import CliServer
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -29,11 +33,20 @@ kernelspec:
 ---
 """
 
-def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m site_builder ARGS`` in ``cwd`` and capture what a user would see."""
+_CLI_SERVER = CliServer(REPO)
+atexit.register(_CLI_SERVER.close)
+
+
+def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None,
+            fresh: bool = False, script: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m site_builder ARGS`` (or ``python SCRIPT ARGS``) in ``cwd`` and capture what a
+    user would see: forked from the test process's warm interpreter (tests/cli_server.py), or
+    ``fresh`` in a new one."""
     full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+    if not fresh and _CLI_SERVER.can_run(full_env):
+        return _CLI_SERVER.run(list(args), cwd, full_env, timeout, script)
     return subprocess.run(
-        [sys.executable, "-m", "site_builder", *args],
+        [sys.executable, *([str(script)] if script else ["-m", "site_builder"]), *args],
         cwd=cwd,
         env=full_env,
         capture_output=True,
@@ -43,9 +56,9 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | N
     )
 
 
-def build_site(project: Path, timeout: float = 120, env: dict[str, str] | None = None) -> Path:
-    """Build ``project`` with ``python -m site_builder build``, failing with its stderr; the built site's folder."""
-    done = run_cli("build", cwd=project, timeout=timeout, env=env)
+def build_site(project: Path, timeout: float = 120, env: dict[str, str] | None = None, fresh: bool = False) -> Path:
+    """Build ``project`` with ``python -m site_builder build`` (see run_cli), failing with its stderr; the built site's folder."""
+    done = run_cli("build", cwd=project, timeout=timeout, env=env, fresh=fresh)
     assert done.returncode == 0, done.stderr
     return project / "build"
 
@@ -96,11 +109,21 @@ def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's demos built once per test session; returns the site folder."""
-    project = tmp_path_factory.mktemp("real-site")
-    shutil.copytree(REPO / "demos", project / "demos")
-    shutil.copy(REPO / "pyproject.toml", project / "pyproject.toml")  # the site's own wording
-    return build_site(project, timeout=170)
+    """The repository's demos built once per test run, shared by the xdist workers (the first
+    to ask builds, under a file lock, the others wait for it); returns the site folder. Tests
+    only read it."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    project = shared / "real-site"
+    with open(shared / "real-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the build fails
+        if not (project / "built").is_file():
+            shutil.rmtree(project, ignore_errors=True)  # a failed attempt's leftovers
+            shutil.copytree(REPO / "demos", project / "demos")
+            shutil.copy(REPO / "pyproject.toml", project / "pyproject.toml")  # the site's own wording
+            build_site(project, timeout=170, fresh=True)  # end to end: a real `python -m site_builder`
+            (project / "built").touch()
+    return project / "build"
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,17 @@ pyplot.figure()
 # %% B-shadow
 np = "not numpy"
 np.upper()
+
+# %% B-helper
+def sampled(count, pyplot):
+    grid = space(0, 1, count)
+    return pyplot, grid.size
+
+def total(values):
+    return values.sum()
+
+sampled(3, None)
+total(values)
 '''
 
 
@@ -125,6 +137,14 @@ def test_aliases_and_a_shadowed_name(project: Path) -> None:
     alias = {text: title for title, _, text in links(cell(page, "B-alias"))}
     assert alias["space"] == "numpy.linspace" and alias["pyplot.figure"] == "matplotlib.pyplot.figure"
     assert links(cell(page, "B-shadow")) == []  # np is a str here: Python's docs are not configured
+    # In a function body the module's `space` links; a parameter named like a global
+    # (pyplot, passed None) and a local (grid) are the function's own: plain.  From Python
+    # 3.12 the runner watches the calls: `values`, passed an array, links to its type (in the
+    # signature and the body).
+    array = ("numpy.ndarray", f"{NUMPY}gen/numpy.ndarray", "values")
+    watched = [array, array] if sys.version_info >= (3, 12) else []
+    assert links(cell(page, "B-helper")) == [("numpy.linspace", f"{NUMPY}gen/numpy.linspace", "space"),
+                                             *watched, array]  # the last: the module's `values`
 
 
 def test_links_keep_the_highlighting_and_the_code_text(project: Path) -> None:

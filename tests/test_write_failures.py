@@ -82,9 +82,7 @@ DRIVER = Path(__file__).with_name("fault_driver.py")
 
 def drive(project: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """``python -m site_builder ARGS`` in ``project`` with the fault driver's ``env``."""
-    return subprocess.run([sys.executable, str(DRIVER), *args], cwd=project, capture_output=True, text=True,
-                          timeout=240, stdin=subprocess.DEVNULL,
-                          env={**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{DRIVER.parent}", **env})
+    return run_cli(*args, cwd=project, env=env, timeout=240, script=DRIVER)
 
 
 def snapshot(folder: Path, skip: str = "") -> dict[str, bytes]:

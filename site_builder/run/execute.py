@@ -178,8 +178,9 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
     blocks = state.block_results(interruption, killed_at, entry.rel_path, runner_stderr)
     final = state.final or {}
     # What linking code to its documentation costs a run (benchmark (g) sums these lines).
-    log.debug("%s: name resolution %.6f s of the demo process's %.3f s CPU", entry.name,
-              sum(_seconds(ev.get("names_cpu")) for ev in state.ends.values()), _seconds(final.get("cpu")))
+    resolving = sum(_seconds(ev.get("names_cpu")) for ev in [*state.ends.values(), final])
+    log.debug("%s: name resolution %.6f s of the demo process's %.3f s CPU", entry.name, resolving,
+              _seconds(final.get("cpu")))
     return RunResult(
         entry=entry.name,
         blocks=blocks,
@@ -342,6 +343,9 @@ class _RunState:
         if interruption and interrupted is None:
             interrupted = next((i for i in range(len(self.cells)) if i not in self.ends), None)
         results = []
+        # The names of the functions' parameters, known once the script ended (runner's "done").
+        parameters = self.final.get("parameter_names") if isinstance(self.final, dict) else None
+        parameters = parameters if isinstance(parameters, dict) else {}
         for i, cell in enumerate(self.cells):
             out = self.outputs[i].result(
                 f"{BUILDER_DIR}/output-{_safe_name(cell.name)}.txt"
@@ -351,7 +355,7 @@ class _RunState:
                 results.append(BlockResult(
                     name=cell.name, status=ev["status"], duration=float(ev["duration"]),
                     error=self._error(ev.get("error")), value=self._value(ev.get("value")),
-                    names=name_refs(ev.get("names")),
+                    names=name_refs(_list(ev.get("names")) + _list(parameters.get(str(i)))),
                     artifacts=tuple(Artifact(**a) for a in ev.get("artifacts", ())), **out,
                 ))
             elif interruption and i == interrupted:
@@ -386,6 +390,10 @@ class _RunState:
             return None
         return BlockError(raw["type"], self.scrub(raw["message"]), raw["line"],
                           self.scrub(raw["traceback"]))
+
+
+def _list(raw: Any) -> list[Any]:
+    return raw if isinstance(raw, list) else []
 
 
 def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str,

@@ -6,7 +6,8 @@ pipe, output capture), ``files`` (project paths, reads, written files), ``errors
 outputs' records, IPython's hook), ``plotly_show`` (Plotly figures as bundles, on import),
 ``cells`` (compile and run a block), ``figures`` (Matplotlib figures) with ``animations``,
 ``environment`` (Python, packages), ``api_names`` (what each name of a block's code
-denoted, for the links to API documentation).
+denoted, for the links to API documentation) with ``api_scopes`` (which names are the
+module's, by Python's scoping) and ``api_calls`` (what the functions' parameters held).
 
 Standard library only, and never ``import site_builder``: ``runner.py`` loads these by path
 under a private package name and takes it out of ``sys.modules`` once they are loaded, so

@@ -21,7 +21,9 @@ import sys
 import types
 from typing import Any
 
-MAX_REFS = 1500  # chains recorded per block: a generated block of thousands of names is cut short
+from .api_calls import CallRecorder
+from .api_scopes import MAX_REFS, Collector
+
 MAX_SOURCE = 200_000  # characters: a larger block (data pasted into the code) is not resolved
 MAX_NAMES = 6  # candidate full names kept per chain
 _MISSING = object()
@@ -32,8 +34,6 @@ _C_DESCRIPTORS = (types.GetSetDescriptorType, types.MemberDescriptorType)
 _TYPE_MRO = type.__dict__["__mro__"]
 _TYPE_MODULE = type.__dict__["__module__"]
 _TYPE_QUALNAME = type.__dict__["__qualname__"]
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 class NameResolver:
@@ -42,6 +42,51 @@ class NameResolver:
     def __init__(self) -> None:
         self._names: dict[int, tuple[Any, list[str]]] = {}  # id(obj) -> (obj kept alive, its names)
         self._data_aliases: dict[str, tuple[str, Any]] = {}  # `from numpy import pi`: pi -> ("numpy.pi", value)
+        self._blocks = 0  # blocks resolved so far: the index of the next one
+        self._calls: CallRecorder | None = None
+        # Chains rooted at a function's parameter, known once the run has ended: (block index,
+        # (code name, script line), parameter, attributes, script line, root col, end col per part).
+        self._param_chains: list[tuple[int, tuple[str, int], str, list[str], int, int, list[int]]] = []
+
+    def watch_calls(self, filename: str) -> None:
+        """Watch the calls of the functions of the script compiled as ``filename`` (Python 3.12+),
+        so that their parameters link too (:meth:`parameter_names`); call before it runs."""
+        recorder = CallRecorder(filename)
+        try:
+            if recorder.start():
+                self._calls = recorder
+        except Exception:  # never at the cost of the run
+            recorder.stop()
+
+    def parameter_names(self) -> dict[str, list[list[Any]]]:
+        """Once the script has ended (watching stops): block index -> the ``[line, col, end_col,
+        [names], explicit]`` of its functions' parameters, as :meth:`resolve` gives its chains.
+
+        A parameter links only when nothing in its function rebinds it, the function ran, each
+        of its calls (at most ``api_calls.MAX_CALLS``) was seen, and all of them passed a value
+        of the same type (the very same object, for a module, class or function): then it held
+        that for its whole life in every call, which is exact.  Otherwise it stays plain."""
+        recorder, self._calls = self._calls, None
+        if recorder is None:
+            return {}
+        found: dict[str, list[list[Any]]] = {}
+        try:
+            recorder.stop()
+            for block, function, param, attrs, line, col, ends in self._param_chains:
+                calls = recorder.calls_of(*function)
+                if calls is None or param not in calls.first:
+                    continue
+                value = calls.first[param]
+                nameable = isinstance(value, (type, types.ModuleType)) or self._routine_names(value) is not None
+                if not (calls.same_object[param] if nameable else calls.same_type[param]):
+                    continue
+                for end, names, explicit in self._chain_names(param, attrs, {param: value}, by_type=True):
+                    if names and ends[end] >= 0:
+                        found.setdefault(str(block), []).append(
+                            [line, col, ends[end], names[:MAX_NAMES], min(explicit, MAX_NAMES)])
+        except Exception:  # an odd object must never cost the demo its run
+            return {}
+        return found
 
     def block_names(self, cell: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> list[list[Any]]:
         """:meth:`resolve` for one of the job's cells; [] when that cannot be told."""
@@ -63,21 +108,38 @@ class NameResolver:
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return []
         try:
-            collector = _Collector()
-            collector.visit_scope(tree.body, frozenset())
+            collector = Collector(text)
+            collector.visit_module(tree)
         except RecursionError:
             return []
         self._remember_aliases(tree, after)
+        block, self._blocks = self._blocks, self._blocks + 1
         lines = text.split("\n")
+        for chain, function in collector.param_chains if self._calls is not None else ():
+            root = chain[0]
+            if collector.functions.get(function) == 1:  # two lambdas on one line: which ran is unknown
+                text_line = lines[root.lineno - 1]
+                ends = [_chars(text_line, n.end_col_offset) if n.end_lineno == root.lineno else -1 for n in chain]
+                self._param_chains.append((block, (function[0], function[1] + first_line - 1), root.id,
+                                           [n.attr for n in chain[1:]], root.lineno + first_line - 1,
+                                           _chars(text_line, root.col_offset), ends))
         found: list[list[Any]] = self._import_names(collector.imports, lines, first_line, after)
-        for node, chain, stored in collector.chains:
+        for chain, stored, deferred in collector.chains:
             if len(found) >= MAX_REFS:
                 break
             root = chain[0]
             line = root.lineno
             point = collector.store_points.get(root.id)
-            use_before = (not stored and point is not None and (line, root.col_offset) < point
-                          and root.id in before)
+            # Code at the block's top level reads a name rebound later in the block as it was
+            # before.  A function's body reads the module's globals when it is called: taken
+            # as they are after the block defining it.  That is what it sees when called later
+            # in the block or in a later one, unless the global is rebound in between (a
+            # helper using `ax` after a later block's `fig, ax = plt.subplots(1, 2)`), or a
+            # `global` it assigns is still unset after the block (then it stays plain).  In
+            # gallery scripts those globals are the imports (`np`, `plt`) and objects set up
+            # before the helper, so this is exact in practice; locals stay plain, never guessed.
+            use_before = (not deferred and not stored and point is not None
+                          and (line, root.col_offset) < point and root.id in before)
             namespace = before if use_before else after
             for end, names, explicit in self._chain_names(root.id, [n.attr for n in chain[1:]], namespace):
                 target = chain[end]
@@ -124,10 +186,11 @@ class NameResolver:
 
     # ------------------------------------------------------------ chains
 
-    def _chain_names(self, root: str, attrs: list[str], namespace: dict[str, Any]
+    def _chain_names(self, root: str, attrs: list[str], namespace: dict[str, Any], by_type: bool = False
                      ) -> list[tuple[int, list[str], int]]:
         """(index of the chain's part, names, how many of them name the object itself rather
-        than its type) for the root and each attribute after it."""
+        than its type) for the root and each attribute after it.  ``by_type``: the root stands
+        for any value of its type (a parameter), so an attribute of the instance's own stops."""
         value = namespace.get(root, _MISSING)
         if value is _MISSING:
             value = vars(builtins).get(root, _MISSING)
@@ -141,6 +204,8 @@ class NameResolver:
             written = _str(vars(value).get("__name__"))
         results = [(0, *self._value_names(value, written))]
         for k, attr in enumerate(attrs, start=1):
+            if by_type and k == 1 and not isinstance(value, (type, types.ModuleType)) and attr in _instance_dict(value):
+                break
             step = _lookup(value, attr)
             if step is None:
                 break
@@ -319,121 +384,3 @@ def _chars(line: str, byte_col: int) -> int:
     if line.isascii():
         return byte_col
     return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-
-
-# ---------------------------------------------------------------- the block's code
-
-
-class _Collector:
-    """The block's chains rooted at a global name, and where each global name is first bound."""
-
-    def __init__(self) -> None:
-        self.chains: list[tuple[ast.AST, list[Any], bool]] = []  # (outer node, [Name, Attribute...], is a store)
-        self.store_points: dict[str, tuple[int, int]] = {}  # name -> (line, col) from which the new value holds
-        self.imports: list[ast.Import | ast.ImportFrom] = []  # the block's own (not its functions')
-
-    def visit_scope(self, body: list[ast.stmt], local: frozenset[str]) -> None:
-        for statement in body:
-            self._visit(statement, local, statement if not local else None)
-
-    def _visit(self, node: ast.AST, local: frozenset[str], statement: ast.AST | None) -> None:
-        if len(self.chains) >= MAX_REFS:
-            return
-        if isinstance(node, ast.Attribute):
-            chain: list[Any] = []
-            base: ast.AST = node
-            while isinstance(base, ast.Attribute):
-                chain.append(base)
-                base = base.value
-            if isinstance(base, ast.Name) and base.id not in local:
-                chain.append(base)
-                chain.reverse()
-                self.chains.append((node, [chain[0], *chain[1:]], False))
-            else:
-                self._visit(base, local, statement)
-            return
-        if isinstance(node, ast.Name):
-            if node.id not in local:
-                stored = isinstance(node.ctx, ast.Store)
-                if not isinstance(node.ctx, ast.Del):
-                    self.chains.append((node, [node], stored))
-                if stored and statement is not None:
-                    self._note_store(node.id, statement)
-            return
-        if isinstance(node, _FUNCTIONS):
-            self._visit_function(node, local, statement)
-            return
-        if isinstance(node, _COMPREHENSIONS):
-            targets = frozenset(n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name))
-            for child in ast.iter_child_nodes(node):
-                self._visit(child, local | targets, None)
-            return
-        if statement is not None and isinstance(node, (ast.Import, ast.ImportFrom)):
-            self.imports.append(node)
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                if bound != "*":
-                    self._note_store(bound, node)
-        if isinstance(node, ast.ClassDef) and statement is not None:
-            self._note_store(node.name, node)
-        if isinstance(node, ast.ExceptHandler) and node.name and statement is not None:
-            self._note_store(node.name, node)
-        for child in ast.iter_child_nodes(node):
-            inner = statement
-            if statement is not None:
-                if isinstance(child, ast.stmt):
-                    inner = child
-                elif child is getattr(node, "target", None) and isinstance(node, (ast.For, ast.AsyncFor)):
-                    inner = child  # the loop's body sees each new value
-                elif isinstance(node, ast.withitem) and child is node.optional_vars:
-                    inner = child
-                elif isinstance(node, ast.NamedExpr):
-                    inner = node
-            self._visit(child, local, inner)
-
-    def _visit_function(self, node: Any, local: frozenset[str], statement: ast.AST | None) -> None:
-        args = node.args
-        for default in [*args.defaults, *args.kw_defaults]:
-            if default is not None:
-                self._visit(default, local, statement)
-        if not isinstance(node, ast.Lambda):
-            for decorator in node.decorator_list:
-                self._visit(decorator, local, statement)
-            if statement is not None:
-                self._note_store(node.name, node)
-        params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a}
-        params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-        inner = local | params | _bound_in(node)
-        body = [node.body] if isinstance(node, ast.Lambda) else node.body
-        for child in body:
-            self._visit(child, frozenset(inner), None)
-
-    def _note_store(self, name: str, statement: ast.AST) -> None:
-        # The new value holds after the statement binding it (its right-hand side reads the old one).
-        point = (getattr(statement, "end_lineno", 0) or 0, getattr(statement, "end_col_offset", 0) or 0)
-        if name not in self.store_points or point < self.store_points[name]:
-            self.store_points[name] = point
-
-
-def _bound_in(function: Any) -> set[str]:
-    """Names a function binds locally (assigned, imported, defined), minus its ``global`` ones."""
-    bound: set[str] = set()
-    declared: set[str] = set()
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            bound.add(node.id)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name.split(".")[0]) for a in node.names)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-            continue  # its own scope
-        elif isinstance(node, (ast.Lambda, *_COMPREHENSIONS)):
-            continue
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        stack.extend(ast.iter_child_nodes(node))
-    return bound - declared

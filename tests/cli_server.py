@@ -1,0 +1,191 @@
+"""A warm interpreter that runs ``python -m site_builder ARGS`` for the tests: forked, not started.
+
+Starting Python and importing the builder and its libraries costs about half a second of CPU,
+and the suite runs the command line hundreds of times.  So each test process keeps one server
+that has imported them (nothing of any project's) and forks a child per command: the child takes
+the caller's working folder, environment, argv and standard streams (passed over a Unix socket),
+runs ``site_builder`` as ``python -m`` would and exits with its status.  (The test process's
+umask is passed too; nothing else a test changes in its own process reaches a started one.)  What the builder does
+is the same; only the interpreter's start-up is shared.  A command whose environment would start
+Python differently (another ``PYTHONPATH``, say) gets a real new interpreter instead.
+
+Run as a script, this file is the server: ``python tests/cli_server.py FD`` (FD: its socket).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+# Imported by the server before it forks: everything a build imports, so no child pays for it.
+PRELOAD = ("site_builder.cli", "site_builder.commands.build", "site_builder.commands.check",
+           "site_builder.commands.serve", "site_builder.site.render", "site_builder.site.notebook",
+           "site_builder.source.notebooks", "nbformat", "docutils.core", "jupytext")
+MAX_REQUEST = 1 << 20  # bytes of one request (arguments and environment)
+
+
+class CliServer:
+    """The client side: one server process, started on first use, serving one command at a time."""
+
+    def __init__(self, repo: Path) -> None:
+        self._repo = repo
+        self._sock: socket.socket | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._env: dict[str, str] = {}
+        self.runs = 0
+
+    def can_run(self, env: dict[str, str]) -> bool:
+        """Whether a command with ``env`` would start an interpreter like the server's."""
+        def startup(e: dict[str, str]) -> dict[str, str]:
+            return {k: v for k, v in e.items() if k.startswith("PYTHON")}
+        return startup(env) == startup(self._env or self._base_env())
+
+    def run(self, args: list[str], cwd: Path, env: dict[str, str], timeout: float,
+            script: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """``python -m site_builder ARGS`` (or ``python SCRIPT ARGS``) in ``cwd`` with ``env``, as
+        ``subprocess.run(..., capture_output=True, text=True, stdin=DEVNULL)`` returns it."""
+        sock = self._connect()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        umask = os.umask(0)
+        os.umask(umask)
+        request = {"args": args, "cwd": str(cwd), "env": env, "script": str(script) if script else None,
+                   "umask": umask}
+        try:
+            socket.send_fds(sock, [json.dumps(request).encode()], [devnull, out_w, err_w])
+        finally:
+            for fd in (devnull, out_w, err_w):
+                os.close(fd)
+        command = [sys.executable, str(script) if script else "-m site_builder", *args]
+        try:
+            pid = _answer(sock)["pid"]
+            out, err, timed_out = _read_both(out_r, err_r, time.monotonic() + timeout, pid)
+            status = _answer(sock)["status"]
+        except BaseException:  # interrupted half way: the next command gets a new server
+            self.close(kill=True)
+            raise
+        self.runs += 1
+        if timed_out:
+            raise subprocess.TimeoutExpired(command, timeout, output=out, stderr=err)
+        return subprocess.CompletedProcess(command, status, out, err)
+
+    def _base_env(self) -> dict[str, str]:
+        return {**os.environ, "PYTHONPATH": str(self._repo)}
+
+    def close(self, kill: bool = False) -> None:
+        """Stop the server (its children have all ended: commands run one at a time), or ``kill`` it."""
+        if self._sock is not None:
+            self._sock.close()
+        if self._proc is not None:
+            if kill:
+                self._proc.kill()
+            self._proc.wait(timeout=10)
+        self._sock, self._proc, self._env = None, None, {}
+
+    def _connect(self) -> socket.socket:
+        if self._sock is not None:
+            return self._sock
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._env = self._base_env()  # not the command's own variables: the child takes those
+        self._proc = subprocess.Popen([sys.executable, __file__, str(theirs.fileno())], pass_fds=[theirs.fileno()],
+                                      env=self._env, cwd=self._repo, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        theirs.close()
+        self._sock = ours
+        return ours
+
+
+def _answer(sock: socket.socket) -> dict[str, Any]:
+    """The server's next message; RuntimeError when it has gone."""
+    message = sock.recv(MAX_REQUEST)
+    if not message:
+        raise RuntimeError("the tests' CLI server (tests/cli_server.py) ended; its errors went to the test output")
+    return json.loads(message)
+
+
+def _read_both(out_fd: int, err_fd: int, deadline: float, pid: int) -> tuple[str, str, bool]:
+    """Everything written to both pipes until both close; kill ``pid`` at ``deadline``."""
+    chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
+    timed_out = False
+    with selectors.DefaultSelector() as selector:
+        for fd in chunks:
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            ready = selector.select(timeout=max(0.0, deadline - time.monotonic()) if not timed_out else None)
+            if not ready and not timed_out:
+                timed_out = True  # as subprocess.run does: kill it, then read what it wrote
+                os.kill(pid, signal.SIGKILL)
+            for key, _ in ready:
+                data = os.read(key.fd, 65536)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    selector.unregister(key.fd)
+                    os.close(key.fd)
+    return (b"".join(chunks[out_fd]).decode(errors="replace"), b"".join(chunks[err_fd]).decode(errors="replace"),
+            timed_out)
+
+
+def _child(request: dict[str, Any], fds: list[int]) -> None:
+    """In the forked child: become ``python -m site_builder ARGS`` in the caller's folder.  Its end
+    is a real interpreter's: SystemExit or an uncaught exception ends this process as they end
+    ``python -m``, with atexit handlers run and non-daemon threads joined."""
+    import runpy
+
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.umask(request["umask"])  # what a started process inherits from the test process
+    os.environ.clear()
+    os.environ.update(request["env"])
+    if request["script"]:
+        sys.argv = [request["script"], *request["args"]]
+        sys.path[0] = str(Path(request["script"]).parent)
+        runpy.run_path(request["script"], run_name="__main__")
+    else:
+        sys.argv = [str(Path(sys.modules["site_builder"].__file__ or "").with_name("__main__.py")), *request["args"]]
+        sys.path[0] = os.getcwd()  # as `python -m` puts the working folder first
+        runpy.run_module("site_builder", run_name="__main__", alter_sys=True)
+    sys.exit(0)
+
+
+def serve(fd: int) -> None:
+    """The server: preload, then fork a child per request and report its pid and exit status."""
+    import importlib
+
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass  # an optional library: the child imports it (or not) as a fresh process would
+    sock = socket.socket(fileno=fd)
+    while True:
+        try:
+            message, fds, _flags, _addr = socket.recv_fds(sock, MAX_REQUEST, 3)
+        except OSError:
+            return
+        if not message:
+            return  # the test process closed its end
+        request = json.loads(message)
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            _child(request, fds)
+        for received in fds:
+            os.close(received)
+        sock.send(json.dumps({"pid": pid}).encode())
+        _, wait_status = os.waitpid(pid, 0)
+        sock.send(json.dumps({"status": os.waitstatus_to_exitcode(wait_status)}).encode())
+
+
+if __name__ == "__main__":
+    serve(int(sys.argv[1]))
