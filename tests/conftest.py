@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -107,20 +108,61 @@ def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return rendered
 
 
+def _real_site_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the real demos' site is built: the run's base temp folder, which xdist workers share."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "real-site"
+
+
+def _copy_real_project(project: Path) -> None:
+    shutil.rmtree(project, ignore_errors=True)  # a failed attempt's leftovers
+    shutil.copytree(REPO / "demos", project / "demos")
+    shutil.copy(REPO / "pyproject.toml", project / "pyproject.toml")  # the site's own wording
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """When a collected test needs ``built_site``, start that build now, in the background, so no
+    test waits for it: the first test process to take the lock starts it and the build holds
+    the lock until it ends (``built_site`` then only waits, and builds itself if this failed)."""
+    if hasattr(session.config, "workerinput") is False and session.config.getoption("numprocesses", None):
+        return  # the xdist controller runs no test
+    if not any("built_site" in getattr(item, "fixturenames", ()) for item in session.items):
+        return
+    project = _real_site_folder(session.config._tmp_path_factory)  # type: ignore[attr-defined]
+    lock = os.open(project.with_name("real-site.lock"), os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(lock)
+        return  # another test process is building it
+    if (project / "built").is_file():
+        os.close(lock)
+        return
+    _copy_real_project(project)
+    # A real `python -m site_builder` (end to end); `built` marks success; the lock's descriptor
+    # goes with the shell and the builder, so it is released when they end.
+    subprocess.Popen(["sh", "-c", '"$0" -m site_builder build > build.log 2>&1 && touch built', sys.executable],
+                     cwd=project, env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.DEVNULL,
+                     pass_fds=[lock])
+    os.close(lock)
+
+
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's demos built once per test run, shared by the xdist workers (the first
-    to ask builds, under a file lock, the others wait for it); returns the site folder. Tests
-    only read it."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    project = shared / "real-site"
-    with open(shared / "real-site.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the build fails
-        if not (project / "built").is_file():
-            shutil.rmtree(project, ignore_errors=True)  # a failed attempt's leftovers
-            shutil.copytree(REPO / "demos", project / "demos")
-            shutil.copy(REPO / "pyproject.toml", project / "pyproject.toml")  # the site's own wording
+    """The repository's demos built once per test run (started at collection, see above),
+    shared by the xdist workers; returns the site folder. Tests only read it."""
+    project = _real_site_folder(tmp_path_factory)
+    with open(project.with_name("real-site.lock"), "w") as lock:
+        deadline = time.monotonic() + 200
+        while True:  # released when the background build ends, or when a test process's build does
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the build of the real demos did not end in 200 s"
+                time.sleep(0.2)
+        if not (project / "built").is_file():  # the background build failed: again, saying why
+            _copy_real_project(project)
             build_site(project, timeout=170, fresh=True)  # end to end: a real `python -m site_builder`
             (project / "built").touch()
     return project / "build"
