@@ -117,8 +117,9 @@ def test_warnings_are_said_again_when_nothing_changed(project: Path) -> None:
         print("[B-here] ok")
     ''')
     first = run_cli("build", cwd=project)
+    assert first.returncode == 0, first.stderr
     again = run_cli("build", cwd=project)
-    assert again.returncode == 0 and "site unchanged" in again.stderr
+    assert again.returncode == 0 and "site unchanged" in again.stderr, again.stderr
     warnings = [line for line in first.stderr.splitlines() if "B-gone" in line]
     assert warnings and all(w in again.stderr for w in warnings)
 
