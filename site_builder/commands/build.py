@@ -265,8 +265,8 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
 def _early_site(config: Config, entries: list[Entry], parsed: dict[str, Script | ParseError],
                 shown: dict[str, RunResult], api_docs: ApiDocs) -> _EarlySite:
     """What rendering pages as their demo finishes needs: every entry of the site, its result to come."""
-    builds = [EntryBuild(e, s, shown.get(e.name) or _shown_only(e, s, Path())) if isinstance(s := parsed[e.name], Script)
-              else _unparsable(e, s) for e in entries]
+    builds = [EntryBuild(e, s, shown.get(e.name) or _shown_only(e, s, Path()))
+              if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
     return _EarlySite(site_info(config, entries, api_docs), builds, cache_dir(config))
 
 
