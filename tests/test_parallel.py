@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import time
 from pathlib import Path
 
@@ -60,6 +61,36 @@ def test_site_is_identical_whatever_the_number_of_jobs(tmp_path: Path) -> None:
             assert timing_rows(one[path]) == timing_rows(two[path])
         else:
             assert TIMES.sub(b"T", one[path]) == TIMES.sub(b"T", two[path]), path
+
+
+CLASHING = '''
+    """{name}: writes a file named like its page."""
+    import time
+
+    # %% B-write
+    time.sleep({sleep})
+    open("index.html", "w").write("<h1>not the page</h1>")
+    print("{name} done")
+'''
+
+
+def test_pages_rendered_as_demos_finish_are_the_pages_rendered_at_the_end(project: Path) -> None:
+    # bee finishes first and its page renders while ant still runs: the pages, and the warnings
+    # rendering says (in site order, once), are those of a build rendering all at the end (--frozen)
+    write_demo(project, "ant", CLASHING.format(name="ant", sleep=1.0))
+    write_demo(project, "bee", CLASHING.format(name="bee", sleep=0))
+    warnings = ["ant: the file index.html the demo wrote is not published", "bee: the file index.html"]
+    result = run_cli("build", "-j", "2", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert [result.stderr.count(w) for w in warnings] == [1, 1]
+    assert result.stderr.index(warnings[0]) < result.stderr.index(warnings[1])
+    early = site_files(project / "build")
+    again = run_cli("build", cwd=project)  # nothing changed: the warnings are said again
+    assert [again.stderr.count(w) for w in warnings] == [1, 1], again.stderr
+    shutil.rmtree(project / "build")
+    frozen = run_cli("build", "--frozen", cwd=project)
+    assert frozen.returncode == 0, frozen.stderr
+    assert site_files(project / "build") == early
 
 
 def test_fail_fast_stops_running_and_waiting_demos_at_once(project: Path) -> None:

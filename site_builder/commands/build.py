@@ -12,6 +12,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from site_builder.apidocs.inventory import ApiDocs, load_api_docs
 from site_builder.source.blocks import Script, outline, parse
@@ -38,6 +39,9 @@ from site_builder.site.search import index_site
 from site_builder.commands.shard import estimated_seconds, recorded_durations, shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
+if TYPE_CHECKING:
+    from site_builder.site.early_pages import EarlyPages
+
 log = logging.getLogger(__name__)
 
 
@@ -54,6 +58,17 @@ class BuildOptions:
     shard: tuple[int, int] | None = None  # (K, N): run only shard K of N, record it, write no site
     keep_warm: bool = False  # leave the fork server running for the next build (serve)
     prune: bool = False  # once published, remove the records of entries that are gone (the demos folder is the project's)
+
+
+@dataclass
+class _EarlySite:
+    """What rendering pages while demos run needs: the site's settings and every entry
+    (results to come), and the pages once they render (see site/early_pages.py)."""
+
+    info: SiteInfo
+    builds: list[EntryBuild]
+    thumbnail_cache: Path
+    pages: EarlyPages | None = None
 
 
 @dataclass
@@ -185,6 +200,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
              if not config.runs(e.demos_path) and isinstance(s := parsed[e.name], Script)}
     all_entries, entries = entries, [e for e in entries if e.name not in shown]
     store = RecordStore(config, trusted=trusted_records(config, entries, previous))
+    early: _EarlySite | None = None  # pages rendered while demos run
     if not options.frozen:
         # a trusted record's folder holds the record.json the last build checked: replaceable
         store.check_replaceable([e for e in entries if e.name not in store.trusted])
@@ -203,8 +219,10 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         # Computed only when a demo really runs (the fork server starts then).
         set_preload(lambda: preload_for(config, runnable, [store_dir(config, e.name) / RECORD_FILE
                                                             for e in runnable]))
+        if not options.shard:
+            early = _early_site(config, all_entries, parsed, shown, api_docs)
         try:
-            results = _execute_all(entries, parsed, config, options, store, report, progress)
+            results = _execute_all(entries, parsed, config, options, store, report, progress, early)
         finally:
             if not options.keep_warm:
                 close_fork_server()  # its children are all done
@@ -221,7 +239,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         report.wall_time = time.perf_counter() - started
         return report
     files = _render_and_write(config, entries, report, previous, records_checked=not options.frozen,
-                              trusted=store.trusted, api_docs=api_docs)
+                              trusted=store.trusted, api_docs=api_docs, early=early)
     if report.published:
         pruned = prune(config, names if options.prune and not options.frozen else None, files)
         report.pruned = pruned.line()
@@ -244,11 +262,20 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
     return report
 
 
+def _early_site(config: Config, entries: list[Entry], parsed: dict[str, Script | ParseError],
+                shown: dict[str, RunResult], api_docs: ApiDocs) -> _EarlySite:
+    """What rendering pages as their demo finishes needs: every entry of the site, its result to come."""
+    builds = [EntryBuild(e, s, shown.get(e.name) or _shown_only(e, s, Path()))
+              if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
+    return _EarlySite(site_info(config, entries, api_docs), builds, cache_dir(config))
+
+
 def _render_and_write(config: Config, entries: list[Entry], report: BuildReport, previous: SiteState | None,
-                      records_checked: bool, trusted: dict[str, str], api_docs: ApiDocs) -> list[SiteFile]:
-    """Render what changed (unchanged pages are linked from the published site), write, remember;
-    return the site's files."""
-    info = site_info(config, entries, api_docs)
+                      records_checked: bool, trusted: dict[str, str], api_docs: ApiDocs,
+                      early: _EarlySite | None = None) -> list[SiteFile]:
+    """Render what changed (unchanged pages are linked from the published site, pages rendered
+    while demos ran are taken), write, remember; return the site's files."""
+    info = early.info if early is not None else site_info(config, entries, api_docs)
     rebuild = Rebuild(config, info, report.builds, state=previous, records_checked=records_checked,
                       trusted=trusted)
     plan = rebuild.plan()
@@ -262,7 +289,7 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
 
             files += render_site(report.builds, info, only=plan.render_entries,
                                  site_pages=plan.site_pages, notebooks=plan.notebooks,
-                                 thumbnail_cache=cache_dir(config))
+                                 thumbnail_cache=cache_dir(config), early=early.pages if early else None)
     # Made afresh every time (a zip of the scripts and notebooks costs little): they hold every
     # script's text, which the site-wide pages' key leaves out.
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
@@ -305,11 +332,13 @@ def _execute_all(
     store: RecordStore,
     report: BuildReport,
     progress: Progress,
+    early: _EarlySite | None = None,
 ) -> dict[str, RunResult]:
     """Run every parsable demo, ``options.jobs`` at a time, the longest expected first.
 
     Results are taken as they complete, so ``--fail-fast`` stops at once: running demos
-    are killed, the others never start, and all of them are reported as not run.
+    are killed, the others never start, and all of them are reported as not run. Each
+    page that ran is rendered as its demo finishes, into ``early`` (the builder only waits then).
     """
     runnable = [e for e in entries if isinstance(parsed[e.name], Script)]
     results: dict[str, RunResult] = {}
@@ -374,6 +403,8 @@ def _execute_all(
             script = parsed[entry.name]
             assert isinstance(script, Script)
             thumbnails.prepare(EntryBuild(entry, script, result), cache_dir(config))
+            if early is not None and early.pages is not None:
+                early.pages.render(EntryBuild(entry, script, result))
 
     def stop_all() -> None:
         cancel.set()
@@ -394,7 +425,7 @@ def _execute_all(
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures.update({pool.submit(run_one, e, e.name in store.trusted): e for e in order})
         try:
-            _prepare_render_while_waiting(running, futures, runnable, parsed, report)
+            _prepare_render_while_waiting(running, futures, runnable, parsed, report, early)
             for future in as_completed(futures):
                 take(None if future.cancelled() else future.result(), futures[future])
         except BaseException:  # Ctrl-C or a runner failure: kill the other demos, then raise
@@ -416,8 +447,10 @@ def _prepare_render_while_waiting(
     runnable: list[Entry],
     parsed: dict[str, Script | ParseError],
     report: BuildReport,
+    early: _EarlySite | None = None,
 ) -> None:
-    """Spend the wait for running demos on rendering's fixed costs (render.prepare).
+    """Spend the wait for running demos on rendering's fixed costs (render.prepare), and get
+    ``early`` ready to render each page as its demo finishes.
 
     The demos run in child processes, so the main thread is idle; without this, the imports,
     template compilation and highlighting would all come after the last demo ends.
@@ -429,6 +462,10 @@ def _prepare_render_while_waiting(
 
     # Entries already served from their records are likely reused pages: skip them.
     prepare(s for e in runnable if e.name not in report.from_cache and isinstance(s := parsed[e.name], Script))
+    if early is not None:
+        from site_builder.site.early_pages import EarlyPages
+
+        early.pages = EarlyPages(early.info, early.builds, early.thumbnail_cache)
 
 
 def _section_names(names: set[str]) -> set[str]:

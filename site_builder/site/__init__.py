@@ -2,7 +2,8 @@
 
 ``render`` (Jinja2, Pygments, Markdown) with ``notebook``, ``outcomes``, ``cell_display``,
 ``displays`` (values and display() outputs), ``timings`` and ``theme`` makes the files in
-memory (``sitefiles``), the templates reading ``views``; ``prose`` renders prose
+memory (``sitefiles``), the templates reading ``views``; ``early_pages`` renders each entry's
+page as its demo finishes, while others still run; ``prose`` renders prose
 (``prose_rst`` reST, ``prose_myst`` and ``myst_scan`` MyST Markdown, ``prose_pages`` the
 site's labels), and ``prose_links`` says where its roles and inline code lead (``apidocs``'
 inventories, the other entries); ``code_links`` where the code's names link, ``api_index``

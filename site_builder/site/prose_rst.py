@@ -341,8 +341,11 @@ def rst_html(text: str, id_prefix: str, links: ProseLinks | None = None) -> str 
     return parts["fragment"]
 
 
+# A title or summary is read on its page, on the index, in its neighbours' links and the
+# labels: parsed once (a pure function of the text: the roles it names are registered once).
+@functools.lru_cache(maxsize=4096)
 def rst_plain(text: str) -> str:
-    """One line of reST as the text a reader sees."""
+    """One line of reST as the text a reader sees (each text parsed once)."""
     _register_sphinx_constructs()
     _register_roles(text)
     try:

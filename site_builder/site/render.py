@@ -12,6 +12,7 @@ import logging
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import jinja2
@@ -54,6 +55,9 @@ from site_builder.site.sitefiles import ordered_builds, script_download
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.site.theme import pygments_css
 from site_builder.site.thumbnails import Thumbnails
+
+if TYPE_CHECKING:
+    from site_builder.site.early_pages import EarlyPages
 
 log = logging.getLogger(__name__)
 # The reproducibility sentence is only claimed for scripts that visibly seed an RNG.
@@ -475,28 +479,40 @@ def prepare(scripts: Iterable[Script]) -> None:
     prepare_notebooks()
 
 
+def neighbours(ordered: list[EntryBuild]) -> dict[str, tuple[EntryLink | None, EntryLink | None]]:
+    """Each entry's (previous, next) pages in the site's order."""
+    links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
+    return {link.name: (links[i - 1] if i > 0 else None, links[i + 1] if i + 1 < len(links) else None)
+            for i, link in enumerate(links)}
+
+
 def render_site(
     builds: list[EntryBuild], info: SiteInfo, *, only: Collection[str] | None = None,
     site_pages: bool = True, notebooks: Mapping[str, Path] | None = None,
-    thumbnail_cache: Path | None = None,
+    thumbnail_cache: Path | None = None, early: EarlyPages | None = None,
 ) -> list[SiteFile]:
     """Return every file of the site (pages, downloads, artifacts, static assets).
 
     A rebuild (rebuild_plan.py) renders ``only`` the named entries (links still see them all),
     the site-wide files only when ``site_pages``, and publishes ``notebooks`` as they are;
-    thumbnails are cached in ``thumbnail_cache``.
+    thumbnails are cached in ``thumbnail_cache``; ``early``: pages rendered while demos ran.
     """
     renderer = _Renderer(info, notebooks, thumbnail_cache)
     ordered = ordered_builds(builds, info)
     renderer.site_entries(ordered)
     files: list[SiteFile] = []
-    links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
+    around = neighbours(ordered)
     renderer.learn_labels(ordered)
-    for i, build in enumerate(ordered):
-        prev = links[i - 1] if i > 0 else None
-        next = links[i + 1] if i + 1 < len(links) else None
-        if only is None or build.entry.name in only:
-            files.extend(renderer.entry_files(build, prev, next))
+    for build in ordered:
+        name = build.entry.name
+        if only is not None and name not in only:
+            continue
+        page = early.page_for(build, info, ordered) if early is not None and name not in renderer.notebooks else None
+        if page is not None:
+            page.say_records()
+            files.extend(page.files)
+        else:
+            files.extend(renderer.entry_files(build, *around[name]))
     if site_pages:
         files.extend(renderer.site_files(ordered))
     return list({f.path: f for f in files}.values())  # plotly.js: once, whichever pages need it

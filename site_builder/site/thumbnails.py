@@ -79,7 +79,9 @@ def _make(figure: bytes) -> bytes | None:
             # An opaque figure stays RGB: resizing and encoding three channels, not four, is
             # 40% of the thumbnail's time (benchmarks/figures.py).
             alpha = image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info
-            image = image.convert("RGBA" if alpha else "RGB")
+            mode = "RGBA" if alpha else "RGB"
+            if image.mode != mode:  # (the same mode would only copy the pixels: 4 ms of 2x figure)
+                image = image.convert(mode)
             # reducing_gap: a box filter first, then Lanczos; optimize=False: Pillow's search for
             # the smallest encoding cost twice the rest for 3% of the size (measured on figures)
             image.thumbnail(THUMBNAIL_BOX, Image.Resampling.LANCZOS, reducing_gap=2.0)
