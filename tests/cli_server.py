@@ -40,7 +40,6 @@ class CliServer:
         self._sock: socket.socket | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._env: dict[str, str] = {}
-        self.runs = 0
 
     def can_run(self, env: dict[str, str]) -> bool:
         """Whether a command with ``env`` would start an interpreter like the server's."""
@@ -73,7 +72,6 @@ class CliServer:
         except BaseException:  # interrupted half way: the next command gets a new server
             self.close(kill=True)
             raise
-        self.runs += 1
         if timed_out:
             raise subprocess.TimeoutExpired(command, timeout, output=out, stderr=err)
         return subprocess.CompletedProcess(command, status, out, err)
