@@ -402,9 +402,10 @@ def _execute_all(
         if entry.name not in report.from_cache and not options.shard:  # new figures: thumbnail now
             script = parsed[entry.name]
             assert isinstance(script, Script)
-            thumbnails.prepare(EntryBuild(entry, script, result), cache_dir(config))
+            build = EntryBuild(entry, script, result)
+            thumbnails.prepare(build, cache_dir(config))
             if early is not None and early.pages is not None:
-                early.pages.render(EntryBuild(entry, script, result))
+                early.pages.render(build)
 
     def stop_all() -> None:
         cancel.set()
