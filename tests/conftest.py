@@ -57,6 +57,14 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | N
     )
 
 
+def copy_of(project: Path, tmp_path: Path) -> Path:
+    """A copy of a module's shared ``project`` in ``tmp_path`` (links kept as links), for a test that
+    rebuilds or edits it: the module's other tests read the original."""
+    copy = tmp_path / "project"
+    shutil.copytree(project, copy, symlinks=True)
+    return copy
+
+
 def build_site(project: Path, timeout: float = 120, env: dict[str, str] | None = None, fresh: bool = False) -> Path:
     """Build ``project`` with ``python -m site_builder build`` (see run_cli), failing with its stderr; the built site's folder."""
     done = run_cli("build", cwd=project, timeout=timeout, env=env, fresh=fresh)
@@ -124,7 +132,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """When a collected test needs ``built_site``, start that build now, in the background, so no
     test waits for it: the first test process to take the lock starts it and the build holds
     the lock until it ends (``built_site`` then only waits, and builds itself if this failed)."""
-    if hasattr(session.config, "workerinput") is False and session.config.getoption("numprocesses", None):
+    if not hasattr(session.config, "workerinput") and session.config.getoption("numprocesses", None):
         return  # the xdist controller runs no test
     if not any("built_site" in getattr(item, "fixturenames", ()) for item in session.items):
         return

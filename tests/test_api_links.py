@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli, write_demo
+from tests.conftest import copy_of, run_cli, write_demo
 from tests.inventory_support import write_inventory
 
 NUMPY = "https://numpy.test/doc/"
@@ -225,9 +225,7 @@ def test_a_record_with_malformed_names_is_refused(project: Path, tmp_path: Path)
 
 
 def test_rebuilds_keep_the_api_files_and_follow_the_inventories(project: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "project"  # the module's other tests read the built site and its inventories
-    shutil.copytree(project, copy, symlinks=True)
-    project = copy
+    project = copy_of(project, tmp_path)  # the inventory is rewritten below
     site = project / "build"
     assert run_cli("build", cwd=project).returncode == 0  # another test's forced run may have left new records
     usage = (site / "_downloads" / "api_usage.json").read_bytes()

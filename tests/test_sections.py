@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from site_builder.errors import EntryError
 from site_builder.source.entries import discover, site_order
-from tests.conftest import run_cli, write_demo
+from tests.conftest import copy_of, run_cli, write_demo
 
 
 def demo(summary: str, word: str) -> str:
@@ -146,9 +145,7 @@ def test_search_sitemap_and_timings_see_every_section_page(built: Path) -> None:
 
 
 def test_a_rebuild_reuses_everything_and_sees_a_header_change(built: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "project"  # the module's other tests read the built site
-    shutil.copytree(built, copy, symlinks=True)
-    built = copy
+    built = copy_of(built, tmp_path)
     assert run_cli("build", cwd=built).returncode == 0  # a copy's first build: it takes the folder as its own
     again = run_cli("build", cwd=built)
     assert again.returncode == 0 and "site unchanged" in again.stderr, again.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli, write_demo
+from tests.conftest import REPO, copy_of, run_cli, write_demo
 
 PLOTS = '''
 """plots.py — two figures, the second one named as the thumbnail.
@@ -84,9 +84,7 @@ def test_index_shows_the_named_figure_as_a_small_lazy_image(project: Path) -> No
 
 
 def test_thumbnails_are_cached_and_not_made_again(project: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "project"  # the module's other tests read the built site
-    shutil.copytree(project, copy, symlinks=True)
-    project = copy
+    project = copy_of(project, tmp_path)
     cached = list((project / "_freeze" / ".cache" / "thumbnails").glob("*.png"))
     assert len(cached) == 1
     # A cached thumbnail is used as it is: replace it, re-render the index, and see it published.

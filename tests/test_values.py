@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from site_builder.run.child.cells import compile_cell
 from site_builder.run.child.values import describe_value
-from tests.conftest import run_cli, write_demo
+from tests.conftest import copy_of, run_cli, write_demo
 
 DEMO = '''
 """values.py — blocks that end in an expression.
@@ -111,8 +110,7 @@ def test_notebook_carries_values_as_execute_results(built: Path) -> None:
 
 
 def test_values_setting_turns_them_off_without_running_again(built: Path, tmp_path: Path) -> None:
-    project = tmp_path / "project"  # a copy: the module's other tests read the built site
-    shutil.copytree(built, project, symlinks=True)
+    project = copy_of(built, tmp_path)
     (project / "pyproject.toml").write_text("[tool.site_builder]\nvalues = false\n")
     result = run_cli("build", cwd=project)
     assert result.returncode == 0, result.stderr
