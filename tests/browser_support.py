@@ -194,24 +194,36 @@ _MARK_CODE_SAMPLES_JS = """() => {
 }"""
 
 
+# The three runs of axe_violations, one after another in the page (axe runs one at a time):
+# the page's text but the code with every rule; the code without contrast; one node per token
+# class with contrast alone ("include" of nothing is refused, so the code runs only if present).
+_AXE_RUNS_JS = """async () => {
+  const only = {resultTypes: ['violations']};
+  const runs = [await axe.run({exclude: [['.highlight']]}, only)];
+  if (document.querySelector('.highlight')) {
+    runs.push(await axe.run({include: [['.highlight']]}, {...only, rules: {'color-contrast': {enabled: false}}}));
+    runs.push(await axe.run({include: [['[data-axe-sample]']]}, {...only, runOnly: ['color-contrast']}));
+  }
+  return runs.map(run => run.violations);
+}"""
+
+
 def axe_violations(page: Any) -> list[dict[str, Any]]:
     """Run axe-core (from axe-playwright-python) on the whole page; its violations.
 
     axe's color-contrast rule costs milliseconds per text node, and a page of highlighted code
     has thousands that share a few dozen token classes: contrast is checked on everything but
     the code, plus one node per token class in the code; every other rule sees the whole page.
+    axe-core is injected once per document (half a megabyte of script to parse each time).
     """
-    from axe_playwright_python.sync_playwright import Axe
+    from axe_playwright_python.base import AXE_SCRIPT
 
-    axe = Axe()
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE_SCRIPT)
     page.evaluate(_MARK_CODE_SAMPLES_JS)
-    runs = [axe.run(page, context={"exclude": [[".highlight"]]}, options={"resultTypes": ["violations"]})]
-    if page.locator(".highlight").count():  # axe refuses a context that matches nothing
-        runs.append(axe.run(page, context={"include": [[".highlight"]]}, options={"resultTypes": ["violations"], "rules": {"color-contrast": {"enabled": False}}}))
-        runs.append(axe.run(page, context={"include": [["[data-axe-sample]"]]}, options={"resultTypes": ["violations"], "runOnly": ["color-contrast"]}))
     merged: dict[str, dict[str, Any]] = {}
-    for run in runs:
-        for violation in run.response.get("violations", []):
+    for violations in page.evaluate(_AXE_RUNS_JS):
+        for violation in violations:
             if violation["id"] in merged:
                 merged[violation["id"]]["nodes"] += violation["nodes"]
             else:
