@@ -293,7 +293,7 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
     # Made afresh every time (a zip of the scripts and notebooks costs little): they hold every
     # script's text, which the site-wide pages' key leaves out.
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
-    files += archive_files(report.builds, files)
+    files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None)
     search_index = rebuild.search_index(files)  # None: some page's text changed
     seeds = rebuild.index_seeds() if search_index is None else []  # then Pagefind writes only what changed
     files += search_index or seeds

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import io
 import os
+import struct
 import time
 import zipfile
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.site.sitefiles import EntryBuild, SiteFile, script_download
@@ -20,6 +23,12 @@ SCRIPTS_ZIP = f"{ARCHIVE_DIR}/scripts.zip"
 NOTEBOOKS_ZIP = f"{ARCHIVE_DIR}/notebooks.zip"
 _EARLIEST = 315532800  # 1980-01-01 00:00:00 UTC: zip timestamps start there
 _LATEST = 4354819198  # 2107-12-31 23:59:58 UTC: and end there
+_LEVEL = 9
+_VERSION = 20  # "made by" and "needed": deflate, as zipfile writes it
+_UNIX = 3
+_UTF8 = 0x800  # the name is UTF-8
+_REGULAR_0644 = 0o100644 << 16  # a regular file, rw-r--r--
+_ZIP64_LIMIT = (1 << 31) - 1  # zipfile's: from there on it writes zip64 records
 
 
 def _timestamp() -> tuple[int, int, int, int, int, int]:
@@ -30,17 +39,65 @@ def _timestamp() -> tuple[int, int, int, int, int, int]:
     return time.gmtime(epoch)[:6]
 
 
-def reproducible_zip(members: dict[str, bytes]) -> bytes:
-    """A zip of ``members`` (archive path -> bytes) that depends on nothing else."""
+@dataclass(frozen=True)
+class Deflated:
+    """One member's bytes as the archive stores them: raw deflate at the archive's level, and the CRC."""
+
+    data: bytes
+    deflated: bytes
+    crc: int
+
+
+def deflate(data: bytes) -> Deflated:
+    """``data`` deflated as zipfile deflates a member (raw stream, level 9)."""
+    compressor = zlib.compressobj(_LEVEL, zlib.DEFLATED, -15)
+    return Deflated(data, compressor.compress(data) + compressor.flush(), zlib.crc32(data))
+
+
+def reproducible_zip(members: dict[str, bytes], ahead: dict[str, Deflated] | None = None) -> bytes:
+    """A zip of ``members`` (archive path -> bytes) that depends on nothing else; ``ahead``:
+    members already deflated (taken when they hold the same bytes).
+
+    The bytes are those zipfile writes for the same members (tests compare them), written here
+    because zipfile takes no member deflated beforehand, and deflating the notebooks (megabytes
+    of base64 figures) at the end was half of what a build did after its last demo.
+    """
+    stamp = _timestamp()
+    dos_time = stamp[3] << 11 | stamp[4] << 5 | stamp[5] // 2
+    dos_date = (stamp[0] - 1980) << 9 | stamp[1] << 5 | stamp[2]
+    out = io.BytesIO()
+    directory = []
+    for name in sorted(members):
+        known = (ahead or {}).get(name)
+        member = known if known is not None and known.data == members[name] else deflate(members[name])
+        encoded, flags = (name.encode("ascii"), 0) if name.isascii() else (name.encode("utf-8"), _UTF8)
+        if max(len(member.data), len(member.deflated), out.tell()) >= _ZIP64_LIMIT:
+            return _zipfile_zip(members)  # zip64 records: left to zipfile
+        sizes = (member.crc, len(member.deflated), len(member.data), len(encoded))
+        directory.append(struct.pack("<IBBHHHHHIIIHHHHHII", 0x02014B50, _VERSION, _UNIX, _VERSION, flags,
+                                     zipfile.ZIP_DEFLATED, dos_time, dos_date, *sizes, 0, 0, 0, 0,
+                                     _REGULAR_0644, out.tell()) + encoded)
+        out.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, _VERSION, flags, zipfile.ZIP_DEFLATED,
+                              dos_time, dos_date, *sizes, 0) + encoded + member.deflated)
+    start, listing = out.tell(), b"".join(directory)
+    if len(directory) >= 0xFFFF or start + len(listing) >= _ZIP64_LIMIT:
+        return _zipfile_zip(members)
+    out.write(listing + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(directory), len(directory),
+                                    len(listing), start, 0))
+    return out.getvalue()
+
+
+def _zipfile_zip(members: dict[str, bytes]) -> bytes:
+    """The same archive, by zipfile: for archives too large for plain zip records (zip64)."""
     stamp = _timestamp()
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
         for name in sorted(members):
             info = zipfile.ZipInfo(name, date_time=stamp)
             info.create_system = 3  # Unix, whatever builds it
-            info.external_attr = 0o100644 << 16  # a regular file, rw-r--r--
+            info.external_attr = _REGULAR_0644
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, members[name], compresslevel=9)
+            archive.writestr(info, members[name], compresslevel=_LEVEL)
     return out.getvalue()
 
 
@@ -48,8 +105,15 @@ def _data(file: SiteFile) -> bytes:
     return file.data if file.data is not None else Path(file.source or "").read_bytes()
 
 
-def archive_files(builds: list[EntryBuild], files: list[SiteFile]) -> list[SiteFile]:
-    """The two archives, from the entries' scripts and the notebooks among the site's ``files``.
+def notebook_paths(build: EntryBuild) -> tuple[str, str]:
+    """Where ``build``'s notebook is in the site, and its name in the notebooks' archive."""
+    return f"{build.entry.name}/{build.entry.stem}.ipynb", f"{build.entry.name}.ipynb"
+
+
+def archive_files(builds: list[EntryBuild], files: list[SiteFile],
+                  ahead: dict[str, Deflated] | None = None) -> list[SiteFile]:
+    """The two archives, from the entries' scripts and the notebooks among the site's ``files``
+    (``ahead``: notebooks deflated as their pages rendered, by member name).
 
     Members keep the demos folder's layout: ``plot.py``, ``basics/plot.py``, ``basics/plot.ipynb``.
     """
@@ -57,8 +121,9 @@ def archive_files(builds: list[EntryBuild], files: list[SiteFile]) -> list[SiteF
     scripts = {f"{b.entry.name}.py": script_download(b.entry) for b in builds}
     notebooks = {}
     for build in builds:
-        notebook = by_path.get(f"{build.entry.name}/{build.entry.stem}.ipynb")
+        site_path, member = notebook_paths(build)
+        notebook = by_path.get(site_path)
         if notebook is not None:
-            notebooks[f"{build.entry.name}.ipynb"] = _data(notebook)
+            notebooks[member] = _data(notebook)
     return [SiteFile(SCRIPTS_ZIP, data=reproducible_zip(scripts)),
-            SiteFile(NOTEBOOKS_ZIP, data=reproducible_zip(notebooks))]
+            SiteFile(NOTEBOOKS_ZIP, data=reproducible_zip(notebooks, ahead))]

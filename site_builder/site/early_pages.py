@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from site_builder.run.execute import RunResult
+from site_builder.site.archives import Deflated, deflate, notebook_paths
 from site_builder.site.render import _Renderer, neighbours
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, ordered_builds
 
@@ -48,6 +49,7 @@ class EarlyPages:
         self.site = [(b.entry.name, b.script) for b in ordered]  # what the pages' links were made from
         self.neighbours = neighbours(ordered)
         self.pages: dict[str, EarlyPage] = {}
+        self.deflated: dict[str, Deflated] = {}  # notebooks, by archive member, for the archive
 
     def render(self, build: EntryBuild) -> None:
         """Render ``build``'s page now; a page that fails is left to render_site (which says why)."""
@@ -61,6 +63,10 @@ class EarlyPages:
             log.debug("%s: not rendered early", name, exc_info=True)
             return
         self.pages[name] = EarlyPage(build.result, files, tuple(held))
+        site_path, member = notebook_paths(build)
+        for file in files:
+            if file.path == site_path and file.data is not None:
+                self.deflated[member] = deflate(file.data)
 
     def page_for(self, build: EntryBuild, info: SiteInfo, ordered: list[EntryBuild]) -> EarlyPage | None:
         """The early page of ``build`` when it was made from this result, settings and site, else None."""
