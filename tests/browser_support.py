@@ -194,16 +194,14 @@ _MARK_CODE_SAMPLES_JS = """() => {
 }"""
 
 
-# The three runs of axe_violations, one after another in the page (axe runs one at a time):
-# the page's text but the code with every rule; the code without contrast; one node per token
-# class with contrast alone ("include" of nothing is refused, so the code runs only if present).
+# The two runs of axe_violations, one after the other in the page (axe runs one at a time):
+# every rule but contrast on the whole page; contrast on everything but the code, plus the
+# code's samples (an include inside an exclude is included again).
 _AXE_RUNS_JS = """async () => {
   const only = {resultTypes: ['violations']};
-  const runs = [await axe.run({exclude: [['.highlight']]}, only)];
-  if (document.querySelector('.highlight')) {
-    runs.push(await axe.run({include: [['.highlight']]}, {...only, rules: {'color-contrast': {enabled: false}}}));
-    runs.push(await axe.run({include: [['[data-axe-sample]']]}, {...only, runOnly: ['color-contrast']}));
-  }
+  const runs = [await axe.run(document, {...only, rules: {'color-contrast': {enabled: false}}})];
+  runs.push(await axe.run({include: [[':root'], ['[data-axe-sample]']], exclude: [['.highlight']]},
+                          {...only, runOnly: ['color-contrast']}));
   return runs.map(run => run.violations);
 }"""
 

@@ -284,6 +284,30 @@ def test_no_serious_accessibility_violation(open_page: OpenPage, site_url: str, 
     watch.assert_clean()
 
 
+def test_the_accessibility_check_sees_contrast_in_code_and_text_and_every_other_rule_in_code(
+        open_page: OpenPage, site_url: str) -> None:
+    # axe_violations samples the code for contrast: what it leaves out must not hide a problem.
+    page, watch = open_page(scheme="light")
+    page.goto(site_url + "attention/index.html")
+    page.evaluate("""() => {
+      const token = [...document.querySelectorAll('.highlight pre span')]
+        .find(span => !span.childElementCount && span.textContent.trim().length > 3 && !span.closest('details:not([open])'));
+      token.className = 'probe-token';  // a token class of its own: it is sampled
+      token.style.color = '#c8c8c8';  // 1.7:1 on white (axe leaves 1:1 undecided: hidden on purpose?)
+      const text = document.createElement('p');
+      text.textContent = 'Pale words outside the code';
+      text.style.color = '#c8c8c8';
+      document.querySelector('main').prepend(text);
+      const image = document.createElement('img');  // no alt
+      image.src = document.querySelector('img').src;
+      token.after(image);
+    }""")
+    found = {v["id"]: [n["html"] for n in v["nodes"]] for v in axe_violations(page)}
+    assert any("probe-token" in html for html in found.get("color-contrast", [])), found.keys()
+    assert any("Pale words" in html for html in found.get("color-contrast", [])), found.keys()
+    assert found.get("image-alt"), found.keys()
+
+
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_screenshot_of_the_attention_page(open_page: OpenPage, site_url: str, scheme: str, width: int, height: int) -> None:
