@@ -88,7 +88,8 @@ def reproducible_zip(members: dict[str, bytes], ahead: dict[str, Deflated] | Non
 
 
 def _zipfile_zip(members: dict[str, bytes]) -> bytes:
-    """The same archive, by zipfile: for archives too large for plain zip records (zip64)."""
+    """The same archive, by zipfile: the reference the tests hold ``reproducible_zip`` to, and the
+    writer of archives too large for plain zip records (zip64)."""
     stamp = _timestamp()
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
