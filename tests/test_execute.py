@@ -384,3 +384,36 @@ def test_path_scrubber_replaces_machine_paths() -> None:
     assert scrub("/tmp/run/files/x.csv and /srv/project/demos/a.py") == "x.csv and demos/a.py"
     assert scrub("cwd /tmp/run/files, home /home/me/.cache") == "cwd ., home ~/.cache"
     assert scrub("/srv/project2/x") == "/srv/project2/x"
+
+
+def test_events_written_before_the_stop_are_read_when_the_reader_wakes_late(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A loaded machine: the reader's wait times out, the demo then writes its last events and
+    # exits, the builder tells the reader to stop, and only then does the reader run again.
+    # It must still read what is in the pipe (it took a finished demo for a crash, "exit
+    # status 0", in about one build in ten under two CPU hogs).
+    import os
+    import select
+
+    from site_builder.run.execute import _RunState
+
+    state = _RunState("demo", (), tmp_path, 1000, lambda text: text, None)
+    read_end, write_end = os.pipe()
+    os.write(write_end, b'{"event": "done", "environment": {}}\n')
+    os.close(write_end)
+    real_select, waits = select.select, []
+
+    def timed_out_before_the_stop(*args: object) -> tuple[list[int], list[int], list[int]]:
+        waits.append(args)
+        if len(waits) == 1:
+            state.stopping = True  # said while this wait was ending with nothing ready
+            return [], [], []
+        return real_select(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(select, "select", timed_out_before_the_stop)
+    try:
+        state.read(read_end)
+    finally:
+        os.close(read_end)
+    assert state.final == {"event": "done", "environment": {}}
+    assert len(waits) >= 2

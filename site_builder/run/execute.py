@@ -272,11 +272,15 @@ class _RunState:
         buf = bytearray()
         stop_deadline: float | None = None
         while True:
-            if self.stopping and stop_deadline is None:
+            # Read before waiting: only a wait begun after the stop finds the pipe truly idle.
+            # (A wait that timed out just before it, in a thread then kept waiting for the CPU,
+            # would leave the runner's last events unread: a finished demo taken for a crash.)
+            stopping = self.stopping
+            if stopping and stop_deadline is None:
                 stop_deadline = time.perf_counter() + 5.0  # a starved reader on a busy machine still drains the runner
             ready, _, _ = select.select([fd], [], [], 0.1)
             if not ready:
-                if self.stopping:
+                if stopping:
                     break
                 continue
             if stop_deadline is not None and time.perf_counter() > stop_deadline:
