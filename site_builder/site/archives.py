@@ -16,7 +16,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_builder.site.sitefiles import EntryBuild, SiteFile, script_download
+from site_builder.site.sitefiles import EntryBuild, SiteFile, notebook_path, script_download
 
 ARCHIVE_DIR = "_downloads"  # in the site; never an entry name (names start with a letter or digit)
 SCRIPTS_ZIP = f"{ARCHIVE_DIR}/scripts.zip"
@@ -108,7 +108,7 @@ def _data(file: SiteFile) -> bytes:
 
 def notebook_paths(build: EntryBuild) -> tuple[str, str]:
     """Where ``build``'s notebook is in the site, and its name in the notebooks' archive."""
-    return f"{build.entry.name}/{build.entry.stem}.ipynb", f"{build.entry.name}.ipynb"
+    return notebook_path(build.entry.name), f"{build.entry.name}.ipynb"
 
 
 def archive_files(builds: list[EntryBuild], files: list[SiteFile],

@@ -17,7 +17,6 @@ from typing import Any
 
 from site_builder.config import Config
 from site_builder.fs import walk_files
-from site_builder.names import stem_of
 from site_builder.source.blocks import script_data
 from site_builder.source.entries import Entry
 from site_builder.run.preload import packages_stamp
@@ -48,7 +47,7 @@ from site_builder.site.rebuild_state import (
     tracked_path,
 )
 from site_builder.site.search import SEARCH_DIR, seedable
-from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, ordered_builds
+from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, notebook_path, ordered_builds
 
 _REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`")
 
@@ -162,7 +161,7 @@ class Rebuild:
             saved = self.state.entries.get(name, {})
             published = self._intact(f"out:{name}/")
             records_intact = self._intact(f"rec:{name}/") is not None
-            notebook = f"out:{name}/{stem_of(name)}.ipynb"
+            notebook = f"out:{notebook_path(name)}"
             if saved.get("page") == self.page_keys[name] and published and records_intact:
                 reused += [SiteFile(k[4:], source=tracked_file(self.config, k)) for k in published]
                 warnings += saved.get("warnings", [])

@@ -23,7 +23,6 @@ from site_builder.source.gallery import hidden_lines
 from site_builder.source.markdown_head import without_title
 from site_builder.source.docstring import rst_head
 from site_builder.source.entries import Entry, Section
-from site_builder.names import stem_of
 from site_builder.run.execute import (
     BUILDER_DIR,
     Artifact,
@@ -51,7 +50,7 @@ from site_builder.site.svg import UnsafeSvgError, inert_svg
 from site_builder.site.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, letter_groups, poster_of
 from site_builder.site.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
-from site_builder.site.sitefiles import ordered_builds, script_download
+from site_builder.site.sitefiles import notebook_path, ordered_builds, script_download
 from site_builder.site.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.site.theme import pygments_css
 from site_builder.site.thumbnails import Thumbnails
@@ -261,7 +260,7 @@ class _Renderer:
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:
-        path = f"{name}/{stem_of(name)}.ipynb"
+        path = notebook_path(name)
         if name in self.notebooks:
             return SiteFile(path=path, source=self.notebooks[name])
         return SiteFile(path=path, data=make_notebook(name, script, result, values=self.info.values,

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from site_builder.apidocs.inventory import ApiDocs
+from site_builder.names import stem_of
 from site_builder.source.blocks import Script
 from site_builder.source.entries import Entry, Section, site_order
 from site_builder.run.execute import RunResult
@@ -67,6 +68,11 @@ def ordered_builds(builds: list[EntryBuild], info: SiteInfo) -> list[EntryBuild]
     """``builds`` in the site's order (index, previous/next): see entries.site_order."""
     by_name = {b.entry.name: b for b in builds}
     return [by_name[e.name] for e in site_order((b.entry for b in builds), info.section_order)]
+
+
+def notebook_path(name: str) -> str:
+    """Where the notebook download of the entry ``name`` is in the site."""
+    return f"{name}/{stem_of(name)}.ipynb"
 
 
 def script_download(entry: Entry) -> bytes:
