@@ -9,7 +9,8 @@ from pathlib import Path
 
 from site_builder.run.execute import BlockResult, RunResult
 from site_builder.site.prose import html as prose
-from site_builder.site.prose.myst_scan import PageProse, collect_labels
+from site_builder.site.prose.markdown.context import PageContext as PageProse
+from site_builder.site.prose.markdown.resolve import labels_of as collect_labels
 from site_builder.site.pages.render import EntryBuild, SiteInfo, render_site
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.entries import Entry
@@ -298,7 +299,7 @@ The caption.
     assert "Fig. 1" in page and "The caption." in page
     assert files["second/_images/img/plot.png"].source == tmp_path / "demos" / "img" / "plot.png"
     assert "second/_images/img/link.png" not in files and "linked away" in page  # a link: not read
-    assert '<img alt="markdown image" src="_images/img/plot.png">' in page
+    assert '<img src="_images/img/plot.png" alt="markdown image">' in page
     assert "escaping" in page and "outside.png" not in page
     assert 'id="shared-target"' in files["first/index.html"].data.decode()
 
@@ -323,7 +324,7 @@ def test_notebook_title_and_summary_from_the_prose() -> None:
 
 
 def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:
-    from site_builder.site.prose.myst import math_html
+    from site_builder.site.prose.markdown.math import math_html
 
     for tex in (r"\begin{equation} a = b \end{equation}", r"\begin{array}{cc} a & b \cr c & d \end{array}",
                 r"{\bf x} \dots y", r"x \label{eq:x}"):

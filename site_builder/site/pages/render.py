@@ -43,8 +43,8 @@ from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLinks
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
-from site_builder.site.prose.myst_scan import Gate, Label, PageProse
-from site_builder.site.prose.labels import Gates, expand_gates, prose_page, site_labels
+from site_builder.site.prose.markdown.context import Label, PageContext
+from site_builder.site.prose.labels import Gate, Gates, expand_gates, prose_page, site_labels
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, letter_groups, poster_of
@@ -121,7 +121,7 @@ class _Renderer:
                           "../" * (entry.name.count("/") + 1))
 
     @staticmethod
-    def prose(text: str, language: str, id_prefix: str = "", page: PageProse | None = None) -> Markup:
+    def prose(text: str, language: str, id_prefix: str = "", page: PageContext | None = None) -> Markup:
         # Sanitised by prose.render (nh3): safe to mark up.
         return Markup(prose.render(text, language, id_prefix=id_prefix, page=page))
 
@@ -273,7 +273,7 @@ class _Renderer:
             return prose.plain(script.title, script.prose) or build.entry.name
         return self.info.entry_heading.replace("{name}", build.entry.name)
 
-    def introduction(self, script: Script, page: PageProse | None = None) -> Markup | None:
+    def introduction(self, script: Script, page: PageContext | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
         if script.title:
             return self.prose(script.intro, script.prose, "intro-", page) if script.intro.strip() else None
@@ -287,7 +287,7 @@ class _Renderer:
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
-        figures: FigureNumbers | None = None, notebook: bool = False, page: PageProse | None = None,
+        figures: FigureNumbers | None = None, notebook: bool = False, page: PageContext | None = None,
         code_links: tuple[CodeLink, ...] = (), assets: PageAssets | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
@@ -414,7 +414,7 @@ class _Renderer:
         """(title, rendered header text or None) of a section; the folder name when it has no title."""
         text, id_prefix = section.header, "section-" + section.name.replace("/", "-") + "-"
         # on the index, at the site's root
-        page = PageProse(links=ProseLinks(self.info.api_docs, {}, self.linkable, ""))
+        page = PageContext(links=ProseLinks(self.info.api_docs, {}, self.linkable, ""))
         if section.header_kind == "md":
             first, _, rest = text.lstrip().partition("\n")
             if not first.startswith("# "):

@@ -41,8 +41,8 @@ from site_builder.site.rebuild.state import (
 from site_builder.site.sitefiles import PACKAGE_DIR, TEMPLATES_DIR
 
 # Libraries whose version can change a page's bytes (and the search index).
-RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbformat", "pagefind", "pagefind_bin",
-                        "pillow")  # Pillow makes the thumbnails
+RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown-it-py", "mdit-py-plugins", "nbformat",
+                        "pagefind", "pagefind_bin", "pillow")  # Pillow makes the thumbnails
 
 
 # ---------------------------------------------------------------- fingerprints
