@@ -313,14 +313,17 @@ def test_house_style_markdown_cells_keep_rendering_as_before() -> None:
 
 
 def test_notebook_title_and_summary_from_the_prose() -> None:
-    from site_builder.source.markdown_head import title_and_summary, without_title
+    from site_builder.source.markdown_head import document_head, without_title
 
-    cells = ["(top)=\n% comment\n# The **title** with {math}`x`\n\n```{note}\nnot this\n```\n",
+    texts = ["(top)=\n% comment\n# The **title** with {math}`x`\n\n```{note}\nnot this\n```\n",
              "A [linked](https://e.org) *first* paragraph\nover two lines.\n\nSecond."]
-    assert title_and_summary(cells) == ("The title with x", "A linked first paragraph over two lines.")
-    assert title_and_summary(["Intro paragraph.\n\n# Late heading"]) == ("", "Intro paragraph.")
-    assert without_title(cells[0], "The title with x").split("\n")[:3] == ["(top)=", "% comment", ""]
-    assert without_title("# Other\n", "The title with x") == "# Other\n"
+    cells = [Cell("markdown", "", t, 0, None) for t in texts]
+    head = document_head(cells, "demos/page.md")
+    assert (head.title, head.summary) == ("The title with x", "A linked first paragraph over two lines.")
+    assert head.title_at == (0, 2, 3)
+    late = document_head([Cell("markdown", "", "Intro paragraph.\n\n## Late heading", 0, None)], "demos/p.md")
+    assert (late.title, late.summary) == ("Late heading", "Intro paragraph.")
+    assert without_title(texts[0], 2, 3).split("\n")[:3] == ["(top)=", "% comment", ""]
 
 
 def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:

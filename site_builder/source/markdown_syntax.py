@@ -71,8 +71,8 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
         md.enable(["replacements", "smartquotes"])
     md.use(gfm_autolink_plugin)  # bare https://... and www. links, GitHub's rules
     md.use(front_matter_plugin).use(myst_block_plugin).use(myst_role_plugin)
-    # Pandoc's rule: "$" opens before a non-space, closes after one, never before a digit ("$5 and $10")
-    md.use(dollarmath_plugin, allow_labels=True, allow_space=False, allow_digits=False, double_inline=True)
+    # MyST's rules ("$ x $" is math), but a "$" with a digit outside delimits nothing ("$5 and $10")
+    md.use(dollarmath_plugin, allow_labels=True, allow_space=True, allow_digits=False, double_inline=True)
     md.use(amsmath_plugin).use(colon_fence_plugin).use(deflist_plugin).use(footnote_plugin)
     md.use(attrs_plugin).use(attrs_block_plugin)
     # colon_fence reads every ":::" block (MyST's ":::{note}" and Pandoc's "::: name"): the

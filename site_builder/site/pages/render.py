@@ -34,8 +34,8 @@ from site_builder.site.formatting import format_duration, format_size, join_word
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP
 from site_builder.site.downloads.notebook import make_notebook, prepare_notebooks
 from site_builder.site.publish.swap import site_mark
-from site_builder.site.outputs.shown import FigureNumbers, shown_streams
-from site_builder.source.cell_options import display_of
+from site_builder.site.outputs.shown import FigureNumbers, anchor_of, shown_streams
+from site_builder.source.cell_options import CellDisplay, display_of
 from site_builder.site.outputs.displays import DisplayView, PageAssets, display_view
 from site_builder.site.outputs.interactive import plotly_files, records_plotly
 from site_builder.site.outputs.outcomes import block_note, output_parts, unpublishable
@@ -120,14 +120,15 @@ class _Renderer:
         return ProseLinks(self.info.api_docs, imported_names(entry.source), self.linkable,
                           "../" * (entry.name.count("/") + 1))
 
-    @staticmethod
-    def prose(text: str, language: str, id_prefix: str = "", page: PageContext | None = None) -> Markup:
+    def prose(self, text: str, language: str, id_prefix: str = "", page: PageContext | None = None,
+              first_line: int = 0) -> Markup:
         # Sanitised by prose.render (nh3): safe to mark up.
-        return Markup(prose.render(text, language, id_prefix=id_prefix, page=page))
+        page = page if page is not None else PageContext(typography=self.info.typography)
+        return Markup(prose.render(text, language, id_prefix=id_prefix, page=page, first_line=first_line))
 
     def learn_labels(self, builds: list[EntryBuild]) -> None:
         """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
-        self.labels, self.docs = site_labels([(b, self.heading(b)) for b in builds])
+        self.labels, self.docs = site_labels([(b, self.heading(b)) for b in builds], self.info.typography)
 
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
                    links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
@@ -196,7 +197,7 @@ class _Renderer:
 
         by_name = {b.name: b for b in result.blocks}
         root = "../" * (name.count("/") + 1)
-        page, images = prose_page(entry, root, self.labels, self.docs)
+        page, images = prose_page(entry, root, self.labels, self.docs, self.info.typography)
         page.links = self.prose_links(entry)
         code_links = self.code_links.of(result)
         figures, gates, assets = FigureNumbers(), Gates(page), PageAssets()
@@ -206,6 +207,9 @@ class _Renderer:
                                 code_links=code_links.get(cell.name, ()), assets=assets)
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
+        for warning in page.warnings:
+            where = f"{entry.rel_path}:{warning.line}" if warning.line else entry.rel_path
+            log.warning("%s: %s: %s", name, where, warning.message)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
         plotly_data = [f"{BUILDER_DIR}/plotly-{n}.js" for n in range(1, len(assets.figures) + 1)]
@@ -236,6 +240,7 @@ class _Renderer:
             figure_data=plotly_data,
             cells=cells,
             toc=page_toc(cells),
+            document=entry.format != "py",
             failure=result.failure,
             shown_only=result.shown_only,
             source_format=entry.format,
@@ -270,7 +275,7 @@ class _Renderer:
         """The page's title: the docstring's reST title as text, else the entry_heading setting."""
         script = build.script
         if script.title:
-            return prose.plain(script.title, script.prose) or build.entry.name
+            return prose.plain(script.title, script.prose, self.info.typography) or build.entry.name
         return self.info.entry_heading.replace("{name}", build.entry.name)
 
     def introduction(self, script: Script, page: PageContext | None = None) -> Markup | None:
@@ -279,10 +284,9 @@ class _Renderer:
             return self.prose(script.intro, script.prose, "intro-", page) if script.intro.strip() else None
         return self.prose(script.purpose, "markdown", "intro-", page) if script.purpose.strip() else None
 
-    @staticmethod
-    def summary(script: Script) -> str:
-        """The one-line summary as plain text (reST markup resolved)."""
-        return prose.plain(script.summary, script.prose) if script.title else script.summary
+    def summary(self, script: Script) -> str:
+        """The one-line summary as plain text (reST markup resolved, Markdown's typography applied)."""
+        return prose.plain(script.summary, script.prose, self.info.typography) if script.title else script.summary
 
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
@@ -292,15 +296,16 @@ class _Renderer:
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
-            opening = notebook and script and script.title and "markdown" not in [c.kind for c in script.cells[:index]]
-            text = without_title(cell.text, script.title) if opening else cell.text  # the page's h1 shows it
+            title_at = script.title_at if notebook and script else None
+            # the page's h1 shows the title: its heading is left out of the prose
+            text = without_title(cell.text, *title_at[1:]) if title_at and title_at[0] == index else cell.text
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(text, language, f"prose-{index}-", page),
+                            html=self.prose(text, language, f"prose-{index}-", page, first_line=cell.first_line),
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
-        display = display_of(cell.tags, cell.options)
+        display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
         block = shown_streams(block, display)
         sizes = {a.path: (a.width, a.height) for a in block.artifacts if a.kind == "display"}
 
@@ -332,6 +337,7 @@ class _Renderer:
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
             notes=cell.notes,
+            **_names(cell, display, notebook),
         )
 
     def artifact_views(self, block: BlockResult, publish: _Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:
@@ -414,7 +420,7 @@ class _Renderer:
         """(title, rendered header text or None) of a section; the folder name when it has no title."""
         text, id_prefix = section.header, "section-" + section.name.replace("/", "-") + "-"
         # on the index, at the site's root
-        page = PageContext(links=ProseLinks(self.info.api_docs, {}, self.linkable, ""))
+        page = PageContext(links=ProseLinks(self.info.api_docs, {}, self.linkable, ""), typography=self.info.typography)
         if section.header_kind == "md":
             first, _, rest = text.lstrip().partition("\n")
             if not first.startswith("# "):
@@ -461,6 +467,16 @@ class _Renderer:
             urls += [self._url(API_PAGE)] if self.info.api_docs else []
             files.append(SiteFile("sitemap.xml", self.page("sitemap.xml", urls=urls)))
         return files
+
+
+def _names(cell: Cell, display: CellDisplay, notebook: bool) -> dict[str, str]:
+    """What the page calls a code cell and its anchor: a script's block by its name; a notebook's
+    cell by its label (``:name:``, ``#| label``) or nothing (its ``block-N`` stays an anchor only;
+    a figure with a caption takes the label as its own id)."""
+    if not notebook:
+        return {"label": cell.name, "anchor": cell.name}
+    anchor = anchor_of(display.label) if display.label and not display.fig_cap else ""
+    return {"label": display.label, "anchor": anchor or cell.name}
 
 
 def prepare(scripts: Iterable[Script]) -> None:

@@ -106,6 +106,9 @@ class CellView:
     value: DisplayView | None = None  # its last expression's value, when one is shown
     display: CellDisplay = CellDisplay()  # its options: code and output shown, folded or left out
     notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
+    # what the page calls it: the block's name; a notebook cell's label ("" : none, it shows no name)
+    label: str = ""
+    anchor: str = ""  # its section's id ("" : its name)
 
     @property
     def has_output(self) -> bool:
