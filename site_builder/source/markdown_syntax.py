@@ -82,7 +82,16 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
 
 def parse(text: str, typography: bool = False, env: dict[str, Any] | None = None) -> list[Token]:
     """The block tokens of ``text`` (inline tokens are each ``inline`` token's children)."""
-    return markdown_parser(typography).parse(text, {} if env is None else env)
+    env = {} if env is None else env
+    tokens = markdown_parser(typography).parse(text, env)
+    if tokens and tokens[0].type == "front_matter" and front_matter(tokens[0]) is None:
+        # "---" lines around no YAML mapping are thematic breaks, as CommonMark reads them
+        # (a blank line first: no front matter), the lines numbered as in ``text``
+        env.clear()
+        tokens = markdown_parser(typography).parse("\n" + text, env)
+        for token in tokens:
+            token.map = [token.map[0] - 1, token.map[1] - 1] if token.map else None
+    return tokens
 
 
 @functools.lru_cache(maxsize=1)

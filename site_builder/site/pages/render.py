@@ -470,13 +470,15 @@ class _Renderer:
 
 
 def _names(cell: Cell, display: CellDisplay, notebook: bool) -> dict[str, str]:
-    """What the page calls a code cell and its anchor: a script's block by its name; a notebook's
-    cell by its label (``:name:``, ``#| label``) or nothing (its ``block-N`` stays an anchor only;
-    a figure with a caption takes the label as its own id)."""
+    """What the page calls a code cell, where links to it lead and its section's id: a script's
+    block by its name; a notebook's cell by its label (``:name:``, ``#| label``) or nothing (its
+    ``block-N`` stays an id only); a captioned figure takes the label as its own id."""
     if not notebook:
-        return {"label": cell.name, "anchor": cell.name}
-    anchor = anchor_of(display.label) if display.label and not display.fig_cap else ""
-    return {"label": display.label, "anchor": anchor or cell.name}
+        return {"label": cell.name, "anchor": cell.name, "section_id": cell.name}
+    if not display.label:
+        return {"label": "", "anchor": cell.name, "section_id": cell.name}
+    anchor = anchor_of(display.label)
+    return {"label": display.label, "anchor": anchor, "section_id": cell.name if display.fig_cap else anchor}
 
 
 def prepare(scripts: Iterable[Script]) -> None:

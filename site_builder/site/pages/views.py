@@ -108,7 +108,8 @@ class CellView:
     notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
     # what the page calls it: the block's name; a notebook cell's label ("" : none, it shows no name)
     label: str = ""
-    anchor: str = ""  # its section's id ("" : its name)
+    anchor: str = ""  # where a link to it leads: its section, or the figure its label names
+    section_id: str = ""  # its section's id
 
     @property
     def has_output(self) -> bool:

@@ -24,7 +24,7 @@ from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.markdown.math import math_html
 from site_builder.site.prose.markdown.registry import DirectiveCall
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
-from site_builder.source.markdown_syntax import front_matter, inline_text, markdown_parser, parse, valid_link
+from site_builder.source.markdown_syntax import inline_text, markdown_parser, parse, valid_link
 
 _Env = dict[str, Any]
 
@@ -125,10 +125,7 @@ class ProseRenderer(RendererHTML):
         return ""  # "+++": a cell break in the source, nothing on the page
 
     def front_matter(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
-        token = tokens[idx]
-        if front_matter(token) is not None:
-            return ""  # the page's metadata (its title is read by the parse stage)
-        return str(Output(self, options, env).markdown(f"\n{token.content}\n", 0))  # two thematic breaks
+        return ""  # the page's metadata (its title is read by the parse stage; see parse_resolved)
 
     # -------------------------------------------------------------- math
 
@@ -197,7 +194,16 @@ class ProseRenderer(RendererHTML):
         html = self.renderToken(tokens, idx, options, env)
         if "checked" not in (token.meta or {}):
             return html
-        return html + macro("task_box", bool(token.meta["checked"]))
+        return html + str(macro("task_box", bool(token.meta["checked"])))
+
+    def th_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
+        token = tokens[idx]
+        style = str(token.attrs.pop("style", ""))  # a column's alignment: the sanitiser keeps align=
+        if style.startswith("text-align:"):
+            token.attrSet("align", style.removeprefix("text-align:"))
+        return self.renderToken(tokens, idx, options, env)
+
+    td_open = th_open
 
 
 def _raw_html(html: str, block: bool) -> str:
