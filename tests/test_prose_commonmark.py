@@ -165,6 +165,16 @@ def test_footnotes_of_two_texts_on_one_page_keep_apart() -> None:
     assert len(ids) == len(set(ids)) == 4
 
 
+def test_footnotes_defined_in_another_cell_lose_nothing() -> None:
+    page = PageContext(entry="p")
+    referring = render("As noted[^far] and here[^near].\n\n[^near]: Near note.", page)
+    defining = render("Text.\n\n[^far]: The far definition.", page)
+    assert '<sup class="footnote-ref">[far]</sup>' in referring  # its definition is in another cell
+    assert re.search(r'<sup class="footnote-ref"><a href="#fn-\d+-1" id="fnref-\d+-1"[^>]*>\[1\]</a>', referring)
+    assert "Near note." in referring and "[^" not in visible(referring + defining)
+    assert "The far definition." in defining and "footnote-backref" not in defining
+
+
 def test_headings_get_ids_unique_on_the_page() -> None:
     page = PageContext(entry="p")
     html = render("## Results\n\n## Results", page) + render("## Results", page)

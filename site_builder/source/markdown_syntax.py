@@ -73,11 +73,31 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     md.use(front_matter_plugin).use(myst_block_plugin).use(myst_role_plugin)
     # MyST's rules ("$ x $" is math), but a "$" with a digit outside delimits nothing ("$5 and $10")
     md.use(dollarmath_plugin, allow_labels=True, allow_space=True, allow_digits=False, double_inline=True)
-    md.use(amsmath_plugin).use(colon_fence_plugin).use(deflist_plugin).use(footnote_plugin)
+    # Footnotes: a reference whose definition is in another cell is still one, and a definition
+    # no reference of its text uses is kept (a notebook's cells are one document).
+    md.use(amsmath_plugin).use(colon_fence_plugin).use(deflist_plugin).use(footnote_plugin, always_match_refs=True)
+    md.core.ruler.before("footnote_tail", "footnotes_kept", _keep_unreferenced_footnotes)
     md.use(attrs_plugin).use(attrs_block_plugin)
     # colon_fence reads every ":::" block (MyST's ":::{note}" and Pandoc's "::: name"): the
     # container plugin, which reads the same fences, would take them from it.
     return md
+
+
+def _keep_unreferenced_footnotes(state: Any) -> None:
+    """Footnotes of one text: a definition no reference uses is listed still (footnote_tail would
+    drop it); a reference defined in no other way than elsewhere lists nothing here."""
+    data = state.env.get("footnotes")
+    if not data:
+        return
+    defined = {t.meta.get("label") for t in state.tokens if t.type == "footnote_reference_open"}
+    kept = [note for note in data["list"].values() if "tokens" in note or note.get("label") in defined]
+    kept += [{"label": key[1:], "count": 0} for key, index in data["refs"].items() if index < 0]
+    number = {note.get("label"): i for i, note in enumerate(kept)}
+    data["list"] = dict(enumerate(kept))
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "footnote_ref":  # renumbered; one defined elsewhere shows as text (renderer)
+                child.meta["id"] = number.get(child.meta.get("label"), -1)
 
 
 def parse(text: str, typography: bool = False, env: dict[str, Any] | None = None) -> list[Token]:

@@ -223,7 +223,9 @@ def outline_notebook(source: str, rel_path: str, entry: str) -> Script:
         cells, _ = notebook_cells(notebook, source, rel_path, entry)
     except ParseError:
         cells = []
-    return Script(summary="", purpose="", docstring="", cells=tuple(cells), requirements=())
+    head = document_head(cells, rel_path)  # its title, never its path, even when it fails
+    return Script(summary=head.summary, purpose="", docstring="", cells=tuple(cells), requirements=(),
+                  title=head.title, title_at=head.title_at)
 
 
 def notebook_as_script(source: str, rel_path: str) -> bytes:

@@ -1,7 +1,7 @@
 """Render stage: entries, their parsed scripts and run results -> the site's files in memory.
 
 Jinja2 templates hold the markup (``templates/``), Pygments highlights the code and
-Python-Markdown renders the prose.  Nothing is written to disk here.
+markdown-it and docutils render the prose (site/prose).  Nothing is written to disk here.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from site_builder.site.formatting import format_duration, format_size, join_word
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP
 from site_builder.site.downloads.notebook import make_notebook, prepare_notebooks
 from site_builder.site.publish.swap import site_mark
-from site_builder.site.outputs.shown import FigureNumbers, anchor_of, shown_streams
-from site_builder.source.cell_options import CellDisplay, display_of
+from site_builder.site.outputs.shown import FigureNumbers, shown_streams
+from site_builder.source.cell_options import display_of
 from site_builder.site.outputs.displays import DisplayView, PageAssets, display_view
 from site_builder.site.outputs.interactive import plotly_files, records_plotly
 from site_builder.site.outputs.outcomes import block_note, output_parts, unpublishable
@@ -44,10 +44,10 @@ from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLi
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.prose.markdown.context import Label, PageContext
-from site_builder.site.prose.labels import Gate, Gates, expand_gates, prose_page, site_labels
+from site_builder.site.prose.labels import Gate, Gates, expand_gates, prose_page, say_warnings, site_labels
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
-from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, letter_groups, poster_of
+from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import notebook_path, ordered_builds, script_download
@@ -207,9 +207,7 @@ class _Renderer:
                                 code_links=code_links.get(cell.name, ()), assets=assets)
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
-        for warning in page.warnings:
-            where = f"{entry.rel_path}:{warning.line}" if warning.line else entry.rel_path
-            log.warning("%s: %s: %s", name, where, warning.message)
+        say_warnings(page, entry)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
         plotly_data = [f"{BUILDER_DIR}/plotly-{n}.js" for n in range(1, len(assets.figures) + 1)]
@@ -337,7 +335,7 @@ class _Renderer:
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
             notes=cell.notes,
-            **_names(cell, display, notebook),
+            **cell_names(cell, display, notebook),
         )
 
     def artifact_views(self, block: BlockResult, publish: _Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:
@@ -467,18 +465,6 @@ class _Renderer:
             urls += [self._url(API_PAGE)] if self.info.api_docs else []
             files.append(SiteFile("sitemap.xml", self.page("sitemap.xml", urls=urls)))
         return files
-
-
-def _names(cell: Cell, display: CellDisplay, notebook: bool) -> dict[str, str]:
-    """What the page calls a code cell, where links to it lead and its section's id: a script's
-    block by its name; a notebook's cell by its label (``:name:``, ``#| label``) or nothing (its
-    ``block-N`` stays an id only); a captioned figure takes the label as its own id."""
-    if not notebook:
-        return {"label": cell.name, "anchor": cell.name, "section_id": cell.name}
-    if not display.label:
-        return {"label": "", "anchor": cell.name, "section_id": cell.name}
-    anchor = anchor_of(display.label)
-    return {"label": display.label, "anchor": anchor, "section_id": cell.name if display.fig_cap else anchor}
 
 
 def prepare(scripts: Iterable[Script]) -> None:

@@ -15,9 +15,10 @@ from markupsafe import Markup
 
 from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.run.execute import BlockError
-from site_builder.site.outputs.shown import FigureCaption
+from site_builder.site.outputs.shown import FigureCaption, anchor_of
 from site_builder.site.outputs.displays import DisplayView
 from site_builder.site.outputs.outcomes import OutputPart
+from site_builder.source.blocks import Cell
 from site_builder.source.cell_options import CellDisplay
 
 # CSV previews: the first rows of a file a demo wrote, read from at most this many bytes.
@@ -115,6 +116,18 @@ class CellView:
     def has_output(self) -> bool:
         """True when the cell shows something under its code (output, displays, value, files)."""
         return bool(self.outputs or self.outputs_tail or self.omitted_lines or self.value or self.artifacts)
+
+
+def cell_names(cell: Cell, display: CellDisplay, notebook: bool) -> dict[str, str]:
+    """What the page calls a code cell, where links to it lead and its section's id: a script's
+    block by its name; a notebook's cell by its label (``:name:``, ``#| label``) or nothing (its
+    ``block-N`` stays an id only); a captioned figure takes the label as its own id."""
+    if not notebook:
+        return {"label": cell.name, "anchor": cell.name, "section_id": cell.name}
+    if not display.label:
+        return {"label": "", "anchor": cell.name, "section_id": cell.name}
+    anchor = anchor_of(display.label)
+    return {"label": display.label, "anchor": anchor, "section_id": cell.name if display.fig_cap else anchor}
 
 
 # ---------------------------------------------------------------- small formatters

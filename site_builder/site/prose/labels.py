@@ -113,6 +113,13 @@ def gate_split(text: str) -> list[str | Gate]:
     return parts
 
 
+def say_warnings(page: PageContext, entry: Entry) -> None:
+    """Log what the page's prose could not resolve, each with its entry, file and line."""
+    for warning in page.warnings:
+        where = f"{entry.rel_path}:{warning.line}" if warning.line else entry.rel_path
+        log.warning("%s: %s: %s", entry.name, where, warning.message)
+
+
 @dataclass(frozen=True)
 class GateView:
     """Where a solution or exercise spanning cells starts or ends, for the page template."""

@@ -189,6 +189,18 @@ class ProseRenderer(RendererHTML):
     def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         return _raw_html(tokens[idx].content, block=False)
 
+    def footnote_ref(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
+        token = tokens[idx]
+        if token.meta["id"] not in (env.get("footnotes") or {}).get("list", {}):
+            return macro("element", "sup", f"[{token.meta['label']}]", "footnote-ref")  # defined elsewhere
+        return self.plugin_rules["footnote_ref"](tokens, idx, options, env)
+
+    def footnote_anchor(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
+        listed = (env.get("footnotes") or {}).get("list", {}).get(tokens[idx].meta["id"], {})
+        if listed.get("count", 1) == 0:
+            return ""  # no reference to go back to (it is in another cell, or nowhere)
+        return self.plugin_rules["footnote_anchor"](tokens, idx, options, env)
+
     def list_item_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
         html = self.renderToken(tokens, idx, options, env)
