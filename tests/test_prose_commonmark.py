@@ -6,8 +6,6 @@ parser (marked, GFM) gives for the same text."""
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
-
 import pytest
 
 from site_builder.site.prose import html as prose
@@ -15,21 +13,7 @@ from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.registry import Role, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import labels_of
 from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, MAX_NESTING, markdown_parser
-
-
-class _Text(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-
-    def handle_data(self, data: str) -> None:
-        self.parts.append(data)
-
-
-def visible(html: str) -> str:
-    parser = _Text()
-    parser.feed(html)
-    return "".join(parser.parts)
+from tests.test_prose_myst import visible
 
 
 def render(text: str, page: PageContext | None = None, first_line: int = 0) -> str:

@@ -21,5 +21,6 @@ Extension points (citations, cross-references, inline values, Pandoc syntax plug
 
 Built in: ``directives`` (admonitions, math, code, figures, list-table, layout, vanishing
 ones), ``boxes`` (sphinx-exercise, sphinx-proof), ``roles``, ``math`` (TeX -> MathML).
-Imports the site's ``prose.links`` and ``safety``, ``source`` and the shared bottom.
+Imports ``prose.links``, ``prose.rst`` (for ``{eval-rst}`` and Sphinx's role text), ``sitefiles``
+(the templates' folder), ``source`` and the shared bottom.
 """

@@ -203,10 +203,6 @@ class Container(Directive):
 class Unknown(Container):
     """A directive nobody registered: shown as a container (the resolve pass warned)."""
 
-    def render(self, call: DirectiveCall, out: Output) -> str:
-        title = out.inline(call.argument, call.line) if call.argument else ""
-        return out.macro("container", f"myst-{css_name(call.name)}", title, out.body(call))
-
 
 def register(registry: Registry) -> None:
     register_all(registry, Admonition, TitledAdmonition, Version, MathBlock, CodeBlock, Figure, EvalRst,

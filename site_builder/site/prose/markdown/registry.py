@@ -26,7 +26,6 @@ from site_builder.source.markdown_syntax import explicit_title
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
-    from markupsafe import Markup
 
     from site_builder.site.prose.markdown.context import PageContext
     from site_builder.site.prose.markdown.renderer import Output
@@ -162,10 +161,3 @@ def default_registry() -> Registry:
     for module in PLUGINS:
         importlib.import_module(module).register(registry)
     return registry
-
-
-def markup(value: str) -> Markup:
-    """HTML a handler made (from a macro or markdown-it), as Jinja's safe string."""
-    from markupsafe import Markup
-
-    return Markup(value)
