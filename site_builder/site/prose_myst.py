@@ -30,6 +30,7 @@ from markupsafe import Markup
 from site_builder.site.myst_scan import (
     CODE_DIRECTIVES, VANISHING, Directive, Fence, Math, PageProse, Target, is_numbered, numbered, segments,
 )
+from site_builder.site.prose_images import is_remote
 from site_builder.site.sitefiles import TEMPLATES_DIR
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ ADMONITIONS = {
 }
 _EXPLICIT = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _STASHED = re.compile("\u0002wzxhzdk:\\d+\u0003")  # Python-Markdown's htmlStash placeholder
+_UNESCAPE = re.compile("\u0002(\\d+)\u0003")  # Python-Markdown's backslash escape, undone at the end
 _TARGET_TOKEN = "\u2063myst-target:{}\u2063"
 _TARGET_TEXT = re.compile("^\u2063myst-target:(.+)\u2063$")
 
@@ -191,21 +193,25 @@ class _Anchors(Treeprocessor):
 
 
 class _LocalImages(Treeprocessor):
-    """A Markdown image of the notebook's folder is published with the page; others show their alt text."""
+    """An image of the entry's folder is published with the page when it may be (prose_images),
+    else shows its alt text; web images become links.  Without a page (a value's Markdown,
+    whose images are files the demo wrote, published beside the page) paths stay as they are."""
 
     def __init__(self, md: Markdown, ext: MystExtension) -> None:
         super().__init__(md)
         self.ext = ext
 
     def run(self, root: ElementTree.Element) -> None:
-        if self.ext.page.publish_image is None:  # no page to publish with (a docstring's text)
+        if self.ext.page.publish_image is None:
             return
         for el in root.iter("img"):
-            src = el.get("src", "")
+            src = _UNESCAPE.sub(lambda m: chr(int(m.group(1))), el.get("src", ""))  # `\_` in a path
+            if is_remote(src):
+                continue  # a link to it (prose._RemoteImagesAsLinks)
             url = self.ext.image_url(src)
             if url:
                 el.set("src", url)
-            elif _local_path(src) is not None or not src.startswith(("http://", "https://")):
+            else:
                 alt = el.get("alt", "")
                 for key in list(el.attrib):
                     del el.attrib[key]
@@ -228,14 +234,6 @@ def list_table_rows(lines: list[str]) -> list[list[str]]:
         elif rows:
             rows[-1][-1] += "\n"
     return rows
-
-
-def _local_path(src: str) -> str | None:
-    """``src`` as a path inside the notebook's folder, or None (remote, absolute, or leaving it)."""
-    if not src or "://" in src or src.startswith(("/", "\\", "data:")) or ":" in src.split("/")[0]:
-        return None
-    path = posixpath.normpath(src.split("#")[0].split("?")[0])
-    return None if path.startswith("..") or path == "." else path
 
 
 class MystExtension(Extension):
@@ -277,10 +275,9 @@ class MystExtension(Extension):
         return Markup(html)
 
     def image_url(self, src: str) -> str | None:
-        path = _local_path(src)
-        if path is None or self.page.publish_image is None:
-            return None
-        return self.page.publish_image(path)
+        """The URL of the image ``src`` names, published with the page; None when it is not."""
+        publish = self.page.publish_image
+        return publish(src) if publish is not None and not is_remote(src) else None
 
     def block_html(self, seg: object) -> str:
         macros = _macros()
@@ -328,7 +325,7 @@ class MystExtension(Extension):
         if name == "eval-rst":
             from site_builder.site.prose_rst import rst_html
 
-            return rst_html(body, self.id_prefix) or ""
+            return rst_html(body, self.id_prefix, self.page.links, self.page.publish_image) or ""
         if name == "list-table":
             rows = [[self.nested(cell) for cell in row] for row in list_table_rows(d.body)]
             count = int(d.options.get("header-rows", "0")) if d.options.get("header-rows", "0").isdigit() else 0
@@ -343,7 +340,7 @@ class MystExtension(Extension):
     def figure_html(self, d: Directive, body: str, label: str, macros: Any) -> str:
         src, alt = d.args.strip(), d.options.get("alt", "")
         url = self.image_url(src)
-        web = src.startswith(("http://", "https://"))
+        web = is_remote(src)
         figure = d.name == "figure"
         number = str(self.page.number("figure")) if figure else ""
         caption = self.nested(body) if figure and body.strip() else ""

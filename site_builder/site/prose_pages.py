@@ -2,7 +2,7 @@
 
 A ``{ref}`` may name a label of any entry, so render_site reads all labels before it
 renders a page (myst_scan.collect_labels: no rendering). Images a page's prose shows are
-files of its entry's folder, published under ``<entry>/_images/``. A sphinx-exercise
+files of its entry's folder, published under ``<entry>/_images/`` when prose_images allows. A sphinx-exercise
 ``{solution-start}`` whose ``{solution-end}`` is in a later cell folds the cells between
 (GateView: the template opens the ``<details>`` and closes it).
 """
@@ -13,10 +13,9 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from urllib.parse import quote
 
-from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.site.myst_scan import Directive, Gate, Label, PageProse, collect_labels, gate_split, numbered
+from site_builder.site.prose_images import ProseImages
 from site_builder.site.sitefiles import EntryBuild, SiteFile
 from site_builder.source.blocks import Cell
 from site_builder.source.entries import Entry
@@ -50,20 +49,9 @@ def site_labels(pages: list[tuple[EntryBuild, str]]) -> tuple[dict[str, Label], 
 def prose_page(entry: Entry, root: str, labels: dict[str, Label], docs: dict[str, tuple[str, str]]
                ) -> tuple[PageProse, dict[str, SiteFile]]:
     """The prose context of ``entry``'s page (``root``: from it to the site's root), and the
-    images of its folder its prose shows, filled in as the page renders."""
-    images: dict[str, SiteFile] = {}
-    folder = entry.path.parent
-
-    def publish_image(rel: str) -> str | None:
-        try:
-            open_regular(folder, rel).close()  # a regular file of the entry's folder, no link followed
-        except (UnsafeFileError, UnsafePathError) as exc:
-            log.warning("%s: the image %s of its prose is not published: %s", entry.name, rel, exc)
-            return None
-        images[rel] = SiteFile(path=f"{entry.name}/_images/{rel}", source=folder / rel, root=folder)
-        return f"_images/{quote(rel)}"
-
-    return PageProse(entry.name, _doc_path(entry), root, labels, docs, publish_image), images
+    images of its folder its prose shows (prose_images' rule), filled in as the page renders."""
+    images = ProseImages(entry)
+    return PageProse(entry.name, _doc_path(entry), root, labels, docs, images.publish), images.files
 
 
 @dataclass(frozen=True)
