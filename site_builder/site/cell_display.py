@@ -7,15 +7,12 @@ get their ``fig-cap`` caption number, ``fig-alt`` text and ``label`` anchor.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from site_builder.run.execute import BlockResult
 from site_builder.source.cell_options import CellDisplay
 
-# An anchor id from a label: what HTML ids and URL fragments take without escaping.
-_NOT_ID = re.compile(r"[^A-Za-z0-9_.:-]+")
 _Artifact = TypeVar("_Artifact", bound=Any)  # render.ArtifactView (is_image, alt, caption)
 
 
@@ -25,7 +22,7 @@ class FigureCaption:
 
     number: int  # "Figure N", counted through the page's captioned figures
     text: str  # the fig-cap text
-    anchor: str  # its id ("" : none), from the cell's label (its first figure only)
+    anchor: str  # its id ("" : none), from the cell's label (its first figure only; see label_ids)
 
 
 def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
@@ -37,19 +34,15 @@ def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
     return replace(block, output=tuple(c for c in block.output if c.stream in kept))
 
 
-def anchor_of(label: str) -> str:
-    """The id a ``label`` option gives (``fig-loss`` stays ``fig-loss``)."""
-    return _NOT_ID.sub("-", label).strip("-")
-
-
 class FigureNumbers:
     """Numbers the captioned figures of one page, in page order."""
 
     def __init__(self) -> None:
         self.count = 0
 
-    def caption(self, artifacts: tuple[_Artifact, ...], display: CellDisplay) -> tuple[_Artifact, ...]:
-        """A cell's artifact views, its images numbered and captioned by its fig-cap, its fig-alt their alt."""
+    def caption(self, artifacts: tuple[_Artifact, ...], display: CellDisplay, anchor: str = "") -> tuple[_Artifact, ...]:
+        """A cell's artifact views, its images numbered and captioned by its fig-cap, its fig-alt
+        their alt; ``anchor``: the id its label gives the first captioned one."""
         if not (display.fig_cap or display.fig_alt):
             return artifacts
         found = []
@@ -59,7 +52,7 @@ class FigureNumbers:
                 if display.fig_cap:
                     self.count += 1
                     first = not any(getattr(v, "caption", None) for v in found)
-                    caption = FigureCaption(self.count, display.fig_cap, anchor_of(display.label) if first else "")
+                    caption = FigureCaption(self.count, display.fig_cap, anchor if first else "")
                 view = replace(view, caption=caption, alt=display.fig_alt or display.fig_cap or view.alt)
             found.append(view)
         return tuple(found)

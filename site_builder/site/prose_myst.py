@@ -129,8 +129,8 @@ class _Blocks(Preprocessor):
             if isinstance(seg, str):
                 out.append(seg)
                 continue
-            if isinstance(seg, Target):
-                self.ext.targets.append(seg.label)
+            if isinstance(seg, Target):  # its id now, in page order with the directives' (see PageProse.anchor)
+                self.ext.targets.append(self.ext.page.anchor(seg.label))
                 out += ["", seg.indent + _TARGET_TOKEN.format(len(self.ext.targets) - 1), ""]
                 continue
             html = self.ext.block_html(seg)
@@ -172,14 +172,16 @@ class _Anchors(Treeprocessor):
                 match = _TARGET_TEXT.match(child.text or "") if child.tag == "p" else None
                 if match is None:
                     continue
-                label = self.ext.targets[int(match.group(1))]
+                anchor = self.ext.targets[int(match.group(1))]
                 after = children[index + 1] if index + 1 < len(children) else None
-                if after is not None and not after.get("id") and not _STASHED.fullmatch((after.text or "").strip()):
-                    after.set("id", label)
+                if not anchor:  # a second definition, or no id: the target shows nothing
+                    parent.remove(child)
+                elif after is not None and not after.get("id") and not _STASHED.fullmatch((after.text or "").strip()):
+                    after.set("id", anchor)
                     parent.remove(child)
                 else:  # before a stashed directive (or nothing): an anchor of its own
                     child.tag, child.text = "span", None
-                    child.set("id", label)
+                    child.set("id", anchor)
         seen: set[str] = set()
         for heading in root.iter():
             if heading.tag in ("h1", "h2", "h3", "h4", "h5", "h6") and not heading.get("id"):
@@ -285,43 +287,45 @@ class MystExtension(Extension):
             return _highlighted("\n".join(seg.body), seg.language)
         if isinstance(seg, Math):
             number = str(self.page.number("equation")) if seg.label else ""
-            return macros.math_block(Markup(math_html(seg.tex, True)), number, seg.label)
+            anchor = self.page.anchor(seg.label) if seg.label else ""
+            return macros.math_block(Markup(math_html(seg.tex, True)), number, anchor)
         assert isinstance(seg, Directive)
         return self.directive_html(seg, macros)
 
     def directive_html(self, d: Directive, macros: Any) -> str:
         name, body, label = d.name, "\n".join(d.body), d.options.get("label") or d.options.get("name") or ""
+        anchor = self.page.anchor(label) if label else ""  # before its content's labels, in page order
         if name in ADMONITIONS:
             # Admonitions take no argument: text on the opening line is their first line.
             content = f"{d.args}\n\n{body}" if d.args else body
-            return macros.admonition(name, ADMONITIONS[name], self.nested(content), label)
+            return macros.admonition(name, ADMONITIONS[name], self.nested(content), anchor)
         if name == "admonition":
             css = "admonition-" + re.sub(r"[^a-z0-9]+", "-", d.args.lower()).strip("-")
-            return macros.admonition(css, self.inline(d.args), self.nested(body), label)
+            return macros.admonition(css, self.inline(d.args), self.nested(body), anchor)
         if is_numbered(name):
             title, _text = numbered(d, self.page)
-            return macros.box(name.replace(":", "-"), self.inline(title), self.nested(body), label)
+            return macros.box(name.replace(":", "-"), self.inline(title), self.nested(body), anchor)
         if name == "prf:proof":
-            return macros.box("prf-proof", "Proof.", self.nested(body), label)
+            return macros.box("prf-proof", "Proof.", self.nested(body), anchor)
         if name == "solution":
-            target = self.page.labels.get(d.args.strip())
+            target = self.page.find(d.args.strip())
             title = f"Solution to {target.text}" if target else "Solution"
-            return macros.solution(title, self.nested(body), label)
+            return macros.solution(title, self.nested(body), anchor)
         if name in ("solution-start", "exercise-start"):  # its end is in a later cell
             if name == "exercise-start":
                 title, _text = numbered(Directive("exercise", d.args, d.options, [], ""), self.page)
             else:
-                target = self.page.labels.get(d.args.strip())
+                target = self.page.find(d.args.strip())
                 title = f"Solution to {target.text}" if target else "Solution"
             return macros.gated_title(self.inline(title))
         if name == "math":
             number = str(self.page.number("equation")) if label else ""
-            return macros.math_block(Markup(math_html(body, True)), number, label)
+            return macros.math_block(Markup(math_html(body, True)), number, anchor)
         if name in CODE_DIRECTIVES:
             return macros.code(Markup(_highlighted(body, d.args.split()[0] if d.args else "")),
-                               d.options.get("caption", ""))
+                               d.options.get("caption", ""), anchor)
         if name in ("figure", "image"):
-            return self.figure_html(d, body, label, macros)
+            return self.figure_html(d, body, anchor, macros)
         if name == "eval-rst":
             from site_builder.site.prose_rst import rst_html
 
@@ -330,14 +334,14 @@ class MystExtension(Extension):
             rows = [[self.nested(cell) for cell in row] for row in list_table_rows(d.body)]
             count = int(d.options.get("header-rows", "0")) if d.options.get("header-rows", "0").isdigit() else 0
             title = self.inline(d.args) if d.args else ""
-            return macros.list_table(title, rows[:count], rows[count:], label)
+            return macros.list_table(title, rows[:count], rows[count:], anchor)
         if name in VANISHING or name.endswith("-end"):
             return ""
         # Layout directives and those unknown here: their content, their argument as a title.
         title = self.inline(d.args) if d.args else ""
-        return macros.container(f"myst-{re.sub(r'[^a-z0-9-]', '-', name)}", title, self.nested(body))
+        return macros.container(f"myst-{re.sub(r'[^a-z0-9-]', '-', name)}", title, self.nested(body), anchor)
 
-    def figure_html(self, d: Directive, body: str, label: str, macros: Any) -> str:
+    def figure_html(self, d: Directive, body: str, anchor: str, macros: Any) -> str:
         src, alt = d.args.strip(), d.options.get("alt", "")
         url = self.image_url(src)
         web = is_remote(src)
@@ -348,7 +352,7 @@ class MystExtension(Extension):
             alt = " ".join(d.body[0].split()) if d.body else ""
         width = d.options.get("width", "")
         width = width if width.isdigit() else ""
-        return macros.figure(url, src if web else "", alt, width, caption, number, label, figure)
+        return macros.figure(url, src if web else "", alt, width, caption, number, anchor, figure)
 
     # -- roles
 
@@ -358,7 +362,7 @@ class MystExtension(Extension):
         if name == "math":
             return self.md.htmlStash.store(math_html(text, False))
         if name in ("ref", "numref", "eq", "prf:ref", "std:ref", "any", "term"):
-            label = self.page.labels.get(target.strip())
+            label = self.page.find(target.strip())  # this page's own first
             if name == "numref" and title and label:
                 title = title.replace("%s", label.text.split()[-1]).replace("{number}", label.text.split()[-1])
             shown = title or (label.text if label else target)
