@@ -323,7 +323,7 @@ def test_notebook_title_and_summary_from_the_prose() -> None:
 
 
 def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:
-    from site_builder.site.prose_myst import math_html
+    from site_builder.site.prose_math import math_html
 
     for tex in (r"\begin{equation} a = b \end{equation}", r"\begin{array}{cc} a & b \cr c & d \end{array}",
                 r"{\bf x} \dots y", r"x \label{eq:x}"):

@@ -7,6 +7,7 @@ get their ``fig-cap`` caption number, ``fig-alt`` text and ``label`` anchor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -35,14 +36,15 @@ def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
 
 
 class FigureNumbers:
-    """Numbers the captioned figures of one page, in page order."""
+    """Numbers the captioned figures of one page, in page order; ``anchor``: a cell's label ->
+    the id of its first captioned figure (the page's PageProse.anchor, see label_ids)."""
 
-    def __init__(self) -> None:
+    def __init__(self, anchor: Callable[[str], str] = lambda label: "") -> None:
         self.count = 0
+        self.anchor = anchor
 
-    def caption(self, artifacts: tuple[_Artifact, ...], display: CellDisplay, anchor: str = "") -> tuple[_Artifact, ...]:
-        """A cell's artifact views, its images numbered and captioned by its fig-cap, its fig-alt
-        their alt; ``anchor``: the id its label gives the first captioned one."""
+    def caption(self, artifacts: tuple[_Artifact, ...], display: CellDisplay) -> tuple[_Artifact, ...]:
+        """A cell's artifact views, its images numbered and captioned by its fig-cap, its fig-alt their alt."""
         if not (display.fig_cap or display.fig_alt):
             return artifacts
         found = []
@@ -52,7 +54,8 @@ class FigureNumbers:
                 if display.fig_cap:
                     self.count += 1
                     first = not any(getattr(v, "caption", None) for v in found)
-                    caption = FigureCaption(self.count, display.fig_cap, anchor if first else "")
+                    anchor = self.anchor(display.label) if first and display.label else ""
+                    caption = FigureCaption(self.count, display.fig_cap, anchor)
                 view = replace(view, caption=caption, alt=display.fig_alt or display.fig_cap or view.alt)
             found.append(view)
         return tuple(found)

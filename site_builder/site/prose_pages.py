@@ -91,24 +91,24 @@ def _definitions(entry: Entry, script: Script) -> Iterator[tuple[str, str, str]]
     intro = (script.intro if markdown else "") if script.title else script.purpose  # as render's introduction
     texts = [intro] + [c.text if markdown and c.kind == "markdown" else "" for c in script.cells]
     found = label_definitions(texts)
+    figures = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
     for source, cell in enumerate((None, *script.cells)):
         for d in (d for d in found if d.source == source):
             yield d.name, d.text, _place(entry, cell, source, texts[source], d.line)
         if cell is not None and cell.kind == "code":
             display = display_of(cell.tags, cell.options)
+            figures += bool(display.fig_cap)
             if display.label and display.fig_cap:  # the id of its first captioned figure
-                yield display.label, display.fig_cap, f"{entry.rel_path}, block {cell.name}"
+                yield display.label, f"Figure {figures}", f"{entry.rel_path}, block {cell.name}"
 
 
 def _place(entry: Entry, cell: Cell | None, number: int, text: str, line: int) -> str:
     """Where line ``line`` of ``text`` (a cell's, or the docstring's when ``cell`` is None) is, for messages."""
     if cell is not None and cell.first_line > 0:
         return f"{entry.rel_path}:{cell.first_line + line}"
-    if entry.format != "ipynb":  # the docstring, a MyST notebook's cell: found in the file's lines
-        wanted = text.split("\n")[line].strip()
-        for row, source_line in enumerate(entry.source.split("\n"), start=1):
-            if source_line.strip() == wanted:
-                return f"{entry.rel_path}:{row}"
+    start = entry.source.find(text) if entry.format != "ipynb" and text else -1
+    if start >= 0:  # the docstring, a MyST notebook's cell: as it is in the file
+        return f"{entry.rel_path}:{entry.source.count(chr(10), 0, start) + 1 + line}"
     return f"{entry.rel_path}, cell {number}, line {line + 1}"
 
 

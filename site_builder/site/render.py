@@ -198,7 +198,7 @@ class _Renderer:
         page, images = prose_page(build, root, self.labels)
         page.links = self.prose_links(entry)
         code_links = self.code_links.of(result)
-        figures, gates, assets = FigureNumbers(), Gates(page), PageAssets()
+        figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets()
         purpose = self.introduction(script, page)  # first: its labels and numbers come first on the page
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
@@ -312,8 +312,7 @@ class _Renderer:
         expects_error = "raises-exception" in cell.tags and not notebook
         note = f"Not run ({display.why_not_run})." if not display.runs else (
             block_note(block, result, expects_error) if result else "")
-        anchor = page.anchor(display.label) if page is not None and display.label and display.fig_cap else ""
-        artifacts = (figures or FigureNumbers()).caption(self.artifact_views(block, publish, files_dir), display, anchor)
+        artifacts = (figures or FigureNumbers()).caption(self.artifact_views(block, publish, files_dir), display)
         return CellView(
             kind="code",
             name=cell.name,
