@@ -6,6 +6,7 @@ One shared build (module scope) of a project whose prose names every kind of fil
 
 from __future__ import annotations
 
+import base64
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -33,6 +34,7 @@ HIDDEN_OR_OTHER = {  # what the prose names -> why it must not be published
     "broken.svg": "SVG",
     "../outside.png": "entry's folder",
     "/etc/hostname.png": "entry's folder",
+    "attachment:pic.png": "attachments are not published",
 }
 IMAGES = {"img/plot.png": PNG, "img/photo.jpeg": JPEG, "img/anim.gif": GIF, "img/pic.webp": WEBP,
           "img/pic.avif": AVIF, "img/drawing.svg": SVG, "img/with space.png": PNG}
@@ -117,8 +119,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     other = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(2)")])
     other.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="OTHER-STORED-OUTPUT\n")]
     nbformat.write(other, demos / "other.ipynb")
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(MARKDOWN),
-                                               nbformat.v4.new_code_cell("print('notebook ran')")])
+    prose = nbformat.v4.new_markdown_cell(MARKDOWN)
+    prose.attachments = {"pic.png": {"image/png": base64.b64encode(PNG).decode()}}
+    notebook = nbformat.v4.new_notebook(cells=[prose, nbformat.v4.new_code_cell("print('notebook ran')")])
     notebook.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
     nbformat.write(notebook, demos / "pictures.ipynb")
     (demos / "plot_gallery.py").write_text(GALLERY)

@@ -80,16 +80,18 @@ class ProseImages:
             return f"{IMAGES_DIR}/{quote(rel)}"
         if src in self.refused:
             return None
-        why = self._refusal(rel)
+        why = self._refusal(src, rel)
         if why:
             self.refused.add(src)
             log.warning("%s: the image %s of its prose is not published: %s", self.entry.name, src, why)
             return None
         return f"{IMAGES_DIR}/{quote(rel)}"
 
-    def _refusal(self, rel: str | None) -> str | None:
+    def _refusal(self, src: str, rel: str | None) -> str | None:
         """Why the file ``rel`` of the entry's folder is not published as an image (None: it is, now)."""
         folder = self.entry.path.parent
+        if rel is None and src.startswith("attachment:"):
+            return "a notebook's attachments are not published (only image files of the entry's folder are)"
         if rel is None:
             return "only images of the entry's folder (or from the web, shown as links) are shown"
         why = unpublishable(folder, rel, safe_rel_path(rel), set(), self.files)
