@@ -107,6 +107,33 @@ print("one")
 # From elsewhere: {ref}`third to shared <shared>`, {ref}`third to main <main>`.
 '''
 
+GALLERY = '''
+"""
+Gallery entry
+=============
+
+.. _main:
+
+Main
+----
+
+.. note::
+   :name: search
+
+   A reST note named search.
+"""
+
+# %%
+# .. _theme-toggle:
+#
+# Search
+# ------
+#
+# Text of the second cell.
+
+print("gallery ran")
+'''
+
 
 class _Ids(HTMLParser):
     """Every element with an id (tag, id), and each link's (href, text)."""
@@ -147,6 +174,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     write_demo(project, "a_first", FIRST)
     write_demo(project, "b_second", SECOND)
     write_demo(project, "c_third", THIRD)
+    write_demo(project, "e_gallery", GALLERY)  # reST prose: docutils' ids, prefixed per cell
     notebook = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_markdown_cell("# A notebook\n\n(twice)=\n## Once"),
         nbformat.v4.new_code_cell("print('notebook ran')"),
@@ -168,6 +196,15 @@ def test_every_id_on_the_page_is_unique_and_the_page_keeps_its_own(built: tuple[
     assert ids["main"] == "main" and ids["search"] == "form" and ids["search-input"] == "input"
     assert ids["theme-toggle"] == "button"
     assert ids["setup"] == ids["B-one"] == ids["B-two"] == ids["fig-clash"] == "section"
+
+
+def test_rest_names_and_targets_keep_out_of_the_page_ids(built: tuple[Path, str]) -> None:
+    site, _ = built
+    page = parsed(site, "e_gallery")
+    counts = Counter(anchor for _, anchor in page.ids)
+    assert [anchor for anchor, n in counts.items() if n > 1] == []
+    ids = {anchor: tag for tag, anchor in page.ids}
+    assert ids["main"] == "main" and ids["search"] == "form" and ids["theme-toggle"] == "button"
 
 
 def test_each_ref_lands_on_its_label(built: tuple[Path, str]) -> None:
