@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from site_builder.site.label_ids import LABEL_PREFIX, QUARTO_PREFIXES, PageIds
+from site_builder.site.prose.label_ids import LABEL_PREFIX, QUARTO_PREFIXES, PageIds
 from site_builder.site.sitefiles import TEMPLATES_DIR
 from tests.conftest import run_cli, write_demo
 
