@@ -43,6 +43,7 @@ MARKDOWN = "\n\n".join([
     "# Images in prose",
     " ".join(f"![alt of {rel}]({rel.replace(' ', '%20')})" for rel in IMAGES),
     " ".join(f"![alt of {rel}]({rel})" for rel in HIDDEN_OR_OTHER),
+    "![math in the path]($x$.png) ![escaped](a\\_b.png)",
     "```{image} _images/.git/config\n:alt: directive alt of the git config\n```",
     "```{figure} other.ipynb\n:alt: figure alt of the notebook\nThe caption stays.\n```",
     "```{figure} img/plot.png\n:alt: figure of the plot\nA real figure.\n```",
@@ -180,7 +181,8 @@ def test_each_refusal_is_a_warning_naming_entry_and_path(built: tuple[Path, str]
         lines = [line for line in stderr.splitlines() if line.startswith(f"pictures: the image {rel} ")]
         assert len(lines) == 1, (rel, stderr)  # once, though named twice
         assert "is not published" in lines[0] and why in lines[0], lines[0]
-    assert "\x02" not in stderr and "\x03" not in stderr
+    assert "\x02" not in stderr and "\x03" not in stderr  # Python-Markdown's placeholders
+    assert "pictures: the image a_b.png " in stderr and "pictures: the image \u2026.png " in stderr
 
 
 def test_rest_images_follow_the_same_rule(built: tuple[Path, str]) -> None:

@@ -169,6 +169,7 @@ class _LocalImages(Treeprocessor):
             return
         for el in root.iter("img"):
             src = _UNESCAPE.sub(lambda m: chr(int(m.group(1))), el.get("src", ""))  # `\_` in a path
+            src = _STASHED.sub("\u2026", src)  # `$x$` in a path was made math: no such file, and no placeholder said
             if is_remote(src):
                 continue  # a link to it (prose._RemoteImagesAsLinks)
             url = self.ext.image_url(src)
