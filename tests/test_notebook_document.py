@@ -187,9 +187,9 @@ def test_figures_carry_their_caption_or_none_with_the_file_as_tooltip(project: P
 
 def test_a_cell_with_a_name_of_its_own_is_named_and_listed(project: Path) -> None:
     html = page(project, "lecture")
-    assert '<section id="the-answer" class="cell"' in html
-    assert '<h3><a class="permalink" href="#the-answer">the-answer</a></h3>' in html
-    assert '<a href="#the-answer"><span class="toc-name">the-answer</span>' in html
+    assert '<section id="label-the-answer" class="cell"' in html  # an id of the labels' own (label_ids)
+    assert '<h3><a class="permalink" href="#label-the-answer">the-answer</a></h3>' in html
+    assert '<a href="#label-the-answer"><span class="toc-name">the-answer</span>' in html
     assert "header" not in visible(html) and "lecture-top" not in visible(html)
     assert "<s>struck</s>" in html and '<a href="https://example.org" rel="noopener noreferrer">' in html
 

@@ -133,7 +133,7 @@ A paragraph with a target, see {eq}`eq-a`.
     assert 'class="footnote-ref"' in html and "The note." in html
     assert '<div class="math-block" id="eq-a">' in html and '<span class="eqno">(1)</span>' in html
     assert html.count('<math display="block">') == 2
-    assert '<p id="para-target">A paragraph with a target' in html
+    assert '<p id="label-para-target">A paragraph with a target' in html
     assert '<a href="#eq-a" rel="noopener noreferrer">(1)</a>' in html
 
 

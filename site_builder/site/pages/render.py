@@ -43,8 +43,8 @@ from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLinks
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
-from site_builder.site.prose.markdown.context import Label, PageContext
-from site_builder.site.prose.labels import Gate, Gates, expand_gates, prose_page, say_warnings, site_labels
+from site_builder.site.prose.markdown.context import PageContext
+from site_builder.site.prose.labels import Gate, Gates, SiteLabels, expand_gates, prose_page, say_warnings, site_labels
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
@@ -104,8 +104,7 @@ class _Renderer:
         self.highlighter = Highlighter()
         self.code_links = SiteCodeLinks(info.api_docs)  # entry -> block -> its code links
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
-        self.labels: dict[str, Label] = {}  # MyST labels of the whole site (see prose_page)
-        self.docs: dict[str, tuple[str, str]] = {}
+        self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -128,7 +127,7 @@ class _Renderer:
 
     def learn_labels(self, builds: list[EntryBuild]) -> None:
         """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
-        self.labels, self.docs = site_labels([(b, self.heading(b)) for b in builds], self.info.typography)
+        self.labels = site_labels([(b, self.heading(b)) for b in builds], self.info.typography)
 
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
                    links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
@@ -197,10 +196,11 @@ class _Renderer:
 
         by_name = {b.name: b for b in result.blocks}
         root = "../" * (name.count("/") + 1)
-        page, images = prose_page(entry, root, self.labels, self.docs, self.info.typography)
+        page, images = prose_page(build, root, self.labels, self.info.typography)
         page.links = self.prose_links(entry)
         code_links = self.code_links.of(result)
-        figures, gates, assets = FigureNumbers(), Gates(page), PageAssets()
+        figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets()
+        purpose = self.introduction(script, page)  # first: its labels and numbers come first on the page
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
                                 figures, notebook=entry.format != "py", page=page,
@@ -227,7 +227,7 @@ class _Renderer:
             script=script,
             heading=self.heading(build),
             page_title=self.heading(build) if script.title else name,
-            purpose=self.introduction(script, page),
+            purpose=purpose,
             summary=self.summary(script),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
@@ -335,7 +335,7 @@ class _Renderer:
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
             notes=cell.notes,
-            **cell_names(cell, display, notebook),
+            **cell_names(cell, display, notebook, artifacts, page),
         )
 
     def artifact_views(self, block: BlockResult, publish: _Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:

@@ -15,9 +15,10 @@ from markupsafe import Markup
 
 from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.run.execute import BlockError
-from site_builder.site.outputs.shown import FigureCaption, anchor_of
+from site_builder.site.outputs.shown import FigureCaption
 from site_builder.site.outputs.displays import DisplayView
 from site_builder.site.outputs.outcomes import OutputPart
+from site_builder.site.prose.markdown.context import PageContext
 from site_builder.source.blocks import Cell
 from site_builder.source.cell_options import CellDisplay
 
@@ -118,16 +119,21 @@ class CellView:
         return bool(self.outputs or self.outputs_tail or self.omitted_lines or self.value or self.artifacts)
 
 
-def cell_names(cell: Cell, display: CellDisplay, notebook: bool) -> dict[str, str]:
+def cell_names(cell: Cell, display: CellDisplay, notebook: bool, artifacts: tuple[ArtifactView, ...] = (),
+               page: PageContext | None = None) -> dict[str, str]:
     """What the page calls a code cell, where links to it lead and its section's id: a script's
     block by its name; a notebook's cell by its label (``:name:``, ``#| label``) or nothing (its
-    ``block-N`` stays an id only); a captioned figure takes the label as its own id."""
+    ``block-N`` stays an id only). A label's id is of the label namespace (label_ids): its
+    captioned figure's (``artifacts``, captioned already), else the cell's section's."""
     if not notebook:
         return {"label": cell.name, "anchor": cell.name, "section_id": cell.name}
     if not display.label:
         return {"label": "", "anchor": cell.name, "section_id": cell.name}
-    anchor = anchor_of(display.label)
-    return {"label": display.label, "anchor": anchor, "section_id": cell.name if display.fig_cap else anchor}
+    figure = next((a.caption.anchor for a in artifacts if a.caption is not None and a.caption.anchor), "")
+    if figure or display.fig_cap or page is None:
+        return {"label": display.label, "anchor": figure or cell.name, "section_id": cell.name}
+    anchor = page.anchor(display.label) or cell.name
+    return {"label": display.label, "anchor": anchor, "section_id": anchor}
 
 
 # ---------------------------------------------------------------- small formatters

@@ -29,9 +29,11 @@ def render(text: str, language: str, *, id_prefix: str = "", page: PageContext |
     if language == "rst":
         from site_builder.site.prose.rst import rst_html  # docutils: only for reST
 
-        return clean_html(rst_html(text, id_prefix, page.links))
-    html = render_markdown(text, page, id_prefix, first_line).rstrip("\n")
-    return clean_html(html, image_src=page.image_url)
+        html = rst_html(text, id_prefix, page.links, page.publish_image)
+        if html is not None:
+            return clean_html(html)
+    # Markdown (and reST docutils could not read: shown as Markdown)
+    return clean_html(render_markdown(text, page, id_prefix, first_line).rstrip("\n"))
 
 
 def plain(text: str, language: str, typography: bool = False) -> str:

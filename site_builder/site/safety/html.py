@@ -9,8 +9,6 @@ catches the encodings (``jav&#x61;script:``, tabs, ``&colon;``) a hand-written f
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import nh3
 
 ALLOWED_TAGS = frozenset({
@@ -54,12 +52,10 @@ CONTROL_ATTRIBUTES = {
 CONTROL_VALUES = {"input": {"type": {"checkbox", "radio"}}}
 
 
-def clean_html(html: str, controls: bool = False, image_src: Callable[[str], str | None] | None = None) -> str:
+def clean_html(html: str, controls: bool = False) -> str:
     """``html`` with everything outside the allowlist removed (text kept, markup dropped).
 
     ``controls``: a value's HTML, whose folding checkboxes and labels are kept too.
-    ``image_src``: what each ``<img src>`` becomes (None: the image loses its source), for
-    prose, whose images are files published with the page (raw HTML's as Markdown's).
     """
     attributes = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
     if controls:
@@ -75,12 +71,4 @@ def clean_html(html: str, controls: bool = False, image_src: Callable[[str], str
         url_schemes=set(URL_SCHEMES),
         link_rel="noopener noreferrer",
         strip_comments=True,
-        attribute_filter=None if image_src is None else _image_filter(image_src),
     )
-
-
-def _image_filter(image_src: Callable[[str], str | None]) -> Callable[[str, str, str], str | None]:
-    def keep(tag: str, attribute: str, value: str) -> str | None:
-        return image_src(value) if tag == "img" and attribute == "src" else value
-
-    return keep

@@ -33,7 +33,7 @@ def exercise_title(kind: str, argument: str, options: dict[str, str], page: Page
 
 def solution_title(argument: str, page: PageContext) -> str:
     """"Solution to Exercise 2" for the exercise the solution names, else "Solution"."""
-    target = page.label(argument.strip())
+    target = page.find(argument.strip())
     return f"Solution to {target.text}" if target else "Solution"
 
 
@@ -45,17 +45,17 @@ class NumberedBox(Directive):
         title, text = exercise_title(call.name, call.argument, call.options, page)
         call.data["title"] = title
         if call.label:
-            page.define(call.label, text, call.name.removeprefix("prf:"), text.rsplit(" ", 1)[-1])
+            call.data["anchor"] = page.define(call.label, text, text.rsplit(" ", 1)[-1])
 
     def render(self, call: DirectiveCall, out: Output) -> str:
         return out.macro("box", call.name.replace(":", "-"), out.inline(call.data["title"], call.line),
-                         out.body(call), call.label)
+                         out.body(call), call.anchor)
 
 
 @registers("prf:proof")
 class Proof(Directive):
     def render(self, call: DirectiveCall, out: Output) -> str:
-        return out.macro("box", "prf-proof", "Proof.", out.body(call), call.label)
+        return out.macro("box", "prf-proof", "Proof.", out.body(call), call.anchor)
 
 
 @registers("solution")
@@ -66,7 +66,7 @@ class Solution(Directive):
         call.data["title"] = solution_title(call.argument, page)
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        return out.macro("solution", call.data["title"], out.body(call), call.label)
+        return out.macro("solution", call.data["title"], out.body(call), call.anchor)
 
 
 @registers("exercise-start", "solution-start")
@@ -79,7 +79,7 @@ class GateStart(Directive):
         if call.name == "exercise-start":
             title, text = exercise_title("exercise", call.argument, call.options, page)
             if call.label:
-                page.define(call.label, text, "exercise", text.rsplit(" ", 1)[-1])
+                call.data["anchor"] = page.define(call.label, text, text.rsplit(" ", 1)[-1])
         else:
             title = solution_title(call.argument, page)
         call.data["title"] = title

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from site_builder.site.prose.markdown.math import math_html
+from site_builder.site.prose.images import is_remote
+from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, register_all, registers
 from site_builder.site.prose.markdown.renderer import highlighted
 
@@ -59,7 +60,7 @@ class Admonition(Directive):
             call.body_line = call.line
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        return out.macro("admonition", call.name, ADMONITIONS[call.name], out.body(call), call.label)
+        return out.macro("admonition", call.name, ADMONITIONS[call.name], out.body(call), call.anchor)
 
 
 @registers("admonition")
@@ -68,7 +69,7 @@ class TitledAdmonition(Directive):
 
     def render(self, call: DirectiveCall, out: Output) -> str:
         title = out.inline(call.argument, call.line) if call.argument else ""
-        return out.macro("admonition", "admonition-" + css_name(call.argument), title, out.body(call), call.label)
+        return out.macro("admonition", "admonition-" + css_name(call.argument), title, out.body(call), call.anchor)
 
 
 @registers(*VERSIONS)
@@ -82,7 +83,7 @@ class Version(Directive):
             call.body = f"{rest.strip()}\n\n{call.body}"
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        return out.macro("admonition", "version", call.data["title"], out.body(call), call.label)
+        return out.macro("admonition", "version", call.data["title"], out.body(call), call.anchor)
 
 
 @registers("math")
@@ -95,10 +96,10 @@ class MathBlock(Directive):
         if call.label:
             number = page.number("equation")
             call.data["number"] = str(number)
-            page.define(call.label, f"({number})", "equation", str(number))
+            call.data["anchor"] = page.define(call.label, f"({number})", str(number))
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        return out.macro("math_block", math_html(call.body.strip(), True), call.data.get("number", ""), call.label)
+        return out.macro("math_block", math_html(call.body.strip(), True), call.data.get("number", ""), call.anchor)
 
 
 @registers(*CODE)
@@ -109,7 +110,7 @@ class CodeBlock(Directive):
 
     def render(self, call: DirectiveCall, out: Output) -> str:
         language = call.argument.split()[0] if call.argument else ""
-        return out.macro("code", highlighted(call.body, language), call.options.get("caption", ""))
+        return out.macro("code", highlighted(call.body, language), call.options.get("caption", ""), call.anchor)
 
 
 @registers("figure", "image")
@@ -121,20 +122,20 @@ class Figure(Directive):
             number = page.number("figure")
             call.data["number"] = str(number)
             if call.label:
-                page.define(call.label, f"Fig. {number}", "figure", str(number))
+                call.data["anchor"] = page.define(call.label, f"Fig. {number}", str(number))
         else:
             call.body = ""  # an image has no caption
 
     def render(self, call: DirectiveCall, out: Output) -> str:
         src, alt, figure = call.argument.strip(), call.options.get("alt", ""), call.name == "figure"
-        web = src.startswith(("http://", "https://"))
+        web = is_remote(src)
         local = None if web else out.page.image_url(src)
         if figure and not alt:
             alt = " ".join(call.body.strip().split("\n")[0].split()) if call.body.strip() else ""
         width = call.options.get("width", "")
         caption = out.body(call) if figure and call.body.strip() else ""
-        return out.macro("figure", src if local else "", src if web else "", alt, width if width.isdigit() else "",
-                         caption, call.data.get("number", ""), call.label, figure)
+        return out.macro("figure", local or "", src if web else "", alt, width if width.isdigit() else "",
+                         caption, call.data.get("number", ""), call.anchor, figure)
 
 
 @registers("eval-rst")
@@ -146,7 +147,7 @@ class EvalRst(Directive):
     def render(self, call: DirectiveCall, out: Output) -> str:
         from site_builder.site.prose.rst import rst_html
 
-        return rst_html(call.body, out.env.get("id_prefix", ""), out.page.links) or ""
+        return rst_html(call.body, out.env.get("id_prefix", ""), out.page.links, out.page.publish_image) or ""
 
 
 @registers("list-table")
@@ -159,7 +160,7 @@ class ListTable(Directive):
         count = call.options.get("header-rows", "0")
         header = int(count) if count.isdigit() else 0
         title = out.inline(call.argument, call.line) if call.argument else ""
-        return out.macro("list_table", title, rows[:header], rows[header:], call.label)
+        return out.macro("list_table", title, rows[:header], rows[header:], call.anchor)
 
 
 def _items(tokens: list[Token]) -> list[list[Token]]:
@@ -195,9 +196,9 @@ class Container(Directive):
     def render(self, call: DirectiveCall, out: Output) -> str:
         if call.name == "div":
             classes = " ".join(css_name(c) for c in call.argument.split() if c.startswith(".") or "=" not in c)
-            return out.macro("container", f"myst-div {classes}".strip(), "", out.body(call))
+            return out.macro("container", f"myst-div {classes}".strip(), "", out.body(call), call.anchor)
         title = out.inline(call.argument, call.line) if call.argument else ""
-        return out.macro("container", f"myst-{css_name(call.name)}", title, out.body(call))
+        return out.macro("container", f"myst-{css_name(call.name)}", title, out.body(call), call.anchor)
 
 
 class Unknown(Container):

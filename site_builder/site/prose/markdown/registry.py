@@ -6,7 +6,9 @@ Sphinx extension's ``setup``). Each has two steps, both called in page order:
 
 - ``resolve(call, page)``: runs before any page is rendered (to collect the site's labels)
   and again when its page is rendered, with a fresh ``PageContext`` each time: number the
-  construct, ``page.define`` its labels, keep what ``render`` needs in ``call.data``;
+  construct, ``page.define`` its labels (which gives the id of its element: keep it as
+  ``call.data["anchor"]``; a labelled directive that defines nothing gets one defined for
+  it), keep what ``render`` needs in ``call.data``;
 - ``render(call, out)``: its HTML, from the macros of templates/_prose_myst.html
   (``out.macro``), its rendered body (``out.body``) or other Markdown (``out.markdown``).
 
@@ -56,6 +58,11 @@ class DirectiveCall:
     def label(self) -> str:
         """The label it defines (``:label:`` or ``:name:``), "" when none."""
         return (self.options.get("label") or self.options.get("name") or "").strip()
+
+    @property
+    def anchor(self) -> str:
+        """The id its element gets for its label ("" : none; see PageContext.define)."""
+        return str(self.data.get("anchor", ""))
 
 
 @dataclass

@@ -3,7 +3,8 @@
 CommonMark's own blocks and inlines render as markdown-it renders them; the methods below
 are the site's rules (as MyST-NB's ``render_<mime>``): roles and directives call their
 registered handler, math becomes MathML, ``(label)=`` an anchor, images of the entry's folder
-are published with the page (others become links: nothing loads from elsewhere), inline code
+are published with the page by prose.images' rule (others become links: nothing loads from
+elsewhere), inline code
 naming a documented object links to its documentation, task list items get their box. The
 markup of each is a macro of templates/_prose_myst.html. The HTML is sanitised by the caller.
 """
@@ -19,9 +20,10 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 from markupsafe import Markup
 
+from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.macros import macro
-from site_builder.site.prose.markdown.math import math_html
+from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.registry import DirectiveCall
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
 from site_builder.source.markdown_syntax import inline_text, markdown_parser, parse, valid_link
@@ -57,14 +59,14 @@ class Output:
 
     def markdown(self, text: str, line: int = 0) -> Markup:
         """Other Markdown of the page (parsed and resolved now) as HTML."""
-        tokens, env = parse_resolved(text, self.page, Where(line, self.env.get("id_prefix", ""), 1))
+        tokens, env = parse_resolved(text, self.page, Where(line, 0, self.env.get("id_prefix", ""), 1))
         return Markup(self.renderer.render(tokens, self.options, {**self.env, **env}))
 
     def inline(self, text: str, line: int = 0) -> Markup:
         """One line of Markdown (a title) as inline HTML."""
         tokens = parse(text, self.page.typography)
         if len(tokens) == 3 and tokens[0].type == "paragraph_open":
-            resolve(tokens, self.page, Where(line, self.env.get("id_prefix", "")))
+            resolve(tokens, self.page, Where(line, 0, self.env.get("id_prefix", "")))
             return Markup(self.renderer.renderInline(tokens[1].children or [], self.options, self.env))
         return self.markdown(text, line)
 
@@ -116,7 +118,7 @@ class ProseRenderer(RendererHTML):
 
     def myst_target(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
-        return "" if token.meta.get("attached") else macro("target", token.content.strip())
+        return "" if token.meta.get("attached") else macro("target", token.meta["anchor"])
 
     def myst_line_comment(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         return ""  # "% comment": not shown
@@ -140,7 +142,8 @@ class ProseRenderer(RendererHTML):
 
     def math_block_label(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
-        return macro("math_block", math_html(token.content.strip(), True), str(token.meta["number"]), token.info)
+        return macro("math_block", math_html(token.content.strip(), True), str(token.meta["number"]),
+                     token.meta["anchor"])
 
     def amsmath(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         return macro("math_block", math_html(tokens[idx].content.strip(), True))
@@ -151,13 +154,13 @@ class ProseRenderer(RendererHTML):
         token, page = tokens[idx], env["page"]
         src = str(token.attrGet("src") or "")
         alt = inline_text(token.children)
-        if not valid_link(src):
-            return macro("missing_image", alt)
-        if src.startswith(("http://", "https://")):
+        if is_remote(src):
             return macro("remote_image", src, alt or src)  # the page loads nothing from elsewhere
-        if page.image_url(src) is None:
+        url = page.image_url(src)
+        if url is None or not valid_link(url):  # not an image of the entry's folder that may be published (prose.images)
             return macro("missing_image", alt)
-        token.attrSet("alt", alt)  # the sanitiser gives src its published URL
+        token.attrSet("src", url)
+        token.attrSet("alt", alt)
         return self.renderToken(tokens, idx, options, env)
 
     def code_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
@@ -246,5 +249,5 @@ def render_markdown(text: str, page: PageContext, id_prefix: str = "", first_lin
     """``text`` (Markdown: CommonMark, GitHub's extensions, MyST) as HTML, not yet sanitised."""
     # footnotes' ids: "fn-<text>-1", one <text> per text rendered on the page
     page_env: _Env = {"page": page, "id_prefix": id_prefix, "docId": f"{id_prefix}{page.number('text')}"}
-    tokens, env = parse_resolved(text, page, Where(first_line, id_prefix))
+    tokens, env = parse_resolved(text, page, Where(first_line, 0, id_prefix))
     return _renderer().render(tokens, markdown_parser(page.typography).options, {**env, **page_env})

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from site_builder.site.prose.label_ids import is_id_label
 from site_builder.site.prose.links import api_role
-from site_builder.site.prose.markdown.math import math_html
+from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.registry import Registry, Role, RoleCall, register_all, registers
 
 if TYPE_CHECKING:
@@ -43,10 +44,11 @@ class Reference(Role):
     """A label of the site: a link showing the title given, else the label's text."""
 
     def render(self, call: RoleCall, out: Output) -> str:
-        label = out.page.label(call.target)
+        label = out.page.find(call.target)
         title = call.title
         if label is None:
-            out.warn(call.line, f"{{{call.name}}}`{call.content}`: no label {call.target!r} in the site")
+            if is_id_label(call.target):  # (one that cannot be an id: its definition's warning says so)
+                out.warn(call.line, f"{{{call.name}}}`{call.content}`: no label {call.target!r} in the site")
             return out.macro("element", "span", title or call.target, "unresolved")
         if call.name.endswith("numref") and title:
             number = label.number or label.text.split()[-1]

@@ -1,7 +1,8 @@
-"""TeX as MathML, with docutils' converter (what reST's math gives): offline, nothing loaded.
+"""TeX in prose as MathML, with docutils' converter: what reST's math gives, for MyST's too.
 
-TeX the converter does not read is rewritten to what it does (``equation``/``align``
-environments, ``array``, ``\\bf``, labels...), and shown as code when that fails too.
+Nothing is loaded from elsewhere (no MathJax); TeX the converter does not read is rewritten
+to what it does (``equation``/``align`` environments, ``array``, ``\\bf``, labels...), and
+shows as code (templates/_prose_myst.html's ``math_tex``) when that fails too.
 """
 
 from __future__ import annotations
