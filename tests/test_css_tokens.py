@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tinycss2 import ast
 
-from site_builder.site.css import PROPERTIES
-from site_builder.site.css_syntax import serialize
-from site_builder.site.value_html import clean_value_html
+from site_builder.site.safety.css import PROPERTIES
+from site_builder.site.safety.css_syntax import serialize
+from site_builder.site.outputs.value_html import clean_value_html
 
 SCOPE = "value-7"
 PIECES = [

@@ -262,8 +262,8 @@ def test_display_is_hooked_when_the_demo_imports_ipython_itself(tmp_path: Path) 
 
 
 def test_a_hostile_record_cannot_point_a_display_elsewhere(built: Path) -> None:
-    from site_builder.run.record_schema import SchemaError, parse_record
-    from site_builder.run.record_file import from_record
+    from site_builder.run.records.schema import SchemaError, parse_record
+    from site_builder.run.records.record_json import from_record
 
     path = built / "_freeze" / "reprs" / "_site_builder" / "record.json"
     data = json.loads(path.read_text())

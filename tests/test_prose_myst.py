@@ -8,9 +8,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from site_builder.run.execute import BlockResult, RunResult
-from site_builder.site import prose
-from site_builder.site.myst_scan import PageProse, collect_labels
-from site_builder.site.render import EntryBuild, SiteInfo, render_site
+from site_builder.site.prose import html as prose
+from site_builder.site.prose.myst_scan import PageProse, collect_labels
+from site_builder.site.pages.render import EntryBuild, SiteInfo, render_site
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.entries import Entry
 
@@ -323,7 +323,7 @@ def test_notebook_title_and_summary_from_the_prose() -> None:
 
 
 def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:
-    from site_builder.site.prose_myst import math_html
+    from site_builder.site.prose.myst import math_html
 
     for tex in (r"\begin{equation} a = b \end{equation}", r"\begin{array}{cc} a & b \cr c & d \end{array}",
                 r"{\bf x} \dots y", r"x \label{eq:x}"):

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from site_builder.site.css import clean_declarations, scope_stylesheet
-from site_builder.site.value_html import clean_value_html
+from site_builder.site.safety.css import clean_declarations, scope_stylesheet
+from site_builder.site.outputs.value_html import clean_value_html
 
 HOSTILE_CSS = """
 @import url("http://evil.example/x.css");
@@ -159,7 +159,7 @@ def test_a_pandas_styler_keeps_its_formatting() -> None:
 
 
 def test_a_plotly_data_file_holds_json_and_nothing_else() -> None:
-    from site_builder.site.interactive import plotly_figure
+    from site_builder.site.outputs.interactive import plotly_figure
 
     hostile = '{"data": [{"name": "</script><script>alert(1)</script>\\u2028"}], "layout": {}}'
     script = plotly_figure("plotly-1", hostile).decode("ascii")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from site_builder.run.child.cells import compile_cell
-from site_builder.run.child.values import describe_value
+from site_builder.run.child.outputs.values import describe_value
 from tests.conftest import copy_of, run_cli, write_demo
 
 DEMO = '''

@@ -17,9 +17,9 @@ from site_builder.run.execute import RunResult
 
 # A wheel carries the templates inside the package (see pyproject.toml); a checkout or an
 # editable install finds them at the top of the repository.
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent
-_PACKAGED_TEMPLATES = _PACKAGE_DIR / "templates"
-TEMPLATES_DIR = _PACKAGED_TEMPLATES if _PACKAGED_TEMPLATES.is_dir() else _PACKAGE_DIR.parent / "templates"
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # site_builder/
+_PACKAGED_TEMPLATES = PACKAGE_DIR / "templates"
+TEMPLATES_DIR = _PACKAGED_TEMPLATES if _PACKAGED_TEMPLATES.is_dir() else PACKAGE_DIR.parent / "templates"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-// site_builder: draw the page's interactive figures (site/interactive.py) with the site's own
+// site_builder: draw the page's interactive figures (site/outputs/interactive.py) with the site's own
 // plotly.js.  Each figure's data file ran before this one (deferred scripts run in order) and
 // left {id, figure} in window.siteFigures.  Nothing is fetched: this works from disk too.
 "use strict";
