@@ -83,6 +83,16 @@ class Folding:
 <input type="checkbox" id="same"><label for="same">fold me</label><div class="box">folded-content</div>"""
 
 
+class CommentOpener:
+    """CSS whose tokens, joined without a separator, open a comment that a later string closes."""
+
+    def _repr_html_(self):
+        return """<style>a //**/* { color: red }
+.x { content: "*/ {} body::after { position: fixed; inset: 0; z-index: 2147483647; background: red; content: 'session expired' } .site-header, main { display: none }" }
+</style>
+<p style="anchor-name: --a //**/*; content: '*/ } main { display: none } body::before { position: fixed; inset: 0; content: 1 }'">comment-opener-text</p>"""
+
+
 # %% B-hostile
 Hostile()
 
@@ -91,6 +101,9 @@ Folding()
 
 # %% B-fold-two
 Folding()
+
+# %% B-comment
+CommentOpener()
 '''
 
 PAGE_STYLE_JS = """() => {
@@ -105,6 +118,22 @@ PAGE_STYLE_JS = """() => {
     title: getComputedStyle(document.querySelector('.site-title')).display,
     headerOnTop: header.contains(atHeader),
   };
+}"""
+
+
+# What covers or hides the page: elements and ::before/::after boxes with fixed positions, and
+# whether the header and main show.
+PAGE_COVER_JS = """() => {
+  const fixed = [];
+  for (const el of [document.documentElement, ...document.querySelectorAll('*')]) {
+    for (const pseudo of [null, '::before', '::after']) {
+      const style = getComputedStyle(el, pseudo);
+      if (style.position === 'fixed' && (pseudo === null || style.content !== 'none'))
+        fixed.push(el.tagName + (el.id ? '#' + el.id : '') + (pseudo || ''));
+    }
+  }
+  const shown = el => getComputedStyle(el).display !== 'none' && el.getBoundingClientRect().height > 0;
+  return {fixed, header: shown(document.querySelector('header.site-header')), main: shown(document.querySelector('main'))};
 }"""
 
 
@@ -167,6 +196,17 @@ def test_hostile_css_leaves_the_page_alone(open_watched_page: Any, rich_url: str
     assert overlay["y"] >= box["y"] - 1 and overlay["height"] <= box["height"] + 1, "the overlay left its box"
     assert "hostile-value-text" in value.inner_text()
     watch.assert_clean()  # no request to evil.example (nor anywhere else outside the site)
+
+
+def test_css_that_opens_a_comment_stays_in_its_box(open_watched_page: Any, rich_url: str) -> None:
+    page, watch = open_watched_page(rich_url, viewport=DESKTOP)
+    page.goto(rich_url + "styler/index.html")
+    plain = page.evaluate(PAGE_COVER_JS)
+    page.goto(rich_url + "hostile/index.html")
+    assert page.evaluate(PAGE_COVER_JS) == plain == {"fixed": plain["fixed"], "header": True, "main": True}
+    assert page.locator("header.site-header").is_visible() and page.locator("main").is_visible()
+    assert page.locator("section#B-comment .value-html").get_by_text("comment-opener-text").is_visible()
+    watch.assert_clean()
 
 
 def test_values_with_the_same_ids_fold_on_their_own(open_watched_page: Any, rich_url: str) -> None:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import html as html_lib
 import re
 
+import pytest
 import tinycss2
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tinycss2 import ast
 
 from site_builder.site.safety.css import PROPERTIES
+from site_builder.site.safety.css_check import sheet_problem
 from site_builder.site.safety.css_syntax import serialize
 from site_builder.site.outputs.value_html import clean_value_html
 
@@ -85,9 +87,15 @@ def _value_is_safe(name: str, value: list[ast.Node]) -> bool:
         if isinstance(token, ast.CurlyBracketsBlock):
             return False
         if isinstance(token, (ast.FunctionBlock, ast.ParenthesesBlock, ast.SquareBracketsBlock)):
-            if isinstance(token, ast.FunctionBlock) and token.lower_name in ("url", "expression", "image-set"):
+            inner = token.arguments if isinstance(token, ast.FunctionBlock) else token.content
+            if isinstance(token, ast.FunctionBlock) and token.lower_name == "url":
+                strings = [t for t in inner if not isinstance(t, ast.WhitespaceToken)]
+                if not (len(strings) == 1 and isinstance(strings[0], ast.StringToken)
+                        and strings[0].value.startswith("data:image/")):
+                    return False
+            elif isinstance(token, ast.FunctionBlock) and token.lower_name in ("expression", "image-set", "element"):
                 return False
-            if not _value_is_safe(name, getattr(token, "arguments", None) or token.content):
+            if not _value_is_safe(name, inner):
                 return False
     words = [t for t in value if isinstance(t, ast.IdentToken)]
     return not (name == "position" and any(w.lower_value in ("fixed", "sticky") for w in words))
@@ -174,3 +182,30 @@ def test_the_reported_attacks_are_boxed() -> None:
     # The string still holds its "*/": as a string, closing nothing.
     assert re.search(r'content: "\*/ body::after', styled.css)
     assert "a //**/*" in styled.css or "a /" not in styled.css
+
+
+@pytest.mark.parametrize("css", [
+    "body { display: none }",
+    "#value-7 a /* { color: red }\n#value-7 .x { content: \"*/ main { display: none }\" }",
+    "#value-7 ~ p { color: red }",
+    "#value-7, main { color: red }",
+    "#value-7.x, #value-70 p { color: red }",
+    "#value-7 p { position: fixed }",
+    "#value-7 p { color: red; & main { display: none } }",
+    "@import url(x.css);",
+    "@layer x { #value-7 p { color: red } }",
+    "#value-7 p { anchor-name: --page-anchor }",
+    "#value-7 p { color: red } /* a comment */",
+    "#value-7 p { color: red }\n",
+    "#value-7 p { color: red",
+])
+def test_the_check_refuses_a_sheet_that_is_not_the_values(css: str) -> None:
+    assert sheet_problem(css, SCOPE, SCOPE)
+
+
+def test_the_check_accepts_what_the_sanitiser_writes() -> None:
+    css = clean_value_html("<style>@media (min-width: 1px) { html p, .a > #b { color: red; --x: 'y' } }</style>"
+                           '<p style="anchor-name: --m; width: calc(1px + 2em)">x</p>', SCOPE).css
+    assert css == ("@media (min-width: 1px) {\n#value-7 p, #value-7 .a > #value-7-b { color: red; --x: \"y\" }\n}\n"
+                   "#value-7 .value-7-style-1 { anchor-name: --value-7-m !important; width: calc(1px + 2em) !important }")
+    assert sheet_problem(css, SCOPE, SCOPE) is None

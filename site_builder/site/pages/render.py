@@ -199,7 +199,7 @@ class _Renderer:
         page, images = prose_page(entry, root, self.labels, self.docs)
         page.links = self.prose_links(entry)
         code_links = self.code_links.of(result)
-        figures, gates, assets = FigureNumbers(), Gates(page), PageAssets()
+        figures, gates, assets = FigureNumbers(), Gates(page), PageAssets(entry=name)
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
                                 figures, notebook=entry.format != "py", page=page,
