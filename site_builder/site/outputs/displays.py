@@ -125,11 +125,16 @@ def _html(mime: str, text: str) -> str:
     """Sanitised HTML for a text form, "" when nothing is left of it."""
     if mime == "text/html":
         return clean_html(text).strip()
-    from site_builder.site.prose import html as prose  # Markdown and docutils: only for these forms
-
     if mime == "text/markdown":
-        return prose.render(text, "markdown").strip()
+        return markdown_html(text)
     return latex_html(text)
+
+
+def markdown_html(markdown: str) -> str:
+    """A text/markdown form as the page shows it: rendered as prose, raw HTML in it shown as text."""
+    from site_builder.site.prose import html as prose  # Markdown: only for this form
+
+    return prose.render(markdown, "markdown").strip()
 
 
 def latex_html(latex: str) -> str:
