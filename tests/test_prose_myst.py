@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from html.parser import HTMLParser
 from pathlib import Path
+
+import pytest
 
 from site_builder.run.execute import BlockResult, RunResult
 from site_builder.site.prose import html as prose
@@ -301,6 +304,23 @@ The caption.
     assert '<img alt="markdown image" src="_images/img/plot.png">' in page
     assert "escaping" in page and "outside.png" not in page
     assert 'id="shared-target"' in files["first/index.html"].data.decode()
+
+
+def test_an_image_path_with_backslash_escapes_is_read_as_written(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "demos" / "img").mkdir(parents=True)
+    (tmp_path / "demos" / "img" / "plot_one.png").write_bytes(PNG)
+    build = _build(tmp_path, "escapes", (
+        Cell("code", "setup", "x = 1", 1, None),
+        Cell("markdown", "", "![one](img/plot\\_one.png) and ![gone](img/gone\\_file.png)", 2, 1),
+    ))
+    with caplog.at_level(logging.WARNING):
+        files = {f.path: f for f in render_site([build], SiteInfo())}
+    assert '<img alt="one" src="_images/img/plot_one.png">' in files["escapes/index.html"].data.decode()
+    assert "escapes/_images/img/plot_one.png" in files
+    # The warning names the path as written, never Python-Markdown's placeholder of an escape.
+    assert "escapes: the image img/gone_file.png of its prose is not published" in caplog.text
+    assert "\x02" not in caplog.text and "\x03" not in caplog.text
 
 
 def test_house_style_markdown_cells_keep_rendering_as_before() -> None:

@@ -200,8 +200,8 @@ class _LocalImages(Treeprocessor):
     def run(self, root: ElementTree.Element) -> None:
         if self.ext.page.publish_image is None:  # no page to publish with (a docstring's text)
             return
-        for el in root.iter("img"):
-            src = el.get("src", "")
+        for el in root.iter("img"):  # its src as written: backslash escapes restored, stashed markup left out
+            src = re.sub("\x02[^\x03]*\x03", "", self.md.treeprocessors["unescape"].unescape(el.get("src", "")))
             url = self.ext.image_url(src)
             if url:
                 el.set("src", url)
