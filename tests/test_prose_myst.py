@@ -342,6 +342,33 @@ def test_notebook_title_and_summary_from_the_prose() -> None:
     assert without_title("# Other\n", "The title with x") == "# Other\n"
 
 
+def test_a_notebooks_title_and_summary_read_as_a_reader_sees_them(tmp_path: Path) -> None:
+    import nbformat
+
+    from site_builder.source.notebooks import parse_notebook
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Fish &amp; chips <b>and</b> `<peas>` &lt;ok&gt;\n\n"
+                                      "Read [js](javascript:alert(1)) or [the docs](https://e.org/a_(b)) first."),
+        nbformat.v4.new_code_cell("x = 1")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    source = nbformat.writes(notebook)
+    script = parse_notebook(source, "demos/fish.ipynb", "fish")
+    assert (script.title, script.summary) == ("Fish & chips and <peas> <ok>", "Read js or the docs first.")
+    path = tmp_path / "demos" / "fish.ipynb"
+    path.parent.mkdir()
+    path.write_text(source)
+    files_dir = tmp_path / "run"
+    files_dir.mkdir()
+    build = EntryBuild(Entry("fish", path, "demos/fish.ipynb", source, source.encode()), script,
+                       RunResult("fish", (BlockResult("setup", "ok", 0.01),), None, 1.0, time.time(), files_dir))
+    files = {f.path: f.data.decode() for f in render_site([build], SiteInfo(title="Site")) if f.data}
+    page, index = files["fish/index.html"], files["index.html"]
+    assert re.search(r"<h1[^>]*>Fish &amp; chips and &lt;peas&gt; &lt;ok&gt;</h1>", page)  # "&" shown once
+    assert "<title>Site · Fish &amp; chips and &lt;peas&gt; &lt;ok&gt;</title>" in page
+    assert "Read js or the docs first." in index and "js)" not in index and "&amp;amp;" not in page + index
+
+
 def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:
     from site_builder.site.prose.myst import math_html
 
