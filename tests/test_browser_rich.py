@@ -265,6 +265,9 @@ fig
 print("before show")
 px.bar(x=["a", "b", "c"], y=[3, 1, 2], title="shown figure").show()
 print("after show")
+
+# %% B-heatmap
+go.Figure(go.Heatmap(z=[[1, 2, 3], [3, 1, 2]]), layout={"title": "<span style='color:green'>heat</span>"})
 '''
 
 
@@ -302,6 +305,27 @@ def test_plotly_figures_are_interactive_in_order_with_the_output(open_watched_pa
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=5)  # over plotly's drag layer
     page.locator("section#B-show .hoverlayer .hovertext").first.wait_for(timeout=PLOTLY_LOAD_MS)
     watch.assert_clean()  # no CSP violation, no request leaving the site
+
+
+def test_plotly_styles_apply_under_the_strict_csp(open_watched_page: Any, plotly_url: str) -> None:
+    # plotly.js sets a heatmap's image-rendering and its colour bar's fills as style attributes,
+    # which the CSP refuses; figures.js sets them through the CSSOM, which it allows.
+    page, watch = open_watched_page(plotly_url, viewport=DESKTOP)
+    page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
+    csp = page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
+    assert "style-src 'self';" in csp and "unsafe-inline" not in csp
+    heatmap = page.locator("section#B-heatmap .value-plotly")
+    heatmap.locator(".main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
+    image = heatmap.locator("image").first
+    assert image.evaluate("i => getComputedStyle(i).imageRendering") == "pixelated"  # crisp cells, not blurred
+    assert heatmap.locator(".colorbar").count() == 1
+    heatmap.scroll_into_view_if_needed()
+    box = heatmap.locator(".nsewdrag").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 4, box["y"] + box["height"] / 4, steps=5)
+    label = heatmap.locator(".hoverlayer .hovertext").first
+    label.wait_for(timeout=PLOTLY_LOAD_MS)
+    assert label.locator("path").evaluate("p => getComputedStyle(p).fill") != "rgb(0, 0, 0)"  # a styled hover box
+    watch.assert_clean()  # no "Applying inline style violates ... style-src" in the console
 
 
 def test_plotly_works_from_disk(open_watched_page: Any, plotly_site: Path) -> None:
