@@ -85,11 +85,11 @@ See {eq}`energy` and {eq}`sum`; {eq}`missing` stays text."""
     html = render(text)
     assert html.count("<math") == 5 and "http" not in html  # MathML, nothing loaded
     assert '<math display="block">' in html
-    assert 'id="energy"' in html and 'id="sum"' in html
+    assert 'id="label-energy"' in html and 'id="label-sum"' in html
     assert '<span class="eqno">(1)</span>' in html and '<span class="eqno">(2)</span>' in html
     assert html.count('class="eqno"') == 2  # the unlabelled one is not numbered
-    assert '<a href="#energy" rel="noopener noreferrer">(1)</a>' in html
-    assert '<a href="#sum" rel="noopener noreferrer">(2)</a>' in html
+    assert '<a href="#label-energy" rel="noopener noreferrer">(1)</a>' in html
+    assert '<a href="#label-sum" rel="noopener noreferrer">(2)</a>' in html
     assert "costs $5 and $10" in visible(html) and "missing" in visible(html)
     assert_no_raw_syntax(html.replace("$5 and $10", ""))
 
@@ -107,9 +107,9 @@ A caption.
 ```
 """
     html = render(text)
-    assert '<h2 id="intro-label">Getting started</h2>' in html
-    assert '<a href="#intro-label" rel="noopener noreferrer">Getting started</a>' in html
-    assert '<a href="#intro-label" rel="noopener noreferrer">explicit</a>' in html
+    assert '<h2 id="label-intro-label">Getting started</h2>' in html
+    assert '<a href="#label-intro-label" rel="noopener noreferrer">Getting started</a>' in html
+    assert '<a href="#label-intro-label" rel="noopener noreferrer">explicit</a>' in html
     assert '<a href="#fig-one" rel="noopener noreferrer">Fig. 1</a>' in html
     words = visible(html)
     assert "nowhere" in words and "page" in words
@@ -201,7 +201,7 @@ See {prf:ref}`thm-p` and {ref}`ex-limits`.
     gated = html[html.index("Solution to Exercise 1"):]
     assert "Gated answer" in gated.split("</details>")[0] and '<span class="n">x</span>' in gated
     assert '<a href="#thm-p" rel="noopener noreferrer">Theorem 1</a>' in html
-    assert '<a href="#ex-limits" rel="noopener noreferrer">Exercise 2</a>' in html
+    assert '<a href="#label-ex-limits" rel="noopener noreferrer">Exercise 2</a>' in html
     assert_no_raw_syntax(html)
 
 
@@ -295,7 +295,7 @@ The caption.
     ))
     files = {f.path: f for f in render_site([first, second], SiteInfo())}
     page = files["second/index.html"].data.decode()
-    assert '<a href="../first/index.html#shared-target" rel="noopener noreferrer">A section of the first page</a>' in page
+    assert '<a href="../first/index.html#label-shared-target" rel="noopener noreferrer">A section of the first page</a>' in page
     assert '<a href="../first/index.html" rel="noopener noreferrer">' in page
     assert '<img src="_images/img/plot.png" alt="the plot" width="300">' in page
     assert "Fig. 1" in page and "The caption." in page
@@ -303,7 +303,7 @@ The caption.
     assert "second/_images/img/link.png" not in files and "linked away" in page  # a link: not read
     assert '<img alt="markdown image" src="_images/img/plot.png">' in page
     assert "escaping" in page and "outside.png" not in page
-    assert 'id="shared-target"' in files["first/index.html"].data.decode()
+    assert 'id="label-shared-target"' in files["first/index.html"].data.decode()
 
 
 def test_an_image_path_with_backslash_escapes_is_read_as_written(tmp_path: Path,
@@ -370,7 +370,7 @@ def test_a_notebooks_title_and_summary_read_as_a_reader_sees_them(tmp_path: Path
 
 
 def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:
-    from site_builder.site.prose.myst import math_html
+    from site_builder.site.prose.mathml import math_html
 
     for tex in (r"\begin{equation} a = b \end{equation}", r"\begin{array}{cc} a & b \cr c & d \end{array}",
                 r"{\bf x} \dots y", r"x \label{eq:x}"):
@@ -383,7 +383,7 @@ def test_list_tables_are_tables_with_their_header_rows() -> None:
     html = prose.render(
         "```{list-table} Learning rates\n:header-rows: 1\n:name: rates\n\n"
         "* - Optimiser\n  - Rate\n* - Adam *default*\n  - `1e-3`\n* - SGD\n  - 0.1\n```\n", "markdown")
-    assert '<table class="myst-list-table" id="rates">' in html and "<caption>Learning rates</caption>" in html
+    assert '<table class="myst-list-table" id="label-rates">' in html and "<caption>Learning rates</caption>" in html
     header = re.search(r"<thead>(.*)</thead>", html, re.S)
     assert header and "Optimiser" in header.group(1) and "Rate" in header.group(1)
     assert len(re.findall(r"<tr>", html)) == 3 and len(re.findall(r"<td>", html)) == 4
