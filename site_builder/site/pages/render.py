@@ -199,7 +199,7 @@ class _Renderer:
         page, images = prose_page(build, root, self.labels, self.info.typography)
         page.links = self.prose_links(entry)
         code_links = self.code_links.of(result)
-        figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets()
+        figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
         purpose = self.introduction(script, page)  # first: its labels and numbers come first on the page
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
