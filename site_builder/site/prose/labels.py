@@ -2,7 +2,9 @@
 
 A ``{ref}`` may name a label of any entry, so render_site reads all labels before it
 renders a page (markdown.resolve.label_definitions: the resolve pass, no rendering); each
-gets an id of the label namespace (label_ids). Images a page's prose shows are files of its
+gets an id of the label namespace (label_ids). So do the anchors a notebook's raw HTML
+names (``<a id>``), after its labels: a ``#name`` link leads to them from any cell of the
+page (they are the page's own, never a ``{ref}`` target elsewhere). Images a page's prose shows are files of its
 entry's folder, published under ``<entry>/_images/`` when prose.images allows. A
 sphinx-exercise ``{solution-start}`` whose ``{solution-end}`` is in a later cell folds the
 cells between (GateView: the template opens the ``<details>`` and closes it).
@@ -41,6 +43,7 @@ class SiteLabels:
     first: dict[str, Label] = field(default_factory=dict)  # name -> its first definition in the site
     pages: dict[str, dict[str, Label]] = field(default_factory=dict)  # entry -> its own (the first of each name)
     problems: dict[str, list[str]] = field(default_factory=dict)  # entry -> what its page warns
+    html_ids: dict[str, dict[str, str]] = field(default_factory=dict)  # entry -> raw HTML's anchors' ids
     docs: dict[str, tuple[str, str]] = field(default_factory=dict)  # doc path -> (entry, title)
 
 
@@ -54,8 +57,9 @@ def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False) -
     for build, title in pages:
         name = build.entry.name
         site.docs.setdefault(_doc_path(build.entry), (name, title))
-        own, problems = page_labels(build, typography)
+        own, html_ids, problems = page_labels(build, typography)
         site.pages[name] = own
+        site.html_ids[name] = html_ids
         for label_name, label in own.items():
             first = site.first.setdefault(label_name, label)
             if first is not label:
@@ -66,15 +70,20 @@ def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False) -
     return site
 
 
-def page_labels(build: EntryBuild, typography: bool = False) -> tuple[dict[str, Label], list[str]]:
+def page_labels(build: EntryBuild, typography: bool = False
+                ) -> tuple[dict[str, Label], dict[str, str], list[str]]:
     """The labels one page defines (prose, a code cell's ``#| label`` of a captioned figure),
-    each with an id of the label namespace (label_ids), and what is wrong with them."""
+    each with an id of the label namespace (label_ids), the ids of its raw HTML's anchors
+    (after the labels: theirs never move for one), and what is wrong with them."""
     entry, script = build.entry, build.script
     ids = PageIds(tuple(c.name for c in script.cells if c.kind == "code"))
     own: dict[str, Label] = {}
+    anchors: list[tuple[str, str]] = []
     problems: list[str] = []
-    for label_name, text, number, where in _definitions(entry, script, typography):
-        if not is_id_label(label_name):
+    for kind, label_name, text, number, where in _definitions(entry, script, typography):
+        if kind == "html":
+            anchors.append((label_name, where))
+        elif not is_id_label(label_name):
             problems.append(f"{entry.name}: the label {label_name!r} at {where} cannot be an id ({ID_RULE}): "
                             "nothing links to it")
         elif label_name in own:
@@ -86,24 +95,45 @@ def page_labels(build: EntryBuild, typography: bool = False) -> tuple[dict[str, 
                 problems.append(f"{entry.name}: the label {label_name} at {where} would take the id of {clash}: "
                                 f"its id is {anchor}")
             own[label_name] = Label(entry.name, anchor, text, where, number)
-    return own, problems
+    return own, _html_ids(entry, anchors, ids, problems), problems
 
 
-def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tuple[str, str, str, str]]:
-    """(label, what a reference shows, its number, where) of every label the page defines, in page order."""
+def _html_ids(entry: Entry, anchors: list[tuple[str, str]], ids: PageIds, problems: list[str]) -> dict[str, str]:
+    """The ids of raw HTML's anchors (name, where), the first of each name; notes what is wrong."""
+    found: dict[str, str] = {}
+    first: dict[str, str] = {}
+    for name, where in anchors:
+        if not is_id_label(name):
+            problems.append(f"{entry.name}: the HTML id {name!r} at {where} cannot be an id ({ID_RULE}): "
+                            "it is left out")
+        elif name in found:
+            problems.append(f"{entry.name}: the HTML id {name} is given twice on the page, at {first[name]} "
+                            f"and at {where}: links lead to the first")
+        else:
+            anchor, clash = ids.allocate(name)
+            if clash:
+                problems.append(f"{entry.name}: the HTML id {name} at {where} would take the id of {clash}: "
+                                f"its id is {anchor}")
+            found[name], first[name] = anchor, where
+    return found
+
+
+def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tuple[str, str, str, str, str]]:
+    """(kind, label, what a reference shows, its number, where) of every label the page defines,
+    and every anchor its raw HTML names (kind "html"), in page order."""
     markdown = script.prose == "markdown"
     intro = (script.intro if markdown else "") if script.title else script.purpose  # as render's introduction
     texts = [intro] + [c.text if markdown and c.kind == "markdown" else "" for c in script.cells]
-    found = label_definitions(texts, typography)
+    found = label_definitions(texts, typography, raw_html=renders_raw_html(entry))
     figures = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
     for source, cell in enumerate((None, *script.cells)):
         for d in (d for d in found if d.source == source):
-            yield d.name, d.text, d.number, _place(entry, cell, source, texts[source], d.line)
+            yield d.kind, d.name, d.text, d.number, _place(entry, cell, source, texts[source], d.line)
         if cell is not None and cell.kind == "code":
             display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
             figures += bool(display.fig_cap)
             if display.label and display.fig_cap:  # the id of its first captioned figure
-                yield display.label, f"Figure {figures}", str(figures), f"{entry.rel_path}, block {cell.name}"
+                yield "label", display.label, f"Figure {figures}", str(figures), f"{entry.rel_path}, block {cell.name}"
 
 
 def _place(entry: Entry, cell: Cell | None, number: int, text: str, line: int) -> str:
@@ -114,6 +144,12 @@ def _place(entry: Entry, cell: Cell | None, number: int, text: str, line: int) -
     if start >= 0:  # the docstring, a MyST notebook's cell: as it is in the file
         return f"{entry.rel_path}:{entry.source.count(chr(10), 0, start) + 1 + line}"
     return f"{entry.rel_path}, cell {number}, line {line + 1}"
+
+
+def renders_raw_html(entry: Entry) -> bool:
+    """Whether the entry's Markdown shows its raw HTML (a notebook's, as JupyterLab does: every
+    notebook format) or as text (a script's prose: the project's own Markdown)."""
+    return entry.format != "py"
 
 
 def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool = False
@@ -127,9 +163,11 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
     images = ProseImages(entry)
     own = site.pages.get(entry.name, {})
     ids = PageIds(tuple(c.name for c in build.script.cells if c.kind == "code"))
-    ids.taken.update(label.anchor for label in own.values())
+    html_ids = dict(site.html_ids.get(entry.name, {}))
+    ids.taken.update([*(label.anchor for label in own.values()), *html_ids.values()])
     page = PageContext(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
-                       publish_image=images.publish, own=own, ids=ids, typography=typography)
+                       publish_image=images.publish, own=own, ids=ids, typography=typography,
+                       raw_html=renders_raw_html(entry), html_ids=html_ids)
     return page, images.files
 
 

@@ -43,6 +43,7 @@ class Definition:
     source: int  # which of the page's texts holds it
     line: int  # its line in that text (0-based)
     number: str = ""
+    kind: str = "label"  # or "html": an anchor of raw HTML (``id``, ``<a name>``), of its page only
 
 
 @dataclass(frozen=True)
@@ -66,9 +67,12 @@ class PageContext:
     publish_image: Callable[[str], str | None] | None = None
     links: ProseLinks | None = None  # where API roles, inline code and example labels lead
     typography: bool = False  # en and em dashes, smart quotes (the typography setting)
+    raw_html: bool = False  # a notebook's prose: its raw HTML renders, sanitised (markdown.raw_html)
     own: dict[str, Label] = field(default_factory=dict)  # this page's labels (labels.site_labels)
     ids: PageIds = field(default_factory=PageIds)  # the ids labels not in ``own`` get
     anchored: set[str] = field(default_factory=set)  # the labels that gave an element its id
+    # raw HTML's anchors -> their ids (label_ids' namespace; labels.site_labels collects them)
+    html_ids: dict[str, str] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)
     definitions: list[Definition] = field(default_factory=list)  # the labels its prose defines, in order
     headings: set[str] = field(default_factory=set)  # the ids its headings got
@@ -78,6 +82,7 @@ class PageContext:
     source: int = 0  # which of the page's texts is being read (for ``definitions``)
     at: int = 0  # the line of that text being read (0-based, for ``definitions``)
     _images: dict[str, str | None] = field(default_factory=dict)
+    _html_anchored: set[str] = field(default_factory=set)
     _defined: dict[str, Label] = field(default_factory=dict)
 
     def number(self, kind: str) -> int:
@@ -114,6 +119,29 @@ class PageContext:
                 return found.anchor
             return self.ids.allocate(name)[0]
         return label.anchor
+
+    def define_html(self, name: str) -> None:
+        """Note that raw HTML names the anchor ``name`` here (an ``id``, an ``<a name>``): it gets
+        an id now unless the page's were collected before rendering (``html_ids``)."""
+        self.definitions.append(Definition(name, "", self.source, self.at, kind="html"))
+        if name not in self.html_ids and is_id_label(name):
+            self.html_ids[name] = self.ids.allocate(name)[0]
+
+    def html_anchor(self, name: str) -> str:
+        """The id of the element of raw HTML naming the anchor ``name``; "" for a second one on
+        the page, or a name that cannot be an id (labels.page_labels says so)."""
+        if name in self._html_anchored or name not in self.html_ids:
+            return ""
+        self._html_anchored.add(name)
+        return self.html_ids[name]
+
+    def fragment(self, name: str) -> str:
+        """Where a ``#name`` link of the prose leads: the id of raw HTML's anchor ``name`` or of
+        this page's label ``name``, else ``name`` as written (a heading's id, a block)."""
+        if name in self.html_ids:
+            return self.html_ids[name]
+        label = self.own.get(name) or self._defined.get(name)
+        return label.anchor if label is not None and label.entry == self.entry else name
 
     def href(self, label: Label) -> str:
         """The URL of ``label`` from this page."""

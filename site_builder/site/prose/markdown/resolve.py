@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from site_builder.site.prose.label_ids import PageIds, is_id_label
 from site_builder.site.prose.markdown.context import Definition, Label, PageContext
+from site_builder.site.prose.markdown.raw_html import define_anchors
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, DirectiveSyntax, directive_of, inline_text, parse
 
@@ -68,6 +69,8 @@ def resolve(tokens: list[Token], page: PageContext, where: Where) -> None:
             token.meta["anchor"] = page.define(token.info, f"({number})", str(number))
         elif token.type == "heading_open" and not token.attrGet("id"):
             token.attrSet("id", page.heading_id(inline_text(tokens[i + 1].children), where.id_prefix))
+        elif token.type == "html_block" and page.raw_html:
+            define_anchors(token.content, page)
         elif token.type == "inline":
             _roles(token.children or [], page, line)
         i += 1
@@ -134,6 +137,8 @@ def _target(tokens: list[Token], index: int, page: PageContext) -> None:
 def _roles(children: list[Token], page: PageContext, line: int) -> None:
     registry = default_registry()
     for child in children:
+        if child.type == "html_inline" and page.raw_html:
+            define_anchors(child.content, page)
         if child.type != "myst_role":
             continue
         call = RoleCall(child.meta.get("name", ""), child.content, line)
@@ -144,10 +149,11 @@ def _roles(children: list[Token], page: PageContext, line: int) -> None:
         handler.resolve(call, page)
 
 
-def label_definitions(texts: list[str], typography: bool = False) -> list[Definition]:
+def label_definitions(texts: list[str], typography: bool = False, raw_html: bool = False) -> list[Definition]:
     """The labels one page's Markdown texts define, in page order, numbered as rendering numbers
-    them (``Definition.source``: the text's index); a name may come twice."""
-    page = PageContext(typography=typography)
+    them (``Definition.source``: the text's index), and its raw HTML's anchors when it renders
+    raw HTML (``kind`` "html"); a name may come twice."""
+    page = PageContext(typography=typography, raw_html=raw_html)
     for source, text in enumerate(texts):
         page.source = source
         if text.strip():
@@ -160,6 +166,6 @@ def labels_of(entry: str, texts: list[str], typography: bool = False) -> dict[st
     with their ids (labels.page_labels adds the page's blocks and says what is wrong)."""
     ids, found = PageIds(), {}
     for d in label_definitions(texts, typography):
-        if d.name not in found and is_id_label(d.name):
+        if d.kind == "label" and d.name not in found and is_id_label(d.name):
             found[d.name] = Label(entry, ids.allocate(d.name)[0], d.text, "", d.number)
     return found
