@@ -54,7 +54,7 @@ HOSTILE = """<script>alert('script-ran')</script>
 
 
 def notebook_render(text: str, page: PageContext | None = None) -> str:
-    return render(text, "markdown", page=page if page is not None else PageContext(raw_html=True))
+    return render(text, "markdown", page=page if page is not None else PageContext(notebook=True))
 
 
 # ---------------------------------------------------------------- rendering, sanitised
@@ -99,7 +99,7 @@ def test_images_follow_the_prose_image_rule() -> None:
         asked.append(src)
         return f"_images/{src}" if src.startswith("figures/") else None
 
-    page = PageContext(raw_html=True, publish_image=publish)
+    page = PageContext(notebook=True, publish_image=publish)
     html = notebook_render(
         '<img src="figures/x.png" width=400 alt="local" style="padding: 3px" onclick="x()">\n'
         '<img src=".secret.png" alt="hidden one"> <img src="notes.txt" alt="not an image">\n'
@@ -134,6 +134,25 @@ def test_ids_take_the_label_namespace_and_links_follow() -> None:
     assert "name=" not in html and "second top" in html
 
 
+def test_jupyterlab_heading_links_reach_their_heading_before_or_after_it() -> None:
+    page = PageContext(notebook=True, typography=True)
+    toc = notebook_render('<div class="toc"><a href="#Later-Section">later</a> <a href="#What\'s-next?">next</a></div>'
+                          "\n\n[Résumé](#Résumé) [earlier](#Earlier-one) [unknown](#Nowhere)", page)
+    body = notebook_render("## Later Section\n\n## What's next?\n\n### Résumé", page)
+    back = notebook_render("## Earlier one\n\n[back up](#Later-Section)", page)
+    late = page.late_fragments()
+    assert late == {"Later-Section": "later-section", "What's-next?": "what-s-next", "R%C3%A9sum%C3%A9": "résumé",
+                    "Earlier-one": "earlier-one"}
+    assert '<a href="#later-section" rel="noopener noreferrer">back up</a>' in back  # known already
+    from site_builder.site.safety.html import clean_html
+
+    fixed = clean_html(toc, fragments=late)  # the page's late pass (views.with_late_links)
+    for target in ("later-section", "what-s-next", "résumé", "earlier-one"):
+        assert f'href="#{target}"' in fixed, target
+    assert 'href="#Nowhere"' in fixed  # no heading of that text: as written
+    assert 'id="later-section"' in body and "What’s next?" in body  # typeset on the page, linked as typed
+
+
 def test_a_label_and_an_html_anchor_of_one_page_never_share_an_id() -> None:
     html = notebook_render("(intro)=\n## Intro\n\n<a id=\"intro\"></a> [link](#intro)")
     ids = re.findall(r'\sid="([^"]*)"', html)
@@ -145,14 +164,15 @@ def test_a_label_and_an_html_anchor_of_one_page_never_share_an_id() -> None:
 
 def _markdown_cells() -> list[str]:
     return [
-        "# Raw HTML notebook\n\nIts summary. [Jump to the end](#the-end).",
+        "# Raw HTML notebook\n\nIts summary. [Jump to the end](#the-end). [Jump to the section](#A-later-section)."
+        ' <a href="#Raw-HTML-notebook">Top</a>',
         FORMATTING,
         '<img src="figures/x.png" width="300" alt="the local figure"> <img src=".secret.png" alt="the hidden file">'
         ' <img src="notes.txt" alt="the text file"> <img src="https://example.org/r.png" alt="the remote image">',
         '<div class="opened-here">\n\nOpened in this cell, never closed here. </main></section></article>',
         "Closed in the next cell:</div></div> and still in its own cell.",
         HOSTILE,
-        '<a id="main"></a><a id="search"></a><a name="the-end"></a>\n\nThe end.',
+        '<a id="main"></a><a id="search"></a><a name="the-end"></a>\n\nThe end.\n\n## A later section',
     ]
 
 
@@ -301,6 +321,11 @@ def test_raw_anchors_take_label_ids_and_links_reach_them(built: tuple[Path, str]
     html = page(built[0], name)
     assert 'id="label-main"' in html and 'id="label-search"' in html and 'id="label-the-end"' in html
     assert '<a href="#label-the-end" rel="noopener noreferrer">Jump to the end</a>' in html
+    heading = re.search(r'<h2 id="([^"]+)">A later section</h2>', html).group(1)
+    assert f'<a href="#{heading}" rel="noopener noreferrer">Jump to the section</a>' in html  # a later cell's
+    assert '<a href="#main" rel="noopener noreferrer">Top</a>' in html  # the title is the page's <h1>
+    ids = set(re.findall(r'\sid="([^"]*)"', html))
+    assert all(href in ids for href in re.findall(r'href="#([^"]*)"', html))  # no link leads nowhere
 
 
 def test_a_raw_html_block_renders_on_a_myst_page(built: tuple[Path, str]) -> None:

@@ -48,6 +48,7 @@ from site_builder.site.prose.labels import Gate, Gates, SiteLabels, expand_gates
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
+from site_builder.site.pages.views import with_late_links
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import notebook_path, ordered_builds, script_download
@@ -207,6 +208,7 @@ class _Renderer:
                                 code_links=code_links.get(cell.name, ()), assets=assets)
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
+        purpose, cells = with_late_links(page, purpose, cells)
         say_warnings(page, entry)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []

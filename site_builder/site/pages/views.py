@@ -7,6 +7,7 @@ formatters they need (CSV previews, the index's letter groups, artifact paths).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -19,6 +20,7 @@ from site_builder.site.outputs.shown import FigureCaption
 from site_builder.site.outputs.displays import DisplayView
 from site_builder.site.outputs.outcomes import OutputPart
 from site_builder.site.prose.markdown.context import PageContext
+from site_builder.site.safety.html import clean_html
 from site_builder.source.blocks import Cell
 from site_builder.source.cell_options import CellDisplay
 
@@ -134,6 +136,23 @@ def cell_names(cell: Cell, display: CellDisplay, notebook: bool, artifacts: tupl
         return {"label": display.label, "anchor": figure or cell.name, "section_id": cell.name}
     anchor = page.anchor(display.label) or cell.name
     return {"label": display.label, "anchor": anchor, "section_id": anchor}
+
+
+def with_late_links(page: PageContext, purpose: Markup | None, cells: list[CellView]
+                    ) -> tuple[Markup | None, list[CellView]]:
+    """The page's introduction and cells with the ``#name`` links their prose rendered before the
+    heading they lead to was known (a notebook's table of contents) pointing at its id."""
+    late = page.late_fragments()
+    if not late:
+        return purpose, cells
+
+    def relinked(html: Markup) -> Markup:
+        # cleaned again with the same allow-list: safe to mark up
+        return Markup(clean_html(str(html), fragments=late)) if 'href="#' in html else html
+
+    cells = [dataclasses.replace(c, html=relinked(c.html)) if isinstance(c, CellView) and c.kind == "markdown" else c
+             for c in cells]
+    return (relinked(purpose) if purpose is not None else None), cells
 
 
 # ---------------------------------------------------------------- small formatters

@@ -124,7 +124,7 @@ def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tup
     markdown = script.prose == "markdown"
     intro = (script.intro if markdown else "") if script.title else script.purpose  # as render's introduction
     texts = [intro] + [c.text if markdown and c.kind == "markdown" else "" for c in script.cells]
-    found = label_definitions(texts, typography, raw_html=renders_raw_html(entry))
+    found = label_definitions(texts, typography, notebook=is_notebook(entry))
     figures = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
     for source, cell in enumerate((None, *script.cells)):
         for d in (d for d in found if d.source == source):
@@ -146,9 +146,10 @@ def _place(entry: Entry, cell: Cell | None, number: int, text: str, line: int) -
     return f"{entry.rel_path}, cell {number}, line {line + 1}"
 
 
-def renders_raw_html(entry: Entry) -> bool:
-    """Whether the entry's Markdown shows its raw HTML (a notebook's, as JupyterLab does: every
-    notebook format) or as text (a script's prose: the project's own Markdown)."""
+def is_notebook(entry: Entry) -> bool:
+    """Whether the entry's prose is a notebook's (every notebook format), read as JupyterLab
+    reads it: raw HTML rendered, ``#Heading-Text`` links; a script's prose (the project's own
+    Markdown, house style or Sphinx-Gallery) shows raw HTML as text."""
     return entry.format != "py"
 
 
@@ -167,7 +168,9 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
     ids.taken.update([*(label.anchor for label in own.values()), *html_ids.values()])
     page = PageContext(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
                        publish_image=images.publish, own=own, ids=ids, typography=typography,
-                       raw_html=renders_raw_html(entry), html_ids=html_ids)
+                       notebook=is_notebook(entry), html_ids=html_ids)
+    if page.notebook and build.script.title:  # the title heading is the page's <h1>: its links lead to the top
+        page.jupyter_heading(build.script.title, "main")
     return page, images.files
 
 

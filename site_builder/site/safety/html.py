@@ -17,6 +17,8 @@ controls, ``<nav>`` (a second navigation landmark), and ``target`` (links open i
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 import nh3
 
 ALLOWED_TAGS = frozenset({
@@ -80,10 +82,12 @@ CONTROL_ATTRIBUTES = {
 CONTROL_VALUES = {"input": {"type": {"checkbox", "radio"}}}
 
 
-def clean_html(html: str, controls: bool = False) -> str:
+def clean_html(html: str, controls: bool = False, fragments: Mapping[str, str] | None = None) -> str:
     """``html`` with everything outside the allowlist removed (text kept, markup dropped).
 
-    ``controls``: a value's HTML, whose folding checkboxes and labels are kept too.
+    ``controls``: a value's HTML, whose folding checkboxes and labels are kept too;
+    ``fragments``: links ``#name`` to lead to ``#fragments[name]`` instead (prose cleaned again
+    once the page knows where they lead).
     """
     attributes = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
     if controls:
@@ -99,4 +103,14 @@ def clean_html(html: str, controls: bool = False) -> str:
         url_schemes=set(URL_SCHEMES),
         link_rel="noopener noreferrer",
         strip_comments=True,
+        attribute_filter=_relinked(fragments) if fragments else None,
     )
+
+
+def _relinked(fragments: Mapping[str, str]) -> Callable[[str, str, str], str]:
+    def relink(tag: str, attribute: str, value: str) -> str:
+        if tag == "a" and attribute == "href" and value.startswith("#") and value[1:] in fragments:
+            return "#" + fragments[value[1:]]
+        return value
+
+    return relink

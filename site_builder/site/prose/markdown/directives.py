@@ -197,7 +197,7 @@ class Raw(Vanishing):
 
     @staticmethod
     def shown(call: DirectiveCall, page: PageContext) -> bool:
-        return page.raw_html and call.argument.strip().lower() == "html"
+        return page.notebook and call.argument.strip().lower() == "html"
 
     def resolve(self, call: DirectiveCall, page: PageContext) -> None:
         if self.shown(call, page):

@@ -8,10 +8,12 @@ it (``<img width>``, ``<center>``, ``<br>``, ``<div class="alert">``, ``<a id>``
 
 - an element's ``id`` (an ``<a name>`` when it has none) names an anchor: it gets an id of
   the label namespace (label_ids: ``label-NAME``), never one of the page's own, and a
-  ``#NAME`` link, raw or Markdown, leads there (``PageContext.fragment``);
+  ``#NAME`` link, raw or Markdown, leads there (``PageContext.fragment``, which also leads
+  JupyterLab's ``#Heading-Text`` links to their heading);
 - an ``<img>`` follows the rule of Markdown's images (prose.images): a file of the entry's
   folder is published under ``_images/``; one from the web becomes a link to it (its alt
-  text, inside a link already), as nothing loads from elsewhere; any other its alt text;
+  text, or its file's name, inside a link already), as nothing loads from elsewhere; any
+  other its alt text;
 - ``style`` is left out: the page's CSP runs no inline style;
 - event handlers, scripts, forms and whatever else nh3 does not keep are dropped there.
 
@@ -22,8 +24,10 @@ style, Sphinx-Gallery) is the project's Markdown: its raw HTML shows as text.
 
 from __future__ import annotations
 
+import posixpath
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
 
 from markupsafe import escape
 
@@ -99,7 +103,7 @@ class _ProseTags(TagRewriter):
         found = dict(attributes)
         src, alt = found.get("src", "").strip(), found.get("alt", "")
         if is_remote(src):  # the page loads nothing from elsewhere
-            text = alt or found.get("title", "") or src
+            text = alt or found.get("title", "") or _file_stem(src) or src
             return str(escape(text)) if self.env.get("in_link") else macro("remote_image", src, text)
         url = self.page.image_url(src) if src else None
         if url is None or not valid_link(url):  # not an image of the entry's folder it may publish
@@ -107,6 +111,11 @@ class _ProseTags(TagRewriter):
         kept = [("id", anchor)] if anchor else []
         kept += [("src", url)] + [(k, v) for k, v in attributes if k in _IMAGE_KEPT]
         return start_tag("img", kept)
+
+
+def _file_stem(url: str) -> str:
+    """What an image without alt text is called: its file's name ("open-in-kaggle" of ".../open-in-kaggle.svg")."""
+    return unquote(posixpath.splitext(posixpath.basename(urlsplit(url).path))[0])
 
 
 def raw_html(html: str, page: PageContext, env: dict[str, Any]) -> str:

@@ -192,12 +192,12 @@ class ProseRenderer(RendererHTML):
         return self.renderToken(tokens, idx, options, env)
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
-        if env["page"].raw_html:
+        if env["page"].notebook:
             return raw_html(tokens[idx].content, env["page"], env)
         return _raw_html(tokens[idx].content, block=True)
 
     def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
-        if env["page"].raw_html:
+        if env["page"].notebook:
             return raw_html(tokens[idx].content, env["page"], env)
         return _raw_html(tokens[idx].content, block=False)
 

@@ -67,9 +67,13 @@ def resolve(tokens: list[Token], page: PageContext, where: Where) -> None:
             number = page.number("equation")
             token.meta["number"] = number
             token.meta["anchor"] = page.define(token.info, f"({number})", str(number))
-        elif token.type == "heading_open" and not token.attrGet("id"):
-            token.attrSet("id", page.heading_id(inline_text(tokens[i + 1].children), where.id_prefix))
-        elif token.type == "html_block" and page.raw_html:
+        elif token.type == "heading_open":
+            text = inline_text(tokens[i + 1].children)
+            if not token.attrGet("id"):
+                token.attrSet("id", page.heading_id(text, where.id_prefix))
+            if page.notebook:
+                page.jupyter_heading(text, str(token.attrGet("id")))
+        elif token.type == "html_block" and page.notebook:
             define_anchors(token.content, page)
         elif token.type == "inline":
             _roles(token.children or [], page, line)
@@ -137,7 +141,7 @@ def _target(tokens: list[Token], index: int, page: PageContext) -> None:
 def _roles(children: list[Token], page: PageContext, line: int) -> None:
     registry = default_registry()
     for child in children:
-        if child.type == "html_inline" and page.raw_html:
+        if child.type == "html_inline" and page.notebook:
             define_anchors(child.content, page)
         if child.type != "myst_role":
             continue
@@ -149,11 +153,11 @@ def _roles(children: list[Token], page: PageContext, line: int) -> None:
         handler.resolve(call, page)
 
 
-def label_definitions(texts: list[str], typography: bool = False, raw_html: bool = False) -> list[Definition]:
+def label_definitions(texts: list[str], typography: bool = False, notebook: bool = False) -> list[Definition]:
     """The labels one page's Markdown texts define, in page order, numbered as rendering numbers
     them (``Definition.source``: the text's index), and its raw HTML's anchors when it renders
-    raw HTML (``kind`` "html"); a name may come twice."""
-    page = PageContext(typography=typography, raw_html=raw_html)
+    raw HTML (``kind`` "html") in a notebook's prose; a name may come twice."""
+    page = PageContext(typography=typography, notebook=notebook)
     for source, text in enumerate(texts):
         page.source = source
         if text.strip():
