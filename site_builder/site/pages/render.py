@@ -48,7 +48,7 @@ from site_builder.site.prose.labels import Gate, Gates, SiteLabels, expand_gates
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
-from site_builder.site.pages.views import with_late_links
+from site_builder.site.pages.views import block_anchors, with_late_links
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import notebook_path, ordered_builds, script_download
@@ -391,12 +391,12 @@ class _Renderer:
         """``timings/index.html``: every demo and every block, slowest first."""
         results = [b.result for b in builds]
         return self.page("timings.html", root="../", canonical=self._url("timings/index.html"),
-                         entries=entry_timings(results), blocks=block_timings(results),
+                         entries=entry_timings(results), blocks=block_timings(results, block_anchors(builds)),
                          total=sum(r.duration for r in results))
 
     def api_files(self, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[SiteFile]:
         """``api/index.html`` and ``_downloads/api_usage.json``: where each documented object is used."""
-        groups = api_groups({b.entry.name: self.code_links.used(b.result) for b in builds}, entries)
+        groups = api_groups({b.entry.name: self.code_links.used(b.result) for b in builds}, entries, block_anchors(builds))
         page = self.page("api.html", root="../", canonical=self._url(API_PAGE), groups=groups,
                          count=sum(len(g.uses) for g in groups), usage_json=API_USAGE)
         return [SiteFile(API_PAGE, page), SiteFile(API_USAGE, api_usage_json(groups, self.info.site_url))]

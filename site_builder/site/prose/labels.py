@@ -76,10 +76,11 @@ def page_labels(build: EntryBuild, typography: bool = False
     each with an id of the label namespace (label_ids), the ids of its raw HTML's anchors
     (after the labels: theirs never move for one), and what is wrong with them."""
     entry, script = build.entry, build.script
-    ids = PageIds(tuple(c.name for c in script.cells if c.kind == "code"))
+    ids = PageIds(c.name for c in script.cells if c.kind == "code")
     own: dict[str, Label] = {}
     anchors: list[tuple[str, str]] = []
-    problems: list[str] = []
+    problems = [_renamed_block(entry, cell, *ids.renamed[cell.name]) for cell in script.code_cells
+                if cell.name in ids.renamed]
     for kind, label_name, text, number, where in _definitions(entry, script, typography):
         if kind == "html":
             anchors.append((label_name, where))
@@ -96,6 +97,12 @@ def page_labels(build: EntryBuild, typography: bool = False
                                 f"its id is {anchor}")
             own[label_name] = Label(entry.name, anchor, text, where, number)
     return own, _html_ids(entry, anchors, ids, problems), problems
+
+
+def _renamed_block(entry: Entry, cell: Cell, anchor: str, why: str) -> str:
+    """What the page says of a block whose name cannot be its id."""
+    where = f"{entry.rel_path}:{cell.marker_line}" if cell.marker_line else entry.rel_path
+    return f"{entry.name}: block {cell.name!r} ({where}) cannot have its name as its id ({why}): its id is {anchor}"
 
 
 def _html_ids(entry: Entry, anchors: list[tuple[str, str]], ids: PageIds, problems: list[str]) -> dict[str, str]:
@@ -163,7 +170,7 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
         log.warning("%s", problem)
     images = ProseImages(entry)
     own = site.pages.get(entry.name, {})
-    ids = PageIds(tuple(c.name for c in build.script.cells if c.kind == "code"))
+    ids = PageIds(c.name for c in build.script.cells if c.kind == "code")
     html_ids = dict(site.html_ids.get(entry.name, {}))
     ids.taken.update([*(label.anchor for label in own.values()), *html_ids.values()])
     page = PageContext(entry.name, _doc_path(entry), root, site.first, docs=site.docs,

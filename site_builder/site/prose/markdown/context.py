@@ -146,14 +146,16 @@ class PageContext:
 
     def fragment(self, name: str) -> str:
         """Where a ``#name`` link of the prose leads: the id of raw HTML's anchor ``name``, of
-        this page's label ``name`` or, in a notebook, of the heading JupyterLab would give the
-        id ``name``; else ``name`` as written (a block, a heading's id here)."""
+        this page's label ``name``, of its block ``name`` or, in a notebook, of the heading
+        JupyterLab would give the id ``name``; else ``name`` as written (a heading's id here)."""
         for wanted in dict.fromkeys((name, unquote(name))):  # markdown-it percent-encodes a link
             if wanted in self.html_ids:
                 return self.html_ids[wanted]
             label = self.own.get(wanted) or self._defined.get(wanted)
             if label is not None and label.entry == self.entry:
                 return label.anchor
+            if wanted in self.ids.renamed:  # a block whose name cannot be its id
+                return self.ids.renamed[wanted][0]
             if wanted in self.jupyter_ids:
                 return self.jupyter_ids[wanted]
         if self.notebook:
@@ -188,7 +190,7 @@ class PageContext:
         """An id for a heading reading ``text``, not yet given to a heading ("intro", "intro-2", ...)."""
         slug = _NOT_SLUG.sub("-", text.lower()).strip("-") or "section"
         anchor, n = f"{prefix}{slug}", 1
-        while anchor in self.headings:
+        while anchor in self.headings or self.ids.owner(anchor):  # never a block's, nor the page's own
             n += 1
             anchor = f"{prefix}{slug}-{n}"
         self.headings.add(anchor)
