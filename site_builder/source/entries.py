@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from site_builder.errors import EntryError, UsageError
+from site_builder.errors import EntryError, UsageError, one_line
 from site_builder.fs import relative_to_root
 from site_builder.names import MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
 
@@ -143,7 +143,7 @@ class _Locator:
             return path.resolve(), relative_to_root(path, self.root)
         sub = path.relative_to(self.demos_dir).as_posix()  # section folders are never links
         rel = f"{self.demos_rel}/{sub}" if self.demos_rel is not None else path.name
-        return self.demos_abs / sub, rel
+        return self.demos_abs / sub, one_line(rel)  # a file name may hold anything but "/"
 
 
 def _candidates(folder: Path, root: Path, found: list[str], section: str = "") -> Iterable[tuple[Path, str]]:
