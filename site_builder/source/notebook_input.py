@@ -77,8 +77,9 @@ def _read_ipynb(source: str, where: str) -> Any:
     if type(major) is not int or not 1 <= major <= 4:
         raise ParseError(f"{where} is not a notebook: 'nbformat' is {_shown(major)}, not 1 to 4 "
                          "(the notebook format's major version)")
-    try:
-        return nbformat.reads(source, as_version=4)  # upgrades nbformat 1-3 as Jupyter does
+    try:  # nbformat.reads, without its parse of the JSON and its validation: both are done here
+        notebook = nbformat.versions[major].to_notebook_json(data, minor=data.get("nbformat_minor", 0))
+        return nbformat.convert(notebook, 4)  # upgrades nbformat 1-3 as Jupyter does
     except Exception as exc:  # a malformed old notebook breaks nbformat's upgrade in many ways
         raise ParseError(f"{where} is an nbformat {major} notebook that cannot be upgraded to "
                          f"nbformat 4: {_first_line(exc)}") from None

@@ -9,7 +9,6 @@ as the page numbers them.
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -135,13 +134,12 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
     notebook = read_notebook(source, rel_path, entry)
     _check_kernel(notebook, rel_path, entry)
     cells, run_source = notebook_cells(notebook, source, rel_path, entry)
-    tree = ast.Module(body=[], type_ignores=[])
+    found: list[str] = []
     for cell in cells:
         if cell.kind == "code":
             runnable = Cell(cell.kind, cell.name, cell.run_text or cell.text, cell.first_line, cell.marker_line)
-            compile_cell(runnable, rel_path, entry)
-            tree.body += ast.parse("\n" * (cell.first_line - 1) + runnable.text).body
-    imports = module_imports(tree)
+            found += module_imports(compile_cell(runnable, rel_path, entry))  # in cell order
+    imports = tuple(dict.fromkeys(found))
     title, summary = title_and_summary(c.text for c in cells if c.kind == "markdown")
     return Script(
         summary=summary, title=title, purpose="", docstring="", cells=tuple(cells),
