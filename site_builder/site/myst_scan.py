@@ -7,6 +7,7 @@ exercises, proofs, equations and figures the same way.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,13 +23,16 @@ VANISHING = ("raw", "toctree", "tableofcontents", "contents", "bibliography", "i
              "literalinclude", "glue:figure", "glue:math", "glue", "index", "only", "meta",
              "jupyter-execute", "embed", "tags", "footbibliography", "autosummary", "currentmodule")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
-_DIRECTIVE = re.compile(r"^\{(?P<name>[^{}\s]+)\}(?:[ \t]+(?P<args>.*?))?[ \t]*$")
+# A line's text up to its last non-blank, matched possessively: a lazy ".*?" before "[ \t]*$"
+# tries every length against every blank run (quadratic in a long run followed by more text).
+_TEXT = r"[^ \t\n](?:[ \t]*+[^ \t\n])*+"
+_DIRECTIVE = re.compile(rf"^\{{(?P<name>[^{{}}\s]+)\}}(?:[ \t]+(?P<args>{_TEXT}))?[ \t]*$")
 _TARGET = re.compile(r"^[ \t]*\((?P<label>[^()\s]+)\)=[ \t]*$")
 _NOT_SHOWN = re.compile(r"^[ \t]*(?:%|\+\+\+)")  # MyST comments and block breaks
-_OPTION = re.compile(r"^:(?P<key>[\w.-]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
-_YAML_OPTION = re.compile(r"^(?P<key>[\w.-]+):[ \t]*(?P<value>.*?)[ \t]*$")
+_OPTION = re.compile(rf"^:(?P<key>[\w.-]+):(?:[ \t]+(?P<value>{_TEXT}))?[ \t]*$")
+_YAML_OPTION = re.compile(rf"^(?P<key>[\w.-]+):[ \t]*(?P<value>(?:{_TEXT})?)[ \t]*$")
 _MATH_LABEL = re.compile(r"\$\$[ \t]*\((?P<label>[^()\s]+)\)[ \t]*$")
-_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(?P<text>.+?)[ \t#]*$")
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(?P<text>[^\n](?:[ \t#]*+[^ \t#\n])*+)[ \t#]*$")
 
 
 # ---------------------------------------------------------------- labels of the site
@@ -159,7 +163,7 @@ def _scan(lines: list[str]) -> Iterator[object]:
         stripped = line.strip()
         target = _TARGET.match(line)
         if target:
-            following = next((x for x in lines[i + 1:] if x.strip()), "")
+            following = next((x for x in itertools.islice(lines, i + 1, None) if x.strip()), "")
             heading = _HEADING.match(following)
             yield Target(target.group("label"), heading.group("text") if heading else "",
                           line[: len(line) - len(line.lstrip())])

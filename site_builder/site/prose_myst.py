@@ -39,7 +39,8 @@ ADMONITIONS = {
     "important": "Important", "caution": "Caution", "danger": "Danger", "attention": "Attention",
     "error": "Error", "todo": "To do",
 }
-_EXPLICIT = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
+# The title ends at a non-blank: a lazy title before "\s*<" would try every length against a blank run.
+_EXPLICIT = re.compile(r"^(?P<title>.*?\S)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _STASHED = re.compile("\u0002wzxhzdk:\\d+\u0003")  # Python-Markdown's htmlStash placeholder
 _TARGET_TOKEN = "\u2063myst-target:{}\u2063"
 _TARGET_TEXT = re.compile("^\u2063myst-target:(.+)\u2063$")
@@ -140,7 +141,8 @@ class _Role(InlineProcessor):
     """``{name}`text```: math, links to labels and documents, code, or the text."""
 
     def __init__(self, md: Markdown, ext: MystExtension) -> None:
-        super().__init__(r"\{(?P<name>[A-Za-z][\w:.+-]*)\}(?P<ticks>`+)(?P<text>.+?)(?P=ticks)(?!`)", md)
+        # The opening run is taken whole ((?!`)): fewer ticks would be tried against every closing one.
+        super().__init__(r"\{(?P<name>[A-Za-z][\w:.+-]*)\}(?P<ticks>`+)(?!`)(?P<text>.+?)(?P=ticks)(?!`)", md)
         self.ext = ext
 
     def handleMatch(self, m: re.Match[str], data: str) -> tuple[object, int, int]:  # noqa: N802
@@ -256,7 +258,9 @@ class MystExtension(Extension):
         md.inlinePatterns.register(_Role(md, self), "myst_role", 195)
         md.inlinePatterns.register(_InlineMath(r"(?<![\\$])\$\$(?P<tex>[^$]+?)\$\$", md, True), "myst_dmath", 187)
         md.inlinePatterns.register(
-            _InlineMath(r"(?<![\\$\w])\$(?!\$)(?P<tex>(?:\\.|[^$\\])*?\S(?:\\.|[^$\\])*?)\$(?![\d$])", md, False),
+            # Blanks, one non-blank (or an escape), then anything to the next unescaped "$": each
+            # part can match in one way only, so a "$" never closed costs one scan, not a quadratic search.
+            _InlineMath(r"(?<![\\$\w])\$(?!\$)(?P<tex>\s*(?:\\.|[^$\\\s])(?:\\.|[^$\\])*)\$(?![\d$])", md, False),
             "myst_math", 186)
         md.treeprocessors.register(_Anchors(md, self), "myst_anchors", 5)
         md.treeprocessors.register(_LocalImages(md, self), "myst_images", 4)
@@ -371,7 +375,7 @@ class MystExtension(Extension):
             shown = title or (found[1] if found else target.rsplit("/", 1)[-1])
             return _element("a", shown, href=f"{self.page.root}{found[0]}/index.html") if found else _element("span", shown)
         if name == "abbr":
-            match = re.match(r"^(?P<short>.+?)\s*\((?P<long>.+)\)$", text)
+            match = re.match(r"^(?P<short>.*?\S)\s*\((?P<long>.+)\)$", text) if text.endswith(")") else None
             return _element("abbr", match.group("short"), title=match.group("long")) if match else _element("abbr", text)
         tag = {"sub": "sub", "subscript": "sub", "sup": "sup", "superscript": "sup", "kbd": "kbd",
                "code": "code", "literal": "code", "emphasis": "em", "strong": "strong",

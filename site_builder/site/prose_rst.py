@@ -60,7 +60,7 @@ DOCUTILS_ROLES = frozenset({
     "abbreviation", "ab", "acronym", "ac", "raw",
 })
 _ROLE = re.compile(r":((?:[A-Za-z0-9][-\w.+]*:)?[A-Za-z0-9][-\w.+]*):`")
-_EXPLICIT_TITLE = re.compile(r"^(.+?)\s*<([^<>]*)>$", re.DOTALL)
+_EXPLICIT_TITLE = re.compile(r"^(.*?\S)\s*<([^<>]*)>$", re.DOTALL)  # the title ends at a non-blank: linear
 # Markup docutils could not resolve here (a link to a section of another cell, an undefined
 # substitution, a footnote): its text without the markup.
 _UNRESOLVED = re.compile(r"^(?:`(?P<link>.+?)`__?|(?P<word>[\w.-]+)__?|\|(?P<sub>.+?)\|_{0,2}|\[[^\]]*\]_)$", re.DOTALL)

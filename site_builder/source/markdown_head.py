@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_TITLE = re.compile(r"^#[ \t]+(?P<text>.+?)[ \t#]*$")
+# Linear on any line: the title ends possessively at its last character that is no blank or "#"
+# (a lazy ".+?" before "[ \t#]*$" tries every length against a long run of them).
+_TITLE = re.compile(r"^#[ \t]+(?P<text>[^\n](?:[ \t#]*+[^ \t#\n])*+)[ \t#]*$")
 _SKIPPED = re.compile(r"^\s*(?:\([^()\s]+\)=\s*$|%|\+\+\+|<!--)")
 _NOT_PROSE = re.compile(r"^\s*(?:#|```|~~~|:::|\$\$|\||>|!\[|<|[-*+]\s|\d+[.)]\s|---|===|\(\S+\)=)")
 _ROLE = re.compile(r"\{[\w:.+-]+\}`([^`]*)`")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_EXPLICIT = re.compile(r"^(.+?)\s*<[^<>]+>$")
+# Link text and target stop at a bracket or parenthesis that is not theirs (one level of nesting):
+# "[^\]]*" ran from every "[" to the end of a line of "[" (quadratic).
+_LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\[\]]*\])*)\]\((?:[^()]|\([^()]*\))*\)")
+_EXPLICIT = re.compile(r"^(.*?\S)\s*<[^<>]+>$")
 
 
 def plain_markdown(text: str) -> str:
@@ -23,7 +27,7 @@ def plain_markdown(text: str) -> str:
     text = _ROLE.sub(lambda m: (_EXPLICIT.sub(r"\1", m.group(1))), text)
     text = _LINK.sub(r"\1", text)
     text = re.sub(r"(\*\*|__|\*|`+)", "", text)
-    text = re.sub(r"(?<!\w)_(\S(?:.*?\S)?)_(?!\w)", r"\1", text)
+    text = re.sub(r"(?<!\w)_([^\s_](?:[^_]*[^\s_])?)_(?!\w)", r"\1", text)  # not across another "_": linear
     return " ".join(text.replace("$", "").split())
 
 
