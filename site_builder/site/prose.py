@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from urllib.parse import urlsplit
 from xml.etree import ElementTree
 
 import markdown
 from markdown.extensions import Extension
+from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
 
 from markupsafe import escape
@@ -29,6 +31,13 @@ from site_builder.site.sanitize import clean_html
 log = logging.getLogger(__name__)
 MARKDOWN_EXTENSIONS = ["fenced_code", "tables", "sane_lists"]
 MAX_NESTING = 8  # directives inside directives, as deep as Markdown prose may go
+# Lists nest this deep at most: a deeper item is shown at this depth (Python-Markdown nests by
+# recursion, and copies the rest of the text at each level: 600 levels exhausted Python's stack,
+# 3,000 took gigabytes).  Past any real document's, far below the stack's limit.
+MAX_LIST_DEPTH = 32
+# A list item's line: its indentation and the list markers that open it ("- - a" is nested twice).
+_LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<markers>(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)+)")
+_MARKER = re.compile(r"([-*+]|\d{1,9}[.)])([ \t]+)")
 
 
 # ---------------------------------------------------------------- shared
@@ -118,11 +127,37 @@ class _ApiCodeLinks(Treeprocessor):
             parent.insert(i, link)
 
 
+class _ShallowLists(Preprocessor):
+    """List items nested deeper than MAX_LIST_DEPTH (by indentation, or by markers on one line)
+    come out at that depth, their further markers shown as text."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        tab = self.md.tab_length
+        deepest = MAX_LIST_DEPTH * tab
+        for i, line in enumerate(lines):
+            item = _LIST_ITEM.match(line)
+            if item is None:
+                continue
+            indent, markers = item.group("indent").expandtabs(tab), item.group("markers")
+            level = len(indent) // tab + len(_MARKER.findall(markers))
+            if level <= MAX_LIST_DEPTH:
+                continue
+            indent = indent[:deepest]
+            kept = max(1, MAX_LIST_DEPTH - len(indent) // tab)
+            parts = _MARKER.findall(markers)
+            shown = "".join(m + s for m, s in parts[:kept]) + "".join("\\" + m + s if not m[0].isdigit()
+                                                                     else m[:-1] + "\\" + m[-1] + s
+                                                                     for m, s in parts[kept:])
+            lines[i] = indent + shown + line[item.end():]
+        return lines
+
+
 class _NoRawHtml(Extension):
     """Raw HTML in Markdown shows as text: prose is data, and the sanitiser is the second line."""
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown's API)
         md.preprocessors.deregister("html_block")
+        md.preprocessors.register(_ShallowLists(md), "shallow_lists", 22)  # after fenced code is stashed
         md.inlinePatterns.deregister("html")
         md.treeprocessors.register(_RemoteImagesAsLinks(md), "remote_images", 0)
         md.treeprocessors.register(_ApiCodeLinks(md), "api_code_links", 1)
@@ -146,6 +181,9 @@ def _markdown(text: str, id_prefix: str, page: PageProse, depth: int = 0) -> str
     linker.links = page.links
     try:
         return md.convert(text)
+    except RecursionError:  # nesting past what the bounds above foresee: the text, shown as text
+        log.warning("Markdown prose nested too deep to render; shown as text: %.60s", text.lstrip())
+        return str(escape(text))
     finally:
         linker.links = None
 

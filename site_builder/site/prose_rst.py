@@ -68,6 +68,7 @@ _UNRESOLVED = re.compile(r"^(?:`(?P<link>.+?)`__?|(?P<word>[\w.-]+)__?|\|(?P<sub
 _RST_SETTINGS: dict[str, Any] = {
     "report_level": 5,  # quiet: nothing is printed, per occurrence or otherwise
     "halt_level": 5,
+    "traceback": True,  # an error (nesting past Python's recursion limit...) raises: never docutils' sys.exit
     "raw_enabled": False,  # prose is data: no raw HTML ...
     "file_insertion_enabled": False,  # ... and no reading files of the building machine
     "_disable_config": True,  # no docutils.conf from the current folder
