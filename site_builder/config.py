@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from site_builder.names import check_qualified_name
 from site_builder.errors import UsageError
 from site_builder.fs import relative_to_root
+from site_builder.patterns import PathPattern
 
 PROSE_LANGUAGES = ("auto", "markdown", "rst")
 
@@ -81,11 +82,11 @@ class Config:
 
     def runs(self, demos_path: str) -> bool:
         """True when the entry at ``demos_path`` (in the demos folder) is run, not only shown."""
-        return not self.run_pattern or re.search(self.run_pattern, demos_path) is not None
+        return not self.run_pattern or PathPattern("run_pattern", self.run_pattern).search(demos_path)
 
-    def ignored(self) -> re.Pattern[str] | None:
-        """The ignore_pattern setting compiled, None when unset."""
-        return re.compile(self.ignore_pattern) if self.ignore_pattern else None
+    def ignored(self) -> PathPattern | None:
+        """The ignore_pattern setting, None when unset."""
+        return PathPattern("ignore_pattern", self.ignore_pattern) if self.ignore_pattern else None
 
     def timeout_for(self, name: str) -> float:
         """The timeout of entry ``name``: its override, else the default."""
