@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import logging
 import re
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 from xml.etree import ElementTree
 
@@ -20,6 +22,7 @@ import markdown
 from markdown.extensions import Extension
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor
+from markdown.util import AtomicString
 
 from markupsafe import escape
 
@@ -35,6 +38,10 @@ MAX_NESTING = 8  # directives inside directives, as deep as Markdown prose may g
 # recursion, and copies the rest of the text at each level: 600 levels exhausted Python's stack,
 # 3,000 took gigabytes).  Past any real document's, far below the stack's limit.
 MAX_LIST_DEPTH = 32
+# A paragraph (any element's text) longer than this is shown without inline markup: Python-Markdown
+# rebuilds the text at each inline element it finds (time: elements x length), and no real
+# paragraph comes near it.
+MAX_INLINE_TEXT = 10_000
 # A list item's line: its indentation and the list markers that open it ("- - a" is nested twice).
 _LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?P<markers>(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)+)")
 _MARKER = re.compile(r"([-*+]|\d{1,9}[.)])([ \t]+)")
@@ -152,29 +159,81 @@ class _ShallowLists(Preprocessor):
         return lines
 
 
+# Python-Markdown's link processors scan from each "[" (and from each "](") to its closing
+# bracket, to the end of the text when there is none: 20,000 "[" never finished.  The scans of
+# one text share a budget (characters) in proportion to the text; once it is spent, the rest
+# of its brackets are text.  Real prose spends a fraction of it.
+_SCANNERS = {"reference": ("getText",), "link": ("getText", "getLink"), "image_link": ("getText", "getLink"),
+             "image_reference": ("getText",), "short_reference": ("getText",), "short_image_ref": ("getText",)}
+
+
+class _ScanBudget:
+    """What is left of one text's budget for link scans."""
+
+    left = 0
+
+    def start(self, text: str) -> None:
+        self.left = 16 * len(text) + 1_000_000
+
+
+def _budgeted(scan: Callable[..., tuple[Any, ...]], budget: _ScanBudget) -> Callable[..., tuple[Any, ...]]:
+    """``scan`` (a link processor's getText or getLink), refused once ``budget`` is spent."""
+    def bounded(data: str, index: int) -> tuple[Any, ...]:
+        if budget.left <= 0:
+            return ("", index, False) if scan.__name__ == "getText" else ("", None, index, False)
+        found = scan(data, index)
+        budget.left -= (found[-2] if found[-1] else len(data)) - index
+        return found
+    return bounded
+
+
+def _bound_link_scans(md: markdown.Markdown) -> _ScanBudget:
+    """Put the link processors of ``md`` on one budget (started for each text it converts)."""
+    budget = _ScanBudget()
+    for name, methods in _SCANNERS.items():
+        processor = md.inlinePatterns[name]
+        for method in methods:
+            setattr(processor, method, _budgeted(getattr(processor, method), budget))
+    return budget
+
+
+class _LongTextsPlain(Treeprocessor):
+    """Texts longer than MAX_INLINE_TEXT are kept as they are (no emphasis, code or links in them)."""
+
+    def run(self, root: ElementTree.Element) -> None:
+        for el in root.iter():
+            if el.text and len(el.text) > MAX_INLINE_TEXT:
+                el.text = AtomicString(el.text)
+            if el.tail and len(el.tail) > MAX_INLINE_TEXT:
+                el.tail = AtomicString(el.tail)
+
+
 class _NoRawHtml(Extension):
     """Raw HTML in Markdown shows as text: prose is data, and the sanitiser is the second line."""
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:  # noqa: N802 (Markdown's API)
         md.preprocessors.deregister("html_block")
         md.preprocessors.register(_ShallowLists(md), "shallow_lists", 22)  # after fenced code is stashed
+        md.treeprocessors.register(_LongTextsPlain(md), "long_texts_plain", 21)  # before inline markup
         md.inlinePatterns.deregister("html")
         md.treeprocessors.register(_RemoteImagesAsLinks(md), "remote_images", 0)
         md.treeprocessors.register(_ApiCodeLinks(md), "api_code_links", 1)
 
 
 @functools.lru_cache(maxsize=MAX_NESTING + 1)
-def _markdown_converter(depth: int) -> tuple[markdown.Markdown, MystExtension]:
+def _markdown_converter(depth: int) -> tuple[markdown.Markdown, MystExtension, _ScanBudget]:
     """One converter per nesting depth: a directive's content is converted while its parent is."""
     myst = MystExtension(_markdown, depth)
-    return markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, _NoRawHtml(), myst]), myst
+    md = markdown.Markdown(extensions=[*MARKDOWN_EXTENSIONS, _NoRawHtml(), myst])
+    return md, myst, _bound_link_scans(md)
 
 
 def _markdown(text: str, id_prefix: str, page: PageProse, depth: int = 0) -> str:
     if depth > MAX_NESTING:  # directives nested deeper than any real text: shown as text
         return str(escape(text))
-    md, myst = _markdown_converter(depth)
+    md, myst, budget = _markdown_converter(depth)
     md.reset()
+    budget.start(text)
     myst.page, myst.id_prefix = page, id_prefix
     linker = md.treeprocessors["api_code_links"]
     assert isinstance(linker, _ApiCodeLinks)
