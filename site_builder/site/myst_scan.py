@@ -7,7 +7,6 @@ exercises, proofs, equations and figures the same way.
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -163,7 +162,10 @@ def _scan(lines: list[str]) -> Iterator[object]:
         stripped = line.strip()
         target = _TARGET.match(line)
         if target:
-            following = next((x for x in itertools.islice(lines, i + 1, None) if x.strip()), "")
+            after = i + 1  # the next line that is not blank (not a copy of the rest of the page: linear)
+            while after < len(lines) and not lines[after].strip():
+                after += 1
+            following = lines[after] if after < len(lines) else ""
             heading = _HEADING.match(following)
             yield Target(target.group("label"), heading.group("text") if heading else "",
                           line[: len(line) - len(line.lstrip())])

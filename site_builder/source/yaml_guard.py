@@ -45,6 +45,8 @@ def check_markdown_yaml(source: str, where: str) -> None:
                                      "front matter and cell options are read without anchors and aliases; write the values out")
         except yaml.YAMLError:
             continue  # not YAML: said below for the front matter, by jupytext for a cell's options
+        except RecursionError:
+            raise ParseError(f"{where}:{first_line}: its YAML nests too deep to be read") from None
     if blocks and blocks[0][0] == 2:
         _check_front_matter(blocks[0][1], where)
 
@@ -60,6 +62,8 @@ def _check_front_matter(block: str, where: str) -> None:
         raise ParseError(f"{where}:{line}: its front matter is not valid YAML: {exc.problem or exc.context}") from None
     except yaml.YAMLError as exc:
         raise ParseError(f"{where}: its front matter is not valid YAML: {exc}") from None
+    except RecursionError:
+        raise ParseError(f"{where}:2: its front matter nests too deep to be read") from None
     if front is None:
         return
     if not isinstance(front, dict):
