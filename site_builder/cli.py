@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NoReturn, Sequence
 from site_builder import __version__
 from site_builder.config import Config, load_config, source_date_epoch, with_overrides
 from site_builder.fs import relative_to_root
-from site_builder.errors import OneLineFormatter, SiteBuilderError, UsageError, print_line
+from site_builder.errors import OneLineFormatter, SiteBuilderError, UsageError, one_line, print_line
 from site_builder.site.output import failed_dir
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(EXIT_USAGE, one_line(f"{self.prog}: error: {message} (see --help)") + "\n")
 
 
 def _positive_float(text: str) -> float:
