@@ -28,8 +28,8 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from site_builder.run.child import figures  # noqa: E402
-from site_builder.site import thumbnails  # noqa: E402
+from site_builder.run.child.outputs import figures  # noqa: E402
+from site_builder.site.outputs import thumbnails  # noqa: E402
 
 SCALE = 2.0
 # (label, Pillow's PNG options): zlib level and strategy (compress_type: 0 default,

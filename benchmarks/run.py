@@ -183,7 +183,7 @@ from pathlib import Path
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.entries import Entry
 from site_builder.run.execute import BlockResult, OutputChunk, RunResult
-from site_builder.site.render import EntryBuild, SiteInfo, render_site
+from site_builder.site.pages.render import EntryBuild, SiteInfo, render_site
 folder = Path(tempfile.mkdtemp())
 builds = []
 for e in range(100):

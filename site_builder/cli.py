@@ -18,11 +18,11 @@ from site_builder import __version__
 from site_builder.config import Config, load_config, source_date_epoch, with_overrides
 from site_builder.fs import relative_to_root
 from site_builder.errors import OneLineFormatter, SiteBuilderError, UsageError, one_line, print_line
-from site_builder.site.output import failed_dir
+from site_builder.site.publish.swap import failed_dir
 
 if TYPE_CHECKING:
-    from site_builder.commands.build import BuildReport
-    from site_builder.commands.junit import Suite
+    from site_builder.reports.build_report import BuildReport
+    from site_builder.reports.junit import Suite
 
 log = logging.getLogger("site_builder")
 
@@ -179,7 +179,7 @@ def _run_check(args: argparse.Namespace) -> int:
                            wait=not args.no_wait)
     if not (args.junit or _annotating()):
         return check(config, options, sys.stdout)
-    from site_builder.commands.junit import Suite
+    from site_builder.reports.junit import Suite
 
     suite = Suite("site_builder check")
     try:
@@ -200,7 +200,7 @@ def _report_failure_for_ci(junit: Path | None, config: Config, suite: Suite, exc
 
 
 def _annotating() -> bool:
-    from site_builder.commands.annotations import enabled
+    from site_builder.reports.annotations import enabled
 
     return enabled()
 
@@ -208,8 +208,8 @@ def _annotating() -> bool:
 def _report_for_ci(junit: Path | None, config: Config, suite: Suite, warnings: Sequence[str] = (),
                    files: dict[str, str] | None = None, error: str = "") -> None:
     """Write the JUnit report (``--junit``) and, on GitHub Actions, print the annotations."""
-    from site_builder.commands import annotations
-    from site_builder.commands.junit import error_case, write_report
+    from site_builder.reports import annotations
+    from site_builder.reports.junit import error_case, write_report
 
     if error:
         suite.cases.append(error_case(error))
@@ -222,14 +222,14 @@ def _report_for_ci(junit: Path | None, config: Config, suite: Suite, warnings: S
 
 
 def _shard(text: str) -> tuple[int, int]:
-    from site_builder.commands.shard import parse_shard
+    from site_builder.run.shards import parse_shard
 
     return parse_shard(text)
 
 
 def _run_build(args: argparse.Namespace) -> int:
     from site_builder.commands.build import BuildOptions, build
-    from site_builder.commands.progress import make_progress, summarize
+    from site_builder.reports.progress import make_progress, summarize
 
     if args.shard and args.frozen:
         raise UsageError("--shard runs demos and --frozen runs none: use one or the other")
@@ -244,7 +244,7 @@ def _run_build(args: argparse.Namespace) -> int:
                            force_names=force_names, frozen=args.frozen, shard=args.shard, wait=not args.no_wait,
                            prune=args.demos is None)
     if args.junit or _annotating():
-        from site_builder.commands.junit import Suite, build_cases
+        from site_builder.reports.junit import Suite, build_cases
 
         name = f"site_builder build (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "site_builder build"
         suite = Suite(name)
@@ -286,7 +286,7 @@ def _run_build(args: argparse.Namespace) -> int:
 def _list_shard(config: Config, shard: tuple[int, int]) -> int:
     """Print the entries of shard K/N, one a line (for CI: which record folders are this shard's)."""
     from site_builder.source.entries import discover
-    from site_builder.commands.shard import shard_entries
+    from site_builder.run.shards import shard_entries
 
     for entry in shard_entries(config, discover(config.demos, config.root, ignore=config.ignored()), shard):
         print_line(entry.name, sys.stdout)

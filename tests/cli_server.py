@@ -27,7 +27,7 @@ from typing import Any
 
 # Imported by the server before it forks: everything a build imports, so no child pays for it.
 PRELOAD = ("site_builder.cli", "site_builder.commands.build", "site_builder.commands.check",
-           "site_builder.commands.serve", "site_builder.site.render", "site_builder.site.notebook",
+           "site_builder.commands.serve", "site_builder.site.pages.render", "site_builder.site.downloads.notebook",
            "site_builder.source.notebooks", "nbformat", "docutils.core", "jupytext")
 MAX_REQUEST = 1 << 20  # bytes of one request (arguments and environment)
 

@@ -103,7 +103,7 @@ def project(tmp_path: Path) -> Path:
 def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The pages the builds of a test render, in order: an entry's name, or the site-wide
     template's (index.html, 404.html, ...); clear it between builds."""
-    from site_builder.site import render
+    from site_builder.site.pages import render
 
     rendered: list[str] = []
     page = render._Renderer.page

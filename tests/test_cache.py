@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, write_demo
-from site_builder.run import records
+from site_builder.run.records import store as records
 from site_builder.commands.build import BuildOptions, BuildReport, build
 from site_builder.config import Config, load_config, with_overrides
-from site_builder.run.record_file import RECORD_FILE
-from site_builder.run.records import load_record, store_dir
+from site_builder.run.records.record_json import RECORD_FILE
+from site_builder.run.records.store import load_record, store_dir
 
 DEMO = '''
     """A small demo.

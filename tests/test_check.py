@@ -13,9 +13,9 @@ from site_builder.commands.build import BuildOptions, build
 from site_builder.commands.check import CheckOptions, check
 from site_builder.cli import main
 from site_builder.config import load_config
-from site_builder.run.drift import lines_match
+from site_builder.run.records.drift import lines_match
 from site_builder.errors import UsageError
-from site_builder.run.record_file import RECORD_FILE
+from site_builder.run.records.record_json import RECORD_FILE
 
 # Prints a value read from a file outside the project's cache key: the test changes it
 # after the build, as another machine's libraries would change a result.

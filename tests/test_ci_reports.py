@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, write_demo
-from site_builder.commands.annotations import command
+from site_builder.reports.annotations import command
 
 GOOD = '''
     """good: prints and warns (a bad gallery setting)."""

@@ -211,7 +211,7 @@ def test_on_this_page_lists_prose_headings_with_their_blocks(leftovers_site: Pat
     assert 'href="#block-1"' in first
     assert nav.index('href="#setup"') < nav.index("A string text block")
     myst = page(leftovers_site, "myst")
-    assert '<a href="#start"><span class="toc-section">Getting started</span></a>' in myst
+    assert '<a href="#label-start"><span class="toc-section">Getting started</span></a>' in myst
     assert '<span class="toc-section">Checking</span>' in myst
 
 
@@ -254,8 +254,9 @@ def test_a_gated_solution_spanning_cells_folds_the_cells_between(leftovers_site:
 
 
 def test_unbalanced_gates_are_closed_at_the_end_of_the_page() -> None:
-    from site_builder.site.myst_scan import Gate, PageProse, gate_split
-    from site_builder.site.prose_pages import Gates
+    from site_builder.site.prose.markdown.context import PageContext as PageProse
+    from site_builder.site.prose.labels import Gate, gate_split
+    from site_builder.site.prose.labels import Gates
 
     parts = gate_split("Before.\n\n```{solution-start} ex\n:class: dropdown\n```\n\nInside.")
     assert parts[0] == "Before.\n" and isinstance(parts[1], Gate) and parts[1].args == "ex"
@@ -269,7 +270,7 @@ def test_unbalanced_gates_are_closed_at_the_end_of_the_page() -> None:
 
 
 def test_rst_to_markdown_writer() -> None:
-    from site_builder.site.rst_markdown import rst_to_markdown
+    from site_builder.site.downloads.rst_markdown import rst_to_markdown
 
     text = """Heading
 =======

@@ -13,12 +13,15 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, write_demo
+from site_builder.project.folders import CACHE_DIR
 from site_builder.commands.build import BuildOptions, build
 from site_builder.config import load_config
-from site_builder.run import record_schema
-from site_builder.run.record_file import RECORD_FILE
-from site_builder.run.records import store_dir
-from site_builder.site import rebuild, rebuild_state, search
+from site_builder.run.records import schema as record_schema
+from site_builder.run.records.record_json import RECORD_FILE
+from site_builder.run.records.store import store_dir
+from site_builder.site.rebuild import lend as rebuild
+from site_builder.site.rebuild import state as rebuild_state
+from site_builder.site.publish import search
 from site_builder.source import blocks
 
 DEMO = '''\
@@ -44,7 +47,7 @@ def _bytes(site: Path) -> dict[str, bytes]:
 
 def _full_build(project: Path) -> dict[str, bytes]:
     """The site a build without any saved state writes, beside the published one."""
-    shutil.rmtree(project / "_freeze" / rebuild_state.CACHE_DIR, ignore_errors=True)
+    shutil.rmtree(project / "_freeze" / CACHE_DIR, ignore_errors=True)
     done = run_cli("build", "--out", "reference", cwd=project)
     assert done.returncode == 0, done.stderr
     return _bytes(project / "reference")
@@ -122,7 +125,7 @@ def _count_checked_records(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         counted[0] += not checked
         return original(raw, checked=checked)
 
-    monkeypatch.setattr("site_builder.run.records.parse_record", counting)
+    monkeypatch.setattr("site_builder.run.records.store.parse_record", counting)
     return counted
 
 

@@ -1,4 +1,4 @@
-"""The package's stages import only downward: commands -> site -> run -> source -> shared bottom.
+"""The package's stages import only downward: commands -> reports -> site -> run -> source -> project -> shared bottom.
 
 Read with ``ast`` (nothing is imported), so a new upward import fails here before it
 tangles the layers; lazy imports inside functions count too.
@@ -15,9 +15,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "site_builder"
 RANKS = {
     "errors": 0, "fs": 0, "names": 0, "ansi": 0, "config": 0, "patterns": 0,
     "apidocs": 0.5,  # Sphinx inventories: on the shared bottom only; site and commands use it
+    "project": 0.7,  # the project's cache folder and build lock, shared by every command
     "source": 1,
     "run": 2,
     "site": 3,
+    "reports": 3.5,  # what a build tells people and CI: progress, JUnit, annotations
     "commands": 4,
     "cli": 5, "__main__": 5, "__init__": 5,
 }
@@ -25,11 +27,11 @@ RANKS = {
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
 # Run in a demo's process, found by path: the standard library only.
 STDLIB_ONLY = ("run/runner.py", "run/fork_server.py",
-               *sorted(p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "run" / "child").glob("*.py")))
+               *sorted(p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "run" / "child").rglob("*.py")))
 
 
 def _layer(module: str) -> str:
-    """'site_builder.site.render' -> 'site'; 'site_builder.fs' -> 'fs'."""
+    """'site_builder.site.pages.render' -> 'site'; 'site_builder.fs' -> 'fs'."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
@@ -116,7 +118,7 @@ def test_importing_the_build_command_loads_no_rendering_library() -> None:
     # A fresh interpreter: this test process has imported them already.
     probe = (
         "import sys, site_builder.commands.build, site_builder.cli;"
-        "print([m for m in ('jinja2', 'pygments', 'markdown', 'nbformat', 'docutils', 'numpy', 'matplotlib')"
+        "print([m for m in ('jinja2', 'pygments', 'markdown_it', 'nbformat', 'docutils', 'numpy', 'matplotlib')"
         " if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,

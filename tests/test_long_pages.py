@@ -15,8 +15,8 @@ from site_builder.ansi import Span
 from site_builder.config import load_config
 from site_builder.errors import UsageError
 from site_builder.run.execute import BlockResult, OutputChunk
-from site_builder.site.outcomes import OutputView, fold_output
-from site_builder.site.render import SiteInfo
+from site_builder.site.outputs.outcomes import OutputView, fold_output
+from site_builder.site.pages.render import SiteInfo
 from tests.conftest import run_cli, write_demo
 from tests.test_render import code, make_build, site, text
 

@@ -15,7 +15,7 @@ from ipykernel.kernelspec import write_kernel_spec
 from nbclient import NotebookClient
 
 from site_builder.source.blocks import parse
-from site_builder.site.notebook import make_notebook
+from site_builder.site.downloads.notebook import make_notebook
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from site_builder.fs import UnsafePathError, recover, safe_join
-from site_builder.site.output import failed_dir, write_site
-from site_builder.site.render import SiteFile
+from site_builder.site.publish.swap import failed_dir, write_site
+from site_builder.site.pages.render import SiteFile
 
 
 @pytest.mark.parametrize("bad", ["../x", "/etc/passwd", "a/../../x", "", "a//b", "a\\..\\b"])

@@ -12,7 +12,7 @@ from conftest import run_cli, write_demo
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.entries import Entry
 from site_builder.run.execute import BlockResult, RunResult
-from site_builder.site.render import EntryBuild, SiteInfo, render_site
+from site_builder.site.pages.render import EntryBuild, SiteInfo, render_site
 
 DEMO = '''
     """{name}: prints numbers and writes a file."""

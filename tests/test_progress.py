@@ -8,7 +8,7 @@ from pathlib import Path
 from conftest import run_cli, write_demo
 
 from site_builder.run.execute import BlockEvent
-from site_builder.commands.progress import EntrySummary, LiveProgress, PlainProgress, Progress, make_progress
+from site_builder.reports.progress import EntrySummary, LiveProgress, PlainProgress, Progress, make_progress
 
 TWO_BLOCKS = '''
     """{name}: a tiny demo."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.site import prose
+from site_builder.site.prose import html as prose
 from site_builder.source.blocks import Script, parse
 from site_builder.source.docstring import rst_head
 from tests.conftest import run_cli, write_demo
@@ -294,7 +294,7 @@ def test_rst_images_do_not_load_from_elsewhere() -> None:
 
 def test_each_rst_render_has_its_own_ids() -> None:
     # docutils' settings are made once and copied for each render: nothing of one render leaks
-    from site_builder.site.prose_rst import rst_html
+    from site_builder.site.prose.rst import rst_html
 
     text = "Sub\n---\n\ntext [1]_\n\n.. [1] note\n"
     first, second = rst_html(text, "a-"), rst_html(text, "b-")
@@ -337,12 +337,12 @@ def test_remote_image_in_markdown_keeps_its_paragraph() -> None:
 
 def test_local_image_in_markdown_is_kept() -> None:
     html = prose.render("![the plot](plot.png)", "markdown")
-    assert '<img alt="the plot" src="plot.png">' in html
+    assert '<img src="plot.png" alt="the plot">' in html
 
 
 def test_math_markup_cannot_smuggle_scripts() -> None:
     payload = "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)></style></mglyph></table></mtext></math>"
-    from site_builder.site.sanitize import clean_html
+    from site_builder.site.safety.html import clean_html
 
     cleaned = clean_html(payload)
     assert "onerror" not in cleaned and "<style" not in cleaned and "<mglyph" not in cleaned

@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, write_demo
-from site_builder.site import render, rebuild, rebuild_state, sitefiles
+from site_builder.project.folders import CACHE_DIR
+from site_builder.site import sitefiles
+from site_builder.site.pages import render
+from site_builder.site.rebuild import lend as rebuild
 from site_builder.commands.build import BuildOptions, build
 from site_builder.config import load_config
 
@@ -34,7 +37,7 @@ def _bytes(site: Path) -> dict[str, bytes]:
 
 def _full_build(project: Path, out: str) -> dict[str, bytes]:
     """The site a build without any saved state writes (the reference for byte-identity)."""
-    shutil.rmtree(project / "_freeze" / rebuild_state.CACHE_DIR, ignore_errors=True)
+    shutil.rmtree(project / "_freeze" / CACHE_DIR, ignore_errors=True)
     done = run_cli("build", "--out", out, cwd=project)
     assert done.returncode == 0, done.stderr
     return _bytes(project / out)
@@ -55,7 +58,7 @@ def test_no_change_rebuild_says_unchanged_and_touches_no_file(two_demos: Path) -
     assert done.returncode == 0, done.stderr
     assert "site unchanged" in done.stderr
     assert _tree(two_demos / "build") == before  # same bytes, same inodes: nothing rewritten
-    cache = two_demos / "_freeze" / rebuild_state.CACHE_DIR  # outside the published folder, git-ignored
+    cache = two_demos / "_freeze" / CACHE_DIR  # outside the published folder, git-ignored
     assert list(cache.glob("site-*.json"))
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
 

@@ -17,9 +17,9 @@ from site_builder.source.blocks import parse
 from site_builder.commands.build import BuildOptions, build
 from site_builder.config import load_config, with_overrides
 from site_builder.run.execute import Artifact, BlockError, BlockResult, OutputChunk, RunResult
-from site_builder.run.record_file import RECORD_FILE, from_record, save_record
-from site_builder.run.record_inputs import RunInputs, code_fingerprint
-from site_builder.run.records import load_record, store_dir
+from site_builder.run.records.record_json import RECORD_FILE, from_record, save_record
+from site_builder.run.records.inputs import RunInputs, code_fingerprint
+from site_builder.run.records.store import load_record, store_dir
 
 
 def _every_field_result(folder: Path) -> RunResult:

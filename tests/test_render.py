@@ -18,7 +18,7 @@ from site_builder.run.execute import (
     OutputChunk,
     RunResult,
 )
-from site_builder.site.render import (
+from site_builder.site.pages.render import (
     TEMPLATES_DIR,
     EntryBuild,
     SiteFile,
@@ -419,7 +419,7 @@ def test_csv_preview_table_is_bounded_and_escaped(tmp_path: Path) -> None:
 
 
 def test_csv_preview_without_header_and_for_short_files(tmp_path: Path) -> None:
-    from site_builder.site.render import csv_preview
+    from site_builder.site.pages.render import csv_preview
 
     (tmp_path / "a.csv").write_text("1,2\n3,4\n")
     preview = csv_preview(tmp_path / "a.csv")
@@ -487,7 +487,7 @@ def test_404_links_to_the_site_root(tmp_path: Path) -> None:
 def test_code_colours_follow_the_toggle_and_pass_contrast(tmp_path: Path) -> None:
     from pygments.styles import get_style_by_name
 
-    from site_builder.site.theme import DARK_STYLE, LIGHT_STYLE, MIN_CONTRAST, contrast
+    from site_builder.site.pages.theme import DARK_STYLE, LIGHT_STYLE, MIN_CONTRAST, contrast
 
     css = text(site([make_build(tmp_path)])["static/site.css"])
     # page colours: light-dark() pairs, the toggle sets color-scheme; code: per-theme rules
@@ -502,7 +502,7 @@ def test_code_colours_follow_the_toggle_and_pass_contrast(tmp_path: Path) -> Non
 
 
 def test_search_index_is_written_or_its_absence_explained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from site_builder.site import search
+    from site_builder.site.publish import search
 
     site_dir = tmp_path / "site"
     site_dir.mkdir()

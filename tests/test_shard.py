@@ -14,8 +14,8 @@ from site_builder.commands.build import BuildOptions, build
 from site_builder.cli import main
 from site_builder.config import load_config, with_overrides
 from site_builder.source.entries import discover
-from site_builder.run.record_file import RECORD_FILE
-from site_builder.commands.shard import committed_durations, estimated_seconds, partition, shard_entries
+from site_builder.run.records.record_json import RECORD_FILE
+from site_builder.run.shards import committed_durations, estimated_seconds, partition, shard_entries
 
 COSTS = {"attention": 9.0, "bayes": 7.5, "cnn": 7.5, "dropout": 4.0, "embedding": 3.0,
          "fft": 2.0, "gan": 2.0, "hmm": 1.0, "ica": 0.5, "jitter": 0.0}

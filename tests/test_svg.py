@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from site_builder.site.svg import UnsafeSvgError, clean_svg
+from site_builder.site.safety.svg import UnsafeSvgError, clean_svg
 
 HOSTILE = b"""<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"
  width="20" height="20" onload="alert(1)">

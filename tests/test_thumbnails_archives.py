@@ -150,7 +150,7 @@ def test_archives_are_byte_identical_across_builds(project: Path, tmp_path: Path
 def test_archives_are_the_bytes_zipfile_writes_with_notebooks_deflated_while_demos_ran(project: Path) -> None:
     # The notebooks of a cold build are deflated as each page renders, the archive assembled
     # at the end: the same bytes as zipfile's, member for member.
-    from site_builder.site.archives import _zipfile_zip
+    from site_builder.site.downloads.archives import _zipfile_zip
 
     for name in ("scripts.zip", "notebooks.zip"):
         data = (project / "build" / "_downloads" / name).read_bytes()
@@ -160,7 +160,7 @@ def test_archives_are_the_bytes_zipfile_writes_with_notebooks_deflated_while_dem
 
 
 def test_an_archive_is_zipfiles_bytes_for_any_member(monkeypatch: pytest.MonkeyPatch) -> None:
-    from site_builder.site.archives import _zipfile_zip, deflate, reproducible_zip
+    from site_builder.site.downloads.archives import _zipfile_zip, deflate, reproducible_zip
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000001")  # an odd second: DOS time holds two
     members = {"b/été.ipynb": "données".encode() * 500, "a.py": b"", "z.py": bytes(range(256)) * 300}
@@ -170,7 +170,7 @@ def test_an_archive_is_zipfiles_bytes_for_any_member(monkeypatch: pytest.MonkeyP
     assert reproducible_zip(members) == expected
     stale = {"a.py": deflate(b"print('before the edit')\n"), "z.py": deflate(members["z.py"])}
     assert reproducible_zip(members, stale) == expected  # a member deflated from other bytes is deflated again
-    monkeypatch.setattr("site_builder.site.archives._ZIP64_LIMIT", 1000)  # as if 2 GB: zipfile writes it
+    monkeypatch.setattr("site_builder.site.downloads.archives._ZIP64_LIMIT", 1000)  # as if 2 GB: zipfile writes it
     assert reproducible_zip(members) == expected
     with zipfile.ZipFile(io.BytesIO(expected)) as archive:
         assert archive.testzip() is None

@@ -17,9 +17,9 @@ import pytest
 from conftest import REPO, run_cli, write_demo
 from site_builder.fs import UnsafeFileError, copy_regular, open_regular
 from site_builder.run.execute import Artifact, BlockResult, RunResult
-from site_builder.run.record_file import RECORD_FILE, RecordError, save_record
-from site_builder.run.record_inputs import RunInputs
-from site_builder.run.records import read_record
+from site_builder.run.records.record_json import RECORD_FILE, RecordError, save_record
+from site_builder.run.records.inputs import RunInputs
+from site_builder.run.records.store import read_record
 
 SECRET = {"SECRET_TOKEN": "hunter2-do-not-publish"}
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.commands.preview_http import PreviewServer, SiteState
+from site_builder.site.publish.preview_http import PreviewServer, SiteState
 from tests.conftest import REPO, run_cli, run_main, write_demo
 
 GOOD = '"""good.py — prints one line."""\n# %% B-one\nprint("[B-one] fine")\n'

@@ -56,20 +56,20 @@ SITES = [
     "capture.py:_cut:create_new",
     "execute.py:run_demo:adopt_dir>rename",
     "execute.py:run_demo:make_dirs",
+    "folders.py:ensure_cache_dir:write_new",
     "lock.py:project_lock:open_for_update",
-    "output.py:_make_folders:make_dirs",
-    "output.py:_staging_dir:make_temp_dir",
-    "output.py:_write_tree:copy_regular",
-    "output.py:_write_tree:link_or_copy",
-    "output.py:_write_tree:write_new",
-    "output.py:write_site:replace_dir",
-    "rebuild_state.py:ensure_cache_dir:write_new",
-    "rebuild_state.py:save_state:write_atomic",
-    "rebuild_state.py:save_state:write_atomic>write_new",
-    "record_file.py:save_record:write_new",
-    "records.py:commit:replace_dir",
-    "records.py:staging:make_temp_dir",
+    "record_json.py:save_record:write_new",
     "search.py:_run_pagefind:",
+    "state.py:save_state:write_atomic",
+    "state.py:save_state:write_atomic>write_new",
+    "store.py:commit:replace_dir",
+    "store.py:staging:make_temp_dir",
+    "swap.py:_make_folders:make_dirs",
+    "swap.py:_staging_dir:make_temp_dir",
+    "swap.py:_write_tree:copy_regular",
+    "swap.py:_write_tree:link_or_copy",
+    "swap.py:_write_tree:write_new",
+    "swap.py:write_site:replace_dir",
     "thumbnails.py:_store:write_atomic",
     "thumbnails.py:_store:write_atomic>write_new",
 ]
@@ -165,7 +165,7 @@ def test_a_failed_write_ends_cleanly(built: dict[str, object], site: str, tmp_pa
     for rel, data in records_before.items():  # a record is the old one, or replaced whole by a new run's
         if not rel.startswith(("a/", "b/")):
             assert after.get(rel) == data, rel
-    from site_builder.run.records import read_record
+    from site_builder.run.records.store import read_record
 
     for name in ("a", "b"):
         read_record(project / "_freeze" / name)  # complete: its files match what it lists
@@ -270,7 +270,7 @@ def test_a_demo_that_fills_the_disk_fails_as_a_demo_and_the_next_build_recovers(
 
 def test_pagefind_on_a_full_disk_is_a_write_failure_not_a_broken_search(tmp_path: Path) -> None:
     """Pagefind exits 0 with empty files when its writes fail: the builder notices."""
-    from site_builder.site.search import _pagefind_binary, index_site
+    from site_builder.site.publish.search import _pagefind_binary, index_site
 
     if _pagefind_binary() is None:
         pytest.skip("the Pagefind binary (pagefind[bin]) is not installed")

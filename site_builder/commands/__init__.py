@@ -1,9 +1,8 @@
 """Commands: what ``python -m site_builder`` does, one module per command.
 
-``build`` strings the stages together (discover, parse, execute, render, write) and
-reports to ``progress``; ``check`` re-runs demos against their records; ``serve`` rebuilds
-on save behind ``preview_http``; ``new`` writes a demo; ``shard`` splits the entries for
-CI; ``junit`` and ``annotations`` report to CI systems; ``housekeeping`` removes what killed
-builds and deleted entries left. May import every stage below it (``site``, ``run``, ``source``,
-``apidocs``, the shared bottom).
+``build`` strings the stages together (discover, parse, execute, render, write); ``check``
+re-runs demos against their records; ``serve`` rebuilds on save and serves the site with
+live reload; ``new`` writes a demo. Nothing else lives here: what they report is in
+``reports``, the project's lock and cache in ``project``, the scheduler in ``run.shards``.
+May import every layer below it.
 """

@@ -10,7 +10,7 @@ import logging
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,25 +22,27 @@ from site_builder.run.preload import preload_for
 from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import ParseError, UsageError
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
-from site_builder.site.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_files
-from site_builder.commands.housekeeping import prune, remove_leftovers
-from site_builder.commands.lock import project_lock
+from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_files
+from site_builder.site.publish.housekeeping import prune, remove_leftovers
+from site_builder.project.lock import project_lock
 from site_builder.fs import relative_to_root, writing
-from site_builder.site.output import check_writable, failed_dir, remove_site, write_site
-from site_builder.commands.progress import Progress, summarize
-from site_builder.run.record_file import RECORD_FILE
-from site_builder.run.record_inputs import run_options
-from site_builder.run.records import RecordStore, store_dir
-from site_builder.site.rebuild import captured_warnings, parsed_scripts, trusted_records, unchanged_site
-from site_builder.site.rebuild_plan import Rebuild
-from site_builder.site.rebuild_state import SiteState, cache_dir, forget, load_state, spare_dir
-from site_builder.site import thumbnails
-from site_builder.site.search import index_site
-from site_builder.commands.shard import estimated_seconds, recorded_durations, shard_entries
+from site_builder.site.publish.swap import check_writable, failed_dir, remove_site, write_site
+from site_builder.reports.build_report import BuildReport
+from site_builder.reports.progress import Progress, summarize
+from site_builder.run.records.record_json import RECORD_FILE
+from site_builder.run.records.inputs import run_options
+from site_builder.run.records.store import RecordStore, store_dir
+from site_builder.site.rebuild.lend import captured_warnings, parsed_scripts, trusted_records, unchanged_site
+from site_builder.site.rebuild.plan import Rebuild
+from site_builder.project.folders import cache_dir
+from site_builder.site.rebuild.state import SiteState, forget, load_state, spare_dir
+from site_builder.site.outputs import thumbnails
+from site_builder.site.publish.search import index_site
+from site_builder.run.shards import estimated_seconds, recorded_durations, shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 if TYPE_CHECKING:
-    from site_builder.site.early_pages import EarlyPages
+    from site_builder.site.pages.early import EarlyPages
 
 log = logging.getLogger(__name__)
 
@@ -63,32 +65,12 @@ class BuildOptions:
 @dataclass
 class _EarlySite:
     """What rendering pages while demos run needs: the site's settings and every entry
-    (results to come), and the pages once they render (see site/early_pages.py)."""
+    (results to come), and the pages once they render (see site/pages/early.py)."""
 
     info: SiteInfo
     builds: list[EntryBuild]
     thumbnail_cache: Path
     pages: EarlyPages | None = None
-
-
-@dataclass
-class BuildReport:
-    """What a build did: one result per entry, the failures, where the site went."""
-
-    builds: list[EntryBuild] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    site_dir: Path | None = None
-    published: bool = False
-    from_cache: set[str] = field(default_factory=set)  # entries whose result came from the records
-    not_run: list[str] = field(default_factory=list)  # entries --fail-fast stopped before they ran
-    wall_time: float = 0.0  # seconds the whole build took
-    unchanged: bool = False  # nothing changed since the published site was built: nothing was written
-    pruned: str = ""  # what the build removed because its entry or figure is gone (one line), or ""
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
 
 
 def _not_run(entry: Entry, script: Script | None, failure: str, files_dir: Path) -> RunResult:
@@ -125,6 +107,7 @@ def site_info(config: Config, entries: tuple[Entry, ...] | list[Entry] = (),
         entry_intro=config.entry_intro, entry_url=config.entry_url,
         search_placeholder=config.search_placeholder, index_intro=config.index_intro,
         sections=tuple(sections(config.demos, entries)), section_order=config.sections, values=config.values,
+        typography=config.typography,
         output_fold_lines=config.output_fold_lines,
     )
 
@@ -285,7 +268,7 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
             log.warning("%s", warning)
         if plan.render_entries or plan.site_pages:
             # Jinja2, Pygments, Markdown (and nbformat) are imported only when something is rendered.
-            from site_builder.site.render import render_site
+            from site_builder.site.pages.render import render_site
 
             files += render_site(report.builds, info, only=plan.render_entries,
                                  site_pages=plan.site_pages, notebooks=plan.notebooks,
@@ -459,12 +442,12 @@ def _prepare_render_while_waiting(
     while not running.wait(0.02):
         if all(future.done() for future in futures):
             return  # every result came from its record: nothing to wait for
-    from site_builder.site.render import prepare
+    from site_builder.site.pages.render import prepare
 
     # Entries already served from their records are likely reused pages: skip them.
     prepare(s for e in runnable if e.name not in report.from_cache and isinstance(s := parsed[e.name], Script))
     if early is not None:
-        from site_builder.site.early_pages import EarlyPages
+        from site_builder.site.pages.early import EarlyPages
 
         early.pages = EarlyPages(early.info, early.builds, early.thumbnail_cache)
 

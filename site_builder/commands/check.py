@@ -20,16 +20,16 @@ from typing import TextIO
 
 from site_builder.source.blocks import Script, parse
 from site_builder.config import Config
-from site_builder.commands.junit import Case, Problem
-from site_builder.commands.lock import project_lock
-from site_builder.run.drift import Comparison, compare_runs, environment_rows
+from site_builder.reports.junit import Case, Problem
+from site_builder.project.lock import project_lock
+from site_builder.run.records.drift import Comparison, compare_runs, environment_rows
 from site_builder.fs import relative_to_root
 from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, SiteBuilderError, UsageError, one_line
 from site_builder.run.execute import RunResult, run_demo
-from site_builder.run.record_file import RecordError
-from site_builder.run.record_inputs import run_options
-from site_builder.run.records import RecordStore, read_record, store_dir
+from site_builder.run.records.record_json import RecordError
+from site_builder.run.records.inputs import run_options
+from site_builder.run.records.store import RecordStore, read_record, store_dir
 from site_builder.site.formatting import format_duration
 
 log = logging.getLogger(__name__)

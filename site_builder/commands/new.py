@@ -11,7 +11,7 @@ from site_builder.config import Config
 from site_builder.fs import relative_to_root
 from site_builder.names import check_qualified_name, stem_of
 from site_builder.errors import UsageError
-from site_builder.site.render import TEMPLATES_DIR
+from site_builder.site.pages.render import TEMPLATES_DIR
 
 NEW_DEMO_TEMPLATE = "new_demo.py.jinja"
 NEW_NOTEBOOK_TEMPLATE = "new_notebook.md.jinja"  # MyST; an .ipynb is the same notebook converted

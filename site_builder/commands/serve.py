@@ -27,10 +27,10 @@ from site_builder.fs import relative_to_root
 from site_builder.errors import SiteBuilderError, UsageError, print_line
 from site_builder.run.demo_process import close_fork_server
 from site_builder.run.execute import path_scrubber
-from site_builder.site.output import failed_dir
-from site_builder.commands.preview_http import PreviewServer, SiteState
-from site_builder.commands.progress import make_progress
-from site_builder.site.render import TEMPLATES_DIR
+from site_builder.site.publish.swap import failed_dir
+from site_builder.site.publish.preview_http import PreviewServer, SiteState
+from site_builder.reports.progress import make_progress
+from site_builder.site.pages.render import TEMPLATES_DIR
 
 log = logging.getLogger(__name__)
 

@@ -27,14 +27,25 @@ from typing import Any
 
 CHILD_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "child")
 CHILD_PACKAGE = "_site_builder_child"  # in sys.modules only while the modules load
-# Every module of child/ is loaded (their relative imports settle the order): a new one
-# needs no entry here.
-CHILD_MODULES = tuple(sorted(name[:-3] for name in os.listdir(CHILD_DIR)
-                             if name.endswith(".py") and name != "__init__.py"))
+
+
+def _child_module_names() -> tuple[str, ...]:
+    """Every module of child/ and its sub-packages, by dotted name inside child/ ("cells",
+    "outputs.figures"); all are loaded (their relative imports settle the order), so a new
+    one needs no entry here."""
+    found = []
+    for folder, _, names in os.walk(CHILD_DIR):
+        package = os.path.relpath(folder, CHILD_DIR).replace(os.sep, ".")
+        prefix = "" if package == "." else package + "."
+        found += [prefix + name[:-3] for name in names if name.endswith(".py") and name != "__init__.py"]
+    return tuple(sorted(found))
+
+
+CHILD_MODULES = _child_module_names()
 
 
 def load_child_modules() -> dict[str, types.ModuleType]:
-    """The modules of ``child/`` by name, loaded by path and left out of ``sys.modules``.
+    """The modules of ``child/`` by dotted name, loaded by path and left out of ``sys.modules``.
 
     They import one another at their top only (``from .streams import Sink``), which is
     why the package may leave ``sys.modules`` once they are loaded.
@@ -54,8 +65,8 @@ def load_child_modules() -> dict[str, types.ModuleType]:
 
 _child = load_child_modules()
 process, streams, files = _child["process"], _child["streams"], _child["files"]
-cells, figures, environment = _child["cells"], _child["figures"], _child["environment"]
-display = _child["display"]
+cells, figures, environment = _child["cells"], _child["outputs.figures"], _child["environment"]
+displays_out = _child["outputs.displays"]
 api_names = _child["api_names"]
 # What fork_server.py calls on the runner it loaded.
 become_subreaper = process.become_subreaper
@@ -102,9 +113,9 @@ def _run(job: dict[str, Any], events: Any) -> None:
     sys.stdout = streams.TextStream(sink, "stdout", 1)
     sys.stderr = streams.TextStream(sink, "stderr", 2)
     process.report_os_exit(events, sink, rel_path)
-    displays = display.Displays(sink, job["builder_dir"], job.get("display_limit", 5_000_000))
-    display.hook_ipython_display(displays)
-    _child["plotly_show"].hook_plotly(displays)
+    displays = displays_out.Displays(sink, job["builder_dir"], job.get("display_limit", 5_000_000))
+    displays_out.hook_ipython_display(displays)
+    _child["outputs.plotly_show"].hook_plotly(displays)
 
     lines = job["source"].splitlines(keepends=True)
     linecache.cache[rel_path] = (len(job["source"]), None, lines, rel_path)

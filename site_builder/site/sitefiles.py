@@ -17,9 +17,9 @@ from site_builder.run.execute import RunResult
 
 # A wheel carries the templates inside the package (see pyproject.toml); a checkout or an
 # editable install finds them at the top of the repository.
-_PACKAGE_DIR = Path(__file__).resolve().parent.parent
-_PACKAGED_TEMPLATES = _PACKAGE_DIR / "templates"
-TEMPLATES_DIR = _PACKAGED_TEMPLATES if _PACKAGED_TEMPLATES.is_dir() else _PACKAGE_DIR.parent / "templates"
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # site_builder/
+_PACKAGED_TEMPLATES = PACKAGE_DIR / "templates"
+TEMPLATES_DIR = _PACKAGED_TEMPLATES if _PACKAGED_TEMPLATES.is_dir() else PACKAGE_DIR.parent / "templates"
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class SiteInfo:
     search_placeholder: str = "Search"
     index_intro: str = ""
     output_fold_lines: int = 40  # longer outputs show head and tail around a "show all" control
+    typography: bool = True  # Markdown prose's dashes and quotes typeset (the typography setting)
     # the packages' API documentation ([tool.site_builder.api_docs]); its repr is its fingerprint,
     # so pages' cache keys (which hash this repr) change with the inventories
     api_docs: ApiDocs = field(default_factory=ApiDocs)

@@ -1,4 +1,4 @@
-// site_builder: draw the page's interactive figures (site/interactive.py) with the site's own
+// site_builder: draw the page's interactive figures (site/outputs/interactive.py) with the site's own
 // plotly.js.  Each figure's data file ran before this one (deferred scripts run in order) and
 // left {id, figure} in window.siteFigures.  Nothing is fetched: this works from disk too.
 "use strict";
@@ -41,6 +41,28 @@
     if (!(node instanceof HTMLStyleElement)) return append.call(head, node);
     placeholder(node.id || "", node.textContent);
     return node;
+  };
+})();
+
+// plotly.js also sets some styles as attributes (d3's attr("style", ...): a heatmap's
+// image-rendering and its feature test, a colour bar's fills, a layout image's transform),
+// which the CSP refuses (style-src-attr: console errors, and a heatmap drawn blurred).  The same
+// declarations set through the CSSOM (element.style) are allowed: the CSP keeps style out of the
+// page's markup, and this page's scripts are all its own.  So on the pages that show a figure, a
+// script's setAttribute("style", text) sets element.style.cssText instead; markup is untouched.
+(function () {
+  var set = Element.prototype.setAttribute;
+  var setNS = Element.prototype.setAttributeNS;
+  function isStyle(element, name) {
+    return typeof name === "string" && name.toLowerCase() === "style" && element.style instanceof CSSStyleDeclaration;
+  }
+  Element.prototype.setAttribute = function (name, value) {
+    if (!isStyle(this, name)) return set.call(this, name, value);
+    this.style.cssText = String(value);
+  };
+  Element.prototype.setAttributeNS = function (namespace, name, value) {
+    if (namespace || !isStyle(this, name)) return setNS.call(this, namespace, name, value);
+    this.style.cssText = String(value);
   };
 })();
 

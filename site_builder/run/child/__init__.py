@@ -2,14 +2,13 @@
 
 ``process`` (subreaper, killing the tree, orphan check, ``os._exit``), ``streams`` (events
 pipe, output capture), ``files`` (project paths, reads, written files), ``errors``
-(tracebacks), ``values`` (a value's MIME bundle), ``display`` (values' and ``display()``
-outputs' records, IPython's hook), ``plotly_show`` (Plotly figures as bundles, on import),
-``cells`` (compile and run a block), ``figures`` (Matplotlib figures) with ``animations``,
-``environment`` (Python, packages), ``api_names`` (what each name of a block's code
+(tracebacks), ``cells`` (compile and run a block), ``outputs/`` (values, ``display()``,
+figures, animations, Plotly), ``environment`` (Python, packages), ``api_names`` (what each name of a block's code
 denoted, for the links to API documentation) with ``api_scopes`` (which names are the
 module's, by Python's scoping) and ``api_calls`` (what the functions' parameters held).
 
-Standard library only, and never ``import site_builder``: ``runner.py`` loads these by path
+Standard library only, and never ``import site_builder``: ``runner.py`` loads these (and
+those of ``outputs/``) by path
 under a private package name and takes it out of ``sys.modules`` once they are loaded, so
 the demo's ``sys.modules`` and ``sys.path`` are those of ``python demos/x.py``.  Hence the
 rule for these modules: import a sibling at the top of the module only (a relative import

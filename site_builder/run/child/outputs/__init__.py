@@ -1,0 +1,7 @@
+"""The child side's outputs: what a block shows besides its text.
+
+``values`` (a value's MIME bundle), ``displays`` (the records of values and ``display()``
+outputs, IPython's display hook), ``plotly_show`` (Plotly figures as bundles, on import),
+``figures`` (Matplotlib figures) with ``animations``. Standard library only, under the
+rules of ``child/`` (see its ``__init__``).
+"""

@@ -1,0 +1,155 @@
+"""Rich outputs of a block: its value and its ``IPython.display.display(...)`` calls.
+
+A bundle is reported as the record keeps it (see ``site_builder.run.execute.Display``):
+``{"data": {MIME: text}, "files": {MIME: path}, "omitted": {MIME: bytes}}``.  Binary
+types and SVG are written as files next to the figures (``files``: never inline, so no
+script in an SVG can run); JSON types as JSON text; a representation over the size cap
+is left out and its size kept (``omitted``), so the page can say so.
+
+``display()`` is IPython's: when the demo imports IPython (or it was preloaded), its
+``display`` function is replaced by one that publishes here, in order with the
+block's printed output.  Without IPython installed a demo's ``display`` call fails as
+it would under ``python demos/x.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from typing import Any
+
+from ..files import BUILDER_DIR, png_size
+from .values import FILE_TYPES, describe_value, mime_bundle
+
+DISPLAY_MODULE = "IPython.core.display_functions"  # where IPython >= 7.23 defines display()
+
+
+class Displays:
+    """Turns bundles into records (writing their files) and publishes display() calls."""
+
+    def __init__(self, sink: Any, builder_dir: str, limit: int) -> None:
+        self.sink, self.builder_dir, self.limit = sink, builder_dir, limit
+        self.index: int | None = None
+        self.safe = ""
+        self.count = 0
+        self.artifacts: list[dict[str, Any]] = []
+
+    def begin(self, index: int, block: str) -> None:
+        self.index, self.count, self.artifacts = index, 0, []
+        self.safe = re.sub(r"[^A-Za-z0-9_.-]", "_", block)  # as execute._safe_name
+
+    def end(self) -> list[dict[str, Any]]:
+        """The files written for this block's bundles (artifacts of kind "display")."""
+        self.index = None
+        return self.artifacts
+
+    def value(self, value: Any) -> dict[str, Any] | None:
+        """The record of a block's value, or None when it is not worth showing."""
+        bundle = describe_value(value)
+        return self.record(bundle) if bundle else None
+
+    def show(self, obj: Any, raw: bool = False) -> None:
+        """Publish one display() argument, after everything printed before it."""
+        if self.index is None:  # between blocks (an atexit hook): nowhere to show it
+            return
+        bundle = mime_bundle(obj, raw)
+        if bundle:
+            self.sink.display(self.record(bundle))
+
+    def record(self, bundle: dict[str, str | bytes]) -> dict[str, Any]:
+        data: dict[str, str] = {}
+        files: dict[str, str] = {}
+        omitted: dict[str, int] = {}
+        self.count += 1
+        for mime, content in bundle.items():
+            size = len(content.encode("utf-8", "replace") if isinstance(content, str) else content)
+            if mime != "text/plain" and size > self.limit:
+                omitted[mime] = size
+            elif mime in FILE_TYPES:
+                path = self._write(mime, content)
+                if path:
+                    files[mime] = path
+            elif isinstance(content, str):
+                data[mime] = content
+        return {"data": data, "files": files, "omitted": omitted}
+
+    def _write(self, mime: str, content: str | bytes) -> str | None:
+        name = f"{self.safe}-display-{self.count}{FILE_TYPES[mime]}"
+        path = os.path.join(self.builder_dir, name)
+        try:
+            with open(path, "wb") as f:
+                f.write(content.encode("utf-8") if isinstance(content, str) else content)
+        except OSError as exc:
+            sys.stderr.write(f"site_builder: could not save a {mime} output: {exc}\n")
+            return None
+        size = png_size(path) if mime == "image/png" else None
+        rel = f"{BUILDER_DIR}/{name}"
+        self.artifacts.append({"path": rel, "kind": "display", "size": os.path.getsize(path), "alt": "",
+                               "width": size[0] if size else None, "height": size[1] if size else None})
+        return rel
+
+
+def hook_ipython_display(displays: Displays) -> None:
+    """Make IPython's ``display()`` publish to ``displays``: now if IPython is loaded, else
+    when the demo imports it (``when_imported``)."""
+
+    def display(*objs: Any, include: Any = None, exclude: Any = None, metadata: Any = None,
+                transient: Any = None, display_id: Any = None, raw: bool = False, clear: bool = False,
+                **kwargs: Any) -> None:
+        for obj in objs:
+            displays.show(obj, raw)
+
+    display.__doc__ = "IPython's display(), as the site builder captures it: each object shows under its block."
+    module = sys.modules.get(DISPLAY_MODULE)
+    if module is not None:
+        _patch_loaded(module, display)
+        return
+    # Patched as soon as it has run: before IPython.display imports display() by name.
+    when_imported(DISPLAY_MODULE, lambda loaded: setattr(loaded, "display", display))
+
+
+def _patch_loaded(module: Any, display: Any) -> None:
+    """Replace ``display`` in DISPLAY_MODULE and wherever IPython imported it by name."""
+    original = getattr(module, "display", None)
+    for name, loaded in list(sys.modules.items()):
+        if (name == "IPython" or name.startswith("IPython.")) and getattr(loaded, "display", None) is original:
+            try:
+                setattr(loaded, "display", display)
+            except Exception:
+                pass
+
+
+def when_imported(name: str, patch: Any) -> None:
+    """Call ``patch(module)`` as soon as the module ``name`` has run, when the demo imports it
+    (never importing it ourselves: a demo that does not use it must not pay for it)."""
+    sys.meta_path.insert(0, _AfterImport(name, patch))
+
+
+class _AfterImport:
+    """A meta path finder that finds nothing itself: it wraps the real loader of one module
+    so that module is patched as soon as it has run."""
+
+    def __init__(self, name: str, patch: Any) -> None:
+        self.name, self.patch = name, patch
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != self.name:
+            return None
+        spec = None
+        for finder in sys.meta_path:
+            if finder is not self and hasattr(finder, "find_spec"):
+                spec = finder.find_spec(name, path, target)
+                if spec is not None:
+                    break
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader, patch = spec.loader, self.patch
+        real_exec = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            real_exec(module)
+            patch(module)
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec

@@ -1,0 +1,306 @@
+"""Run records: the execution cache, in a folder authors can commit (``_freeze/`` by default).
+
+One store is both the cache of issue 4 and the committable record of issue 7: a record
+whose inputs still match the demo is its cached result.  Layout, per entry::
+
+    _freeze/NAME/                       the run's files folder (``RunResult.files_dir``)
+    _freeze/NAME/<files the demo wrote>  at their paths relative to the demo's cwd
+    _freeze/NAME/_site_builder/          figures, complete outputs, and record.json
+
+``record.json`` sits under ``_site_builder/`` so that a demo writing its own
+``record.json`` can never collide with it.  The JSON is diff-friendly: sorted keys,
+one array element per line, output and tracebacks split into lines, no timestamp
+other than the run's own start time (a cache hit rewrites nothing).  Its layout lives in
+``record_file``, the cache key (``RunInputs``, fingerprints) in ``record_inputs``.
+
+API (also for ``check`` and ``--shard``):
+
+- ``store_dir(config, name)`` -> the record folder of an entry;
+- ``read_record(folder) -> (RunResult, RunInputs)`` / ``load_record(folder) -> RunResult``
+  (``record_file.save_record(folder, result, inputs)`` writes one);
+- ``RecordStore(config)``: ``lookup(entry, script, options)`` -> ``Lookup`` (hit or why not),
+  ``staging(name)`` -> a fresh folder to run into, ``commit(entry, script, result, options)``
+  -> the result, now in its record folder (swapped in atomically with renames).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import platform
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from site_builder.source.blocks import Script
+from site_builder.config import Config
+from site_builder.source.entries import Entry
+from site_builder.errors import SiteBuilderError
+from site_builder.run.execute import RunOptions, RunResult
+from site_builder.fs import (
+    UnsafeFileError,
+    check_replaceable,
+    relative_to_root,
+    UnsafePathError,
+    make_dirs,
+    make_records_dir,
+    make_temp_dir,
+    open_regular,
+    recover,
+    remove_stale,
+    replace_dir,
+    safe_join,
+    writing,
+)
+from site_builder.run.records.record_json import RECORD_FILE, RecordError, check_files, from_record, record_digest, save_record
+from site_builder.run.records.inputs import (
+    RunInputs,
+    code_fingerprint,
+    depends_on_exact_text,
+    option_values,
+    recorded_packages,
+    run_options,
+    sha256_file,
+    sha_text,
+)
+from site_builder.run.records.schema import SchemaError, parse_record
+from site_builder.names import stem_of
+
+log = logging.getLogger(__name__)
+
+# Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
+# every record made by the older behaviour is then re-run.
+EXECUTION_VERSION = 6  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
+# 4: display() calls and every MIME type of a value; animations; 5: blocks record what their names denoted (api_names)
+# 6: names in function and class bodies scoped by symtable; parameters from the calls seen (3.12+)
+
+
+class FrozenError(SiteBuilderError):
+    """``build --frozen`` found entries without a matching record (exit status 1)."""
+
+
+class UnusableRecordError(FrozenError):
+    """``build --frozen`` found a record that is broken or forged: bad data (exit status 2)."""
+
+    exit_status = 2
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The answer of :meth:`RecordStore.lookup`: the cached result, or why there is none."""
+
+    result: RunResult | None
+    reason: str = ""  # on a miss: "no record", "code changed", "data/x.csv changed", ...
+    unusable: bool = False  # the record itself is broken or forged (not merely out of date)
+
+
+def read_record(folder: Path) -> tuple[RunResult, RunInputs]:
+    """Load the record in ``folder``, check its shape and its files; raise RecordError when
+    unusable, FileNotFoundError when there is none."""
+    result, inputs, _ = _read_record(folder)
+    return result, inputs
+
+
+def _read_record(folder: Path, trusted: str = "") -> tuple[RunResult, RunInputs, bool]:
+    """:func:`read_record`, and whether the record is the ``trusted`` one (its
+    :func:`record_digest`: found good before and unchanged since), whose bytes are only parsed."""
+    if not folder.is_dir():
+        raise FileNotFoundError(folder)
+    try:
+        with open_regular(folder, RECORD_FILE) as f:
+            raw = f.read()
+    except UnsafeFileError as exc:
+        if exc.reason == "it is missing":
+            raise FileNotFoundError(folder / RECORD_FILE) from None
+        raise RecordError(f"{RECORD_FILE} is refused: {exc.reason}") from None
+    except OSError as exc:
+        raise RecordError(f"unreadable ({exc.strerror})") from None
+    checked = bool(trusted) and record_digest(raw) == trusted
+    try:
+        data = parse_record(raw, checked=checked)
+    except SchemaError as exc:
+        raise RecordError(str(exc)) from None
+    except ValueError as exc:
+        raise RecordError(f"not valid JSON ({exc})") from None
+    parts = str(data["entry"]).split("/")  # SECTION/NAME lives in _freeze/SECTION/NAME
+    if list(folder.parts[-len(parts):]) != parts:
+        raise RecordError(f"field entry: {data['entry']!r} is not the record of {folder.name}")
+    result, inputs = from_record(data, folder)
+    if not checked:
+        check_files(data, folder)
+    return result, inputs, checked
+
+
+def load_record(folder: Path) -> RunResult:
+    """The RunResult recorded in ``folder``; raise RecordError (or FileNotFoundError)."""
+    return read_record(folder)[0]
+
+
+def store_dir(config: Config, name: str) -> Path:
+    """The record folder of entry ``name`` (``_freeze/NAME``, ``_freeze/SECTION/NAME``)."""
+    return config.records.joinpath(*name.split("/"))
+
+
+# ---------------------------------------------------------------- the store
+
+
+@dataclass
+class RecordStore:
+    """The records of one build: looks results up and commits new ones."""
+
+    config: Config
+    # entry -> record_digest of a record the last published build used, when nothing its
+    # lookup compares has changed since (the script, settings, Python, installed packages,
+    # the builder, the record's files and the files the demo read; see rebuild.trusted_records):
+    # that record is a hit without being checked again
+    trusted: dict[str, str] = field(default_factory=dict)
+    _installed: dict[str, str | None] = field(default_factory=dict)  # per-build version cache
+
+    def installed_version(self, dist: str) -> str | None:
+        """The installed version of distribution ``dist`` (None when absent), cached per build."""
+        if dist not in self._installed:
+            from importlib import metadata  # ~20 ms to import: only when a record is checked
+
+            try:
+                self._installed[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                self._installed[dist] = None
+        return self._installed[dist]
+
+    def lookup(self, entry: Entry, script: Script, options: RunOptions, *, frozen: bool = False) -> Lookup:
+        """The recorded result of ``entry`` when every input still matches, else why not.
+
+        ``frozen`` checks only what the sources decide (code, files read), not this
+        machine's Python, packages or options.  An unreadable record is a miss (warned).
+        """
+        folder = store_dir(self.config, entry.name)
+        try:
+            recover(folder)  # a build killed between the two renames of replace_dir
+            result, inputs, trusted = _read_record(folder, self.trusted.get(entry.name, ""))
+        except FileNotFoundError:
+            return Lookup(None, "no record")
+        except RecordError as exc:
+            where = f"{self.config.records.name}/{entry.name}"
+            log.warning("%s: ignoring the run record in %s (running the demo again): %s", entry.name, where, exc)
+            return Lookup(None, f"unusable record in {where}: {exc}", unusable=True)
+        if trusted:  # nothing _mismatch compares has changed since the last build compared it
+            return Lookup(result)
+        reason = self._mismatch(entry, script, options, inputs, frozen)
+        return Lookup(None, reason) if reason else Lookup(result)
+
+    def _mismatch(self, entry: Entry, script: Script, options: RunOptions, inputs: RunInputs,
+                  frozen: bool) -> str:
+        code, _ = code_fingerprint(script)
+        if inputs.code != code:
+            return "its code changed"
+        if inputs.exact and inputs.source != sha_text(entry.source):
+            return "its text changed and its output shows line numbers or source lines"
+        for rel, sha in sorted(inputs.reads.items()):
+            try:
+                now = sha256_file(safe_join(self.config.root, rel))
+            except (OSError, UnsafePathError):
+                if not sha:
+                    continue  # it was gone after the run already
+                return f"{rel}, which it read, is gone"
+            if now != sha:
+                return f"{rel}, which it read, changed"
+        if frozen:
+            return ""
+        if inputs.execution != EXECUTION_VERSION:
+            return "the builder's execution behaviour changed"
+        if inputs.python != platform.python_version():
+            return f"Python changed ({inputs.python} -> {platform.python_version()})"
+        for dist, version in sorted(inputs.packages.items()):
+            now_version = self.installed_version(dist)
+            if now_version != version:
+                return f"{dist} changed ({version} -> {now_version or 'not installed'})"
+        if inputs.options != option_values(options):
+            return "run options changed (timeout or output limit)"
+        return ""
+
+    def check_replaceable(self, entries: list[Entry]) -> None:
+        """Refuse (exit status 2) before anything runs when a folder in the records' place of an
+        entry is not a record: committing the entry's run would delete it."""
+        shown = relative_to_root(self.config.records, self.config.root)  # once, not once per entry
+        for entry in entries:
+            folder = store_dir(self.config, entry.name)
+            check_replaceable(folder, RECORD_FILE, "a run record", f"{shown}/{entry.name}")
+
+    def staging(self, name: str) -> Path:
+        """A fresh, empty folder beside the record of entry ``name`` to run it into."""
+        make_records_dir(self.config.records)
+        parent = store_dir(self.config, name).parent  # the same folder: the swap is a rename
+        with writing(f"making the folder to run {name} in", self.config.records, self.config.root):
+            make_dirs(parent)
+            # The pid in the name: only the scratch folders of dead builds are ever removed.
+            return make_temp_dir(parent, f".{stem_of(name)}.tmp-{os.getpid()}-")
+
+    def commit(self, entry: Entry, script: Script, result: RunResult, options: RunOptions) -> RunResult:
+        """Save ``result`` (run in a staging folder) as the entry's record; return it from there.
+
+        A failed write (disk full...) raises WriteError and removes the staging folder: the
+        entry's previous record is left exactly as it was.
+        """
+        staging = result.files_dir
+        target = store_dir(self.config, entry.name)
+        try:
+            with writing(f"saving the record of {entry.name}", self.config.records, self.config.root):
+                result = save_record(staging, result, self.inputs(entry, script, result, options))
+                check_replaceable(target, RECORD_FILE, "a run record", f"{self.config.records.name}/{entry.name}")
+                staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
+                replace_dir(staging, target)
+        except BaseException:
+            self.discard(staging)
+            raise
+        remove_stale(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
+        return dataclasses.replace(result, files_dir=target)
+
+    def discard(self, staging: Path) -> None:
+        """Remove the staging folder of a run that was cancelled or could not be saved (it is no result)."""
+        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging.with_name(staging.name + ".builder"), ignore_errors=True)  # see run_demo
+
+    def frozen_results(self, entries: list[Entry], parsed: dict[str, Script | Exception]) -> dict[str, RunResult]:
+        """Every parsable entry's recorded result; raise FrozenError naming those without one."""
+        results: dict[str, RunResult] = {}
+        refused: list[str] = []
+        unusable = False
+        for entry in entries:
+            script = parsed[entry.name]
+            if not isinstance(script, Script):
+                continue
+            options = run_options(self.config, entry.name)
+            found = self.lookup(entry, script, options, frozen=True)
+            if found.result is None:
+                refused.append(f"{entry.name} ({found.reason})")
+                unusable = unusable or found.unusable
+            else:
+                results[entry.name] = found.result
+        if refused:
+            error = UnusableRecordError if unusable else FrozenError
+            raise error(
+                f"--frozen: no matching run record for {len(refused)} entr{'y' if len(refused) == 1 else 'ies'}: "
+                f"{'; '.join(refused)}; run `site-builder build` to record them"
+            )
+        return results
+
+    def inputs(self, entry: Entry, script: Script, result: RunResult, options: RunOptions) -> RunInputs:
+        """The cache key of a run that just finished."""
+        code, uses_doc = code_fingerprint(script)
+        reads = {}
+        for rel in result.reads:
+            try:
+                reads[rel] = sha256_file(safe_join(self.config.root, rel))
+            except (OSError, UnsafePathError):
+                reads[rel] = ""  # read, then deleted: any file there later is a change
+        return RunInputs(
+            execution=EXECUTION_VERSION,
+            code=code,
+            source=sha_text(entry.source),
+            exact=uses_doc or depends_on_exact_text(result, entry.rel_path),
+            python=result.environment.get("python", platform.python_version()),
+            packages=recorded_packages(result.environment),
+            options=option_values(options),
+            reads=reads,
+        )

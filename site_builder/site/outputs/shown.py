@@ -1,0 +1,61 @@
+"""A code cell's options applied to what its page shows (see source/cell_options.py).
+
+The template folds or leaves out the code and output (``CellView.display``); here the
+output streams a ``remove-stdout`` / ``remove-stderr`` tag drops are left out, and figures
+get their ``fig-cap`` caption number, ``fig-alt`` text and ``label`` anchor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from site_builder.run.execute import BlockResult
+from site_builder.source.cell_options import CellDisplay
+
+_Artifact = TypeVar("_Artifact", bound=Any)  # render.ArtifactView (is_image, alt, caption)
+
+
+@dataclass(frozen=True)
+class FigureCaption:
+    """How one figure of a cell is captioned on the page."""
+
+    number: int  # "Figure N", counted through the page's captioned figures
+    text: str  # the fig-cap text
+    anchor: str  # its id ("" : none), from the cell's label (its first figure only; see label_ids)
+
+
+def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
+    """``block`` without the output streams the cell's tags remove."""
+    if display.stdout and display.stderr:
+        return block
+    kept = {"display", "stdout"} if display.stdout else {"display"}  # display() outputs are no stream
+    kept |= {"stderr"} if display.stderr else set()
+    return replace(block, output=tuple(c for c in block.output if c.stream in kept))
+
+
+class FigureNumbers:
+    """Numbers the captioned figures of one page, in page order; ``anchor``: a cell's label ->
+    the id of its first captioned figure (the page's PageContext.anchor, see label_ids)."""
+
+    def __init__(self, anchor: Callable[[str], str] = lambda label: "") -> None:
+        self.count = 0
+        self.anchor = anchor
+
+    def caption(self, artifacts: tuple[_Artifact, ...], display: CellDisplay) -> tuple[_Artifact, ...]:
+        """A cell's artifact views, its images numbered and captioned by its fig-cap, its fig-alt their alt."""
+        if not (display.fig_cap or display.fig_alt):
+            return artifacts
+        found = []
+        for view in artifacts:
+            if view.is_image:
+                caption = None
+                if display.fig_cap:
+                    self.count += 1
+                    first = not any(getattr(v, "caption", None) for v in found)
+                    anchor = self.anchor(display.label) if first and display.label else ""
+                    caption = FigureCaption(self.count, display.fig_cap, anchor)
+                view = replace(view, caption=caption, alt=display.fig_alt or display.fig_cap or view.alt)
+            found.append(view)
+        return tuple(found)

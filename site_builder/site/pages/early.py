@@ -1,0 +1,110 @@
+"""Entry pages rendered as each demo finishes, while the others still run.
+
+A page needs only its own result and what every entry's parsed script says (titles, labels,
+previous/next), all known before any demo runs; so the builder, idle while children run,
+renders it then, and only the site-wide files are left once the last demo ends. render_site
+takes an early page only when it was made from the very result and site it is given.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from site_builder.run.execute import RunResult
+from site_builder.site.downloads.archives import Deflated, deflate, notebook_paths
+from site_builder.site.pages.render import _Renderer, neighbours
+from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, ordered_builds
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EarlyPage:
+    """One entry's files, rendered from ``result``, and what rendering them logged (held back)."""
+
+    result: RunResult
+    files: list[SiteFile]
+    records: tuple[logging.LogRecord, ...]
+
+    def say_records(self) -> None:
+        """Log what rendering the page logged, now: in site order, as if it were rendered now."""
+        for record in self.records:
+            logging.getLogger(record.name).handle(record)
+
+
+class EarlyPages:
+    """The pages of one build rendered early; ``builds``: every entry of the site (any result)."""
+
+    def __init__(self, info: SiteInfo, builds: list[EntryBuild], thumbnail_cache: Path | None = None) -> None:
+        self.info = info
+        self.renderer = _Renderer(info, None, thumbnail_cache)
+        ordered = ordered_builds(builds, info)
+        self.renderer.site_entries(ordered)
+        self.renderer.learn_labels(ordered)
+        self.site = [(b.entry.name, b.script) for b in ordered]  # what the pages' links were made from
+        self.neighbours = neighbours(ordered)
+        self.pages: dict[str, EarlyPage] = {}
+        self.deflated: dict[str, Deflated] = {}  # notebooks, by archive member, for the archive
+
+    def render(self, build: EntryBuild) -> None:
+        """Render ``build``'s page now; a page that fails is left to render_site (which says why)."""
+        name = build.entry.name
+        if name not in self.neighbours:
+            return
+        try:
+            with held_records() as held:
+                files = self.renderer.entry_files(build, *self.neighbours[name])
+        except Exception:  # the final render raises it where a build always has
+            log.debug("%s: not rendered early", name, exc_info=True)
+            return
+        self.pages[name] = EarlyPage(build.result, files, tuple(held))
+        site_path, member = notebook_paths(build)
+        for file in files:
+            if file.path == site_path and file.data is not None:
+                self.deflated[member] = deflate(file.data)
+
+    def page_for(self, build: EntryBuild, info: SiteInfo, ordered: list[EntryBuild]) -> EarlyPage | None:
+        """The early page of ``build`` when it was made from this result, settings and site, else None."""
+        page = self.pages.get(build.entry.name)
+        if page is None or page.result is not build.result or info is not self.info:
+            return None
+        if self.site != [(b.entry.name, b.script) for b in ordered]:
+            self.pages.clear()  # another site: none of them holds
+            return None
+        return page
+
+
+@contextmanager
+def held_records() -> Iterator[list[logging.LogRecord]]:
+    """Hold back what this thread logs meanwhile (other threads' records pass as usual)."""
+    me = threading.get_ident()
+    held: list[logging.LogRecord] = []
+
+    def passes(record: logging.LogRecord) -> bool:
+        return record.thread != me
+
+    class _Hold(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.thread == me:
+                held.append(record)
+
+    chain: list[logging.Handler] = []
+    logger: logging.Logger | None = logging.getLogger("site_builder")
+    while logger is not None:
+        chain.extend(logger.handlers)
+        logger = logger.parent if logger.propagate else None
+    hold = _Hold()
+    for handler in chain:
+        handler.addFilter(passes)
+    logging.getLogger().addHandler(hold)  # a handler found: no last-resort printing meanwhile
+    try:
+        yield held
+    finally:
+        logging.getLogger().removeHandler(hold)
+        for handler in chain:
+            handler.removeFilter(passes)

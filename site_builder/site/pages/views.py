@@ -1,0 +1,205 @@
+"""The render stage's views: what the entry page's template shows of a cell, a file, a link.
+
+Plain frozen dataclasses made by ``render`` and read by ``templates/``, with the small
+formatters they need (CSV previews, the index's letter groups, artifact paths).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from markupsafe import Markup
+
+from site_builder.fs import UnsafeFileError, open_regular
+from site_builder.run.execute import BlockError
+from site_builder.site.outputs.shown import FigureCaption
+from site_builder.site.outputs.displays import DisplayView
+from site_builder.site.outputs.outcomes import OutputPart
+from site_builder.site.prose.markdown.context import PageContext
+from site_builder.source.blocks import Cell
+from site_builder.source.cell_options import CellDisplay
+
+# CSV previews: the first rows of a file a demo wrote, read from at most this many bytes.
+CSV_PREVIEW_ROWS = 5
+CSV_PREVIEW_BYTES = 64 * 1024
+CSV_PREVIEW_COLUMNS = 12
+
+
+# ---------------------------------------------------------------- template views
+
+
+@dataclass(frozen=True)
+class CsvPreview:
+    """The first rows of a CSV file, for a small table under the download link."""
+
+    header: tuple[str, ...]  # empty when the first row holds numbers (no header)
+    rows: tuple[tuple[str, ...], ...]
+    more_rows: bool  # the file has rows after these
+    more_columns: bool  # columns were left out on the right
+
+
+@dataclass(frozen=True)
+class ArtifactView:
+    """One produced file as a cell lists it."""
+
+    name: str  # file name shown
+    href: str | None  # relative URL from the entry page; None when it could not be published
+    is_image: bool
+    size: str  # "12.3 kB"
+    alt: str
+    width: int | None
+    height: int | None
+    preview: CsvPreview | None = None
+    caption: FigureCaption | None = None  # a figure's numbered fig-cap caption
+    # An animated figure: the URL of its movie (MP4 when ``video``, else an animated WebP or
+    # PNG); ``href`` is then its poster frame (the poster), ``name`` and ``size`` the movie's.
+    animation: str | None = None
+    video: bool = False
+
+
+@dataclass(frozen=True)
+class EntryLink:
+    """A neighbouring entry in dictionary order, for the previous/next links."""
+
+    name: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class LetterGroup:
+    """Entries of the index under one heading: an initial letter (flat site), or a section."""
+
+    letter: str | Markup  # the heading: "A".."Z", "#" for names starting with a digit; a section's title
+    anchor: str  # "letter-a", "letter-other"; "section-basics"
+    entries: tuple[dict[str, object], ...]
+    header: Markup | None = None  # a section's header text, rendered
+
+
+@dataclass(frozen=True)
+class CodePart:
+    """A run of a code cell's lines, highlighted; the module docstring is a folded part."""
+
+    html: Markup
+    folded: int = 0  # the docstring's line count when this part is the folded docstring
+
+
+@dataclass(frozen=True)
+class CellView:
+    """One cell of the entry page: prose, or a code block with what it did."""
+
+    kind: str  # "code" or "markdown" (prose)
+    name: str
+    description: str
+    html: Markup  # rendered prose ("" for code cells: see code)
+    status: str  # BlockStatus; "not-run" when the run has no result for the block
+    duration: str  # "" when not run
+    outputs: tuple[OutputPart, ...]  # printed output and display() outputs; the head when it was cut
+    omitted_lines: int
+    omitted_bytes: str  # formatted size, "" when nothing was left out
+    full_output: str | None  # relative URL of the complete output
+    error: BlockError | None
+    artifacts: tuple[ArtifactView, ...]
+    outputs_tail: tuple[OutputPart, ...] = ()  # after the cut, when the output was cut
+    note: str = ""  # why it did not run, that it ended the script, or should have raised
+    code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
+    value: DisplayView | None = None  # its last expression's value, when one is shown
+    display: CellDisplay = CellDisplay()  # its options: code and output shown, folded or left out
+    notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
+    # what the page calls it: the block's name; a notebook cell's label ("" : none, it shows no name)
+    label: str = ""
+    anchor: str = ""  # where a link to it leads: its section, or the figure its label names
+    section_id: str = ""  # its section's id
+
+    @property
+    def has_output(self) -> bool:
+        """True when the cell shows something under its code (output, displays, value, files)."""
+        return bool(self.outputs or self.outputs_tail or self.omitted_lines or self.value or self.artifacts)
+
+
+def cell_names(cell: Cell, display: CellDisplay, notebook: bool, artifacts: tuple[ArtifactView, ...] = (),
+               page: PageContext | None = None) -> dict[str, str]:
+    """What the page calls a code cell, where links to it lead and its section's id: a script's
+    block by its name; a notebook's cell by its label (``:name:``, ``#| label``) or nothing (its
+    ``block-N`` stays an id only). A label's id is of the label namespace (label_ids): its
+    captioned figure's (``artifacts``, captioned already), else the cell's section's."""
+    if not notebook:
+        return {"label": cell.name, "anchor": cell.name, "section_id": cell.name}
+    if not display.label:
+        return {"label": "", "anchor": cell.name, "section_id": cell.name}
+    figure = next((a.caption.anchor for a in artifacts if a.caption is not None and a.caption.anchor), "")
+    if figure or display.fig_cap or page is None:
+        return {"label": display.label, "anchor": figure or cell.name, "section_id": cell.name}
+    anchor = page.anchor(display.label) or cell.name
+    return {"label": display.label, "anchor": anchor, "section_id": anchor}
+
+
+# ---------------------------------------------------------------- small formatters
+
+
+def poster_of(movie: str) -> str:
+    """The figure an animation's file belongs to: B-x-animation-1.mp4 -> B-x-figure-1.png."""
+    folder, _, name = movie.rpartition("/")
+    head, _, number = name.rpartition(".")[0].rpartition("-animation-")
+    stem = f"{head}-figure-{number}"
+    return f"{folder}/{stem}.png" if folder else f"{stem}.png"
+
+
+def safe_rel_path(path: str) -> str | None:
+    """``path`` when it is a clean relative POSIX path inside its folder, else None."""
+    p = PurePosixPath(path)
+    if not path or p.is_absolute() or any(part in ("", ".", "..") for part in path.split("/")):
+        return None
+    return p.as_posix()
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def csv_preview(path: Path, delimiter: str = ",") -> CsvPreview | None:
+    """The first rows of a CSV file (bounded read); None when it is empty or unreadable."""
+    try:
+        with open_regular(path.parent, path.name) as f:
+            head = f.read(CSV_PREVIEW_BYTES + 1)
+    except (OSError, UnsafeFileError):
+        return None
+    complete = len(head) <= CSV_PREVIEW_BYTES
+    lines = head[:CSV_PREVIEW_BYTES].decode("utf-8", errors="replace").splitlines()
+    if not complete:
+        lines = lines[:-1]  # the last line may be cut in the middle
+    try:
+        rows = [row for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter) if row]
+    except csv.Error:
+        return None
+    if not rows:
+        return None
+    # A first row of words above a row with numbers is a header (np.savetxt(header=...) writes one).
+    has_header = len(rows) > 1 and not any(map(_is_number, rows[0])) and any(map(_is_number, rows[1]))
+    header = tuple(rows[0]) if has_header else ()
+    body = rows[1:] if has_header else rows
+    width = max(len(r) for r in [rows[0], *body[:CSV_PREVIEW_ROWS]])
+    return CsvPreview(
+        header=header[:CSV_PREVIEW_COLUMNS],
+        rows=tuple(tuple(r[:CSV_PREVIEW_COLUMNS]) for r in body[:CSV_PREVIEW_ROWS]),
+        more_rows=len(body) > CSV_PREVIEW_ROWS or not complete,
+        more_columns=width > CSV_PREVIEW_COLUMNS,
+    )
+
+
+def letter_groups(entries: list[dict[str, object]]) -> list[LetterGroup]:
+    """Index entries (sorted by name) grouped by initial letter; digits go under "#"."""
+    groups: dict[str, list[dict[str, object]]] = {}
+    for e in entries:
+        initial = str(e["name"])[:1].upper()
+        groups.setdefault(initial if initial.isalpha() else "#", []).append(e)
+    return [
+        LetterGroup(letter, "letter-other" if letter == "#" else f"letter-{letter.lower()}", tuple(items))
+        for letter, items in sorted(groups.items(), key=lambda kv: (kv[0] != "#", kv[0]))
+    ]

@@ -1,0 +1,150 @@
+"""Housekeeping under the project's lock: what killed builds left, and what deleted entries left.
+
+- :func:`remove_leftovers`, at the start of every build: the temporary files and folders
+  (``*.tmp-PID...``, PID a process that is gone) of builds that died (SIGKILL, power loss) in
+  the records folder and the record folders' sections, its cache and beside the output folder.
+- :func:`prune`, after a published build: the records of entries that are gone and the
+  cached thumbnails no published figure uses.  Folders of the records folder that hold no
+  record (another tool's cache, anything a person put there) are left alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from dataclasses import dataclass, field
+from collections.abc import Iterable
+from pathlib import Path
+
+from site_builder.config import Config
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, shown_folder
+from site_builder.fs import remove_leftovers as remove_dead_temporaries
+from site_builder.names import MAX_SECTION_DEPTH
+from site_builder.run.execute import BUILDER_DIR
+from site_builder.run.records.record_json import RECORD_FILE
+from site_builder.project.folders import cache_dir
+from site_builder.site.sitefiles import SiteFile
+from site_builder.site.outputs.thumbnails import THUMBNAIL_DIR, THUMBNAIL_VERSION
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Pruned:
+    """What :func:`prune` removed."""
+
+    records: list[str] = field(default_factory=list)  # entry names
+    thumbnails: int = 0
+
+    def line(self) -> str:
+        """One line for the build's output, or "" when nothing was pruned."""
+        parts = []
+        if self.records:
+            shown = ", ".join(self.records[:5]) + (f" and {len(self.records) - 5} more" if len(self.records) > 5 else "")
+            parts.append(f"the run records of {len(self.records)} deleted entr{'y' if len(self.records) == 1 else 'ies'}"
+                         f" ({shown})")
+        if self.thumbnails:
+            parts.append(f"{self.thumbnails} cached thumbnail{'s' if self.thumbnails != 1 else ''} no figure uses")
+        return f"pruned {' and '.join(parts)}" if parts else ""
+
+
+def _section_folders(records: Path) -> list[Path]:
+    """The records folder and its section folders (those holding records, not records themselves)."""
+    found = [records]
+    pending = [(records, 0)]
+    while pending:
+        folder, depth = pending.pop()
+        if depth >= MAX_SECTION_DEPTH:
+            continue
+        try:
+            items = list(os.scandir(folder))
+        except OSError:
+            continue
+        for item in items:
+            if (item.name[0] in "._" or not item.is_dir(follow_symlinks=False)
+                    or os.path.lexists(os.path.join(item.path, BUILDER_DIR))):
+                continue
+            found.append(Path(item.path))
+            pending.append((Path(item.path), depth + 1))
+    return found
+
+
+def remove_leftovers(config: Config, names: Iterable[str]) -> None:
+    """Remove what builds that died left behind beside the records of the entries ``names`` (and
+    in the cache, beside the output folder); say so in one line when there was something."""
+    sections = {config.records.joinpath(*name.split("/")[:-1]) for name in names} | {config.records}
+    # (folder, the start of the names the builder gives its temporaries there)
+    places = [*((folder, ".") for folder in sorted(sections)), (cache_dir(config), ""),
+              (cache_dir(config) / "thumbnails", ""), (config.output.parent, f".{config.output.name}.tmp-")]
+    removed = []
+    for folder, prefix in places:
+        removed += [f"{shown_folder(folder, config.root)}{name}" for name in remove_dead_temporaries(folder, prefix)]
+    if removed:
+        shown = ", ".join(removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
+        log.info("removed %d temporary file(s) left by a build that was killed: %s", len(removed), shown)
+
+
+def prune(config: Config, names: set[str] | None, site_files: list[SiteFile]) -> Pruned:
+    """Remove the records of entries not in ``names`` (None: keep every record) and the cached
+    thumbnails the published ``site_files`` do not hold; call it after publishing, holding the lock."""
+    pruned = Pruned()
+    if names is not None:
+        pruned.records = _prune_records(config, names)
+    pruned.thumbnails = _prune_thumbnails(cache_dir(config) / "thumbnails", site_files)
+    return pruned
+
+
+def _prune_records(config: Config, names: set[str]) -> list[str]:
+    """Remove the record folders of entries not in ``names``; return those entries' names."""
+    removed = []
+    parents = {"/".join(parts[:i]) for name in names for parts in [name.split("/")] for i in range(1, len(parts))}
+    for folder in sorted(_section_folders(config.records), reverse=True):  # a section after its sub-sections
+        try:
+            items = list(os.scandir(folder))
+        except OSError:
+            continue
+        for item in items:
+            if item.name[0] in "._" or not item.is_dir(follow_symlinks=False):
+                continue
+            name = Path(item.path).relative_to(config.records).as_posix()
+            if name in names or name in parents or not _holds_record(Path(item.path)):
+                continue  # an entry's, a section's (once an entry of that name), or not ours
+            shutil.rmtree(item.path, ignore_errors=True)
+            removed.append(name)
+        if removed and folder != config.records:
+            try:
+                folder.rmdir()  # a section the pruning emptied (the builder made it); else it is not empty
+            except OSError:
+                pass
+    return sorted(removed)
+
+
+def _holds_record(folder: Path) -> bool:
+    """True when ``folder`` holds a record the builder wrote (a regular file reached through no link)."""
+    try:
+        open_regular(folder, RECORD_FILE).close()
+        return True
+    except (UnsafeFileError, UnsafePathError):
+        return False
+
+
+def _prune_thumbnails(cache: Path, site_files: list[SiteFile]) -> int:
+    """Remove the cached thumbnails (``SHA-VERSION.png``) of figures the site no longer shows."""
+    used = {f.path.rpartition("/")[2].removesuffix(".png") for f in site_files if f.path.startswith(f"{THUMBNAIL_DIR}/")}
+    removed = 0
+    try:
+        items = list(os.scandir(cache))
+    except OSError:
+        return 0
+    for item in items:
+        if not item.name.endswith(".png") or not item.is_file(follow_symlinks=False):
+            continue  # temporaries are remove_leftovers' business
+        if item.name[:32] not in used or not item.name.endswith(f"-{THUMBNAIL_VERSION}.png"):
+            try:
+                os.unlink(item.path)
+                removed += 1
+            except OSError:
+                pass
+    return removed
+

@@ -1,0 +1,240 @@
+"""Near-free rebuilds: what the published site can lend a build before anything runs.
+
+The fingerprints of what the site's bytes and the record lookups depend on; from the saved
+state (``rebuild_state``): the scripts whose parse would give the same (``parsed_scripts``),
+the records a lookup may take as they are (``trusted_records``), and whether the published
+site is exactly what a build would write now (``unchanged_site``).  What of the site a build
+that changed something reuses is ``rebuild_plan``.
+
+Nothing here imports Jinja2, Pygments, Markdown, nbformat or Pagefind: when nothing
+changed, the build stops before any of them is imported.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from site_builder.config import Config
+from site_builder.source.blocks import Script, script_from_data
+from site_builder.source.entries import Entry, sections
+from site_builder.run.records import record_json as record_file
+from site_builder.run.records import store as records
+from site_builder.run.preload import packages_stamp
+from site_builder.run.records.record_json import RECORD_FILE, record_digest
+from site_builder.run.records.store import store_dir
+from site_builder.site.rebuild.state import (
+    SiteState,
+    by_folder,
+    intact_folder,
+    is_intact,
+    save_state,
+    sha_of,
+    track_files,
+    tracked_path,
+    unchanged_files,
+)
+from site_builder.site.sitefiles import PACKAGE_DIR, TEMPLATES_DIR
+
+# Libraries whose version can change a page's bytes (and the search index).
+RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown-it-py", "mdit-py-plugins", "nbformat",
+                        "pagefind", "pagefind_bin", "pillow")  # Pillow makes the thumbnails
+
+
+# ---------------------------------------------------------------- fingerprints
+
+
+_VERSIONS: dict[str, dict[str, str]] = {}  # packages_stamp() -> versions found: serve's rebuilds ask once
+
+
+def known_versions(saved: SiteState | None = None) -> dict[str, str]:
+    """The versions found so far while the installed packages are as now (the saved state's too)."""
+    stamp = packages_stamp()
+    versions = _VERSIONS.setdefault(stamp, {})
+    if saved is not None and saved.packages_stamp == stamp:
+        for dist, version in saved.versions.items():
+            versions.setdefault(dist, version)
+    return versions
+
+
+def _version(dist: str, cache: dict[str, str]) -> str:
+    if dist not in cache:
+        from importlib import metadata  # ~20 ms to import: not when the versions are known
+
+        try:
+            cache[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            cache[dist] = "-"
+    return cache[dist]
+
+
+def _files_signature(paths: list[tuple[str, Path]]) -> list[str]:
+    # size and mtime: an edit, a checkout or a reinstall rewrites the file
+    return [f"{name}:{st.st_size}:{st.st_mtime_ns}" for name, path in paths if (st := path.stat())]
+
+
+def code_fingerprint(versions: dict[str, str]) -> str:
+    """The builder's code, Python and the rendering libraries: what a notebook's bytes depend on."""
+    code = [(p.relative_to(PACKAGE_DIR).as_posix(), p) for p in sorted(PACKAGE_DIR.rglob("*.py"))]
+    dists = [f"{d}={_version(d, versions)}" for d in RENDER_DISTRIBUTIONS]
+    behaviour = f"execution={records.EXECUTION_VERSION} record={record_file.RECORD_FORMAT}"
+    return sha_of(sys.version, behaviour, *dists, *_files_signature(code))
+
+
+def templates_fingerprint() -> str:
+    """Every file of the templates folder (markup, styles, scripts)."""
+    files = [(p.relative_to(TEMPLATES_DIR).as_posix(), p) for p in sorted(TEMPLATES_DIR.rglob("*")) if p.is_file()]
+    return sha_of(*_files_signature(files))
+
+
+def settings_fingerprint(config: Config) -> str:
+    """The settings that reach pages or decide whether a record still holds."""
+    overrides = sorted((name, repr(o)) for name, o in config.entries.items())
+    wording = (config.entry_heading, config.entry_intro, repr(config.entry_url),
+               config.search_placeholder, config.index_intro, config.prose)
+    return sha_of(config.title, repr(config.site_url), repr(config.timeout), repr(overrides), *wording,
+                repr(config.output_fold_lines), repr(config.sections), repr(config.values), repr(config.typography),
+                repr(config.figure_scale), config.run_pattern,
+                os.environ.get("SOURCE_DATE_EPOCH", ""))
+
+
+
+def headers_fingerprint(config: Config, entries: list[Entry]) -> str:
+    """The sections' header texts (README.txt, ...), which the index shows."""
+    return sha_of(repr(sections(config.demos, entries)))
+
+
+def record_sha(config: Config, name: str) -> str:
+    """The record_digest of entry ``name``'s record.json ("-" when it has none)."""
+    try:
+        return record_digest((store_dir(config, name) / RECORD_FILE).read_bytes())
+    except OSError:
+        return "-"
+
+
+def lookup_base(config: Config, code: str, stamp: str) -> str:
+    """What every record lookup compares besides an entry's own files: the builder (``code``, its
+    code_fingerprint: Python, the execution and record versions), the settings (timeouts), the
+    installed packages (``stamp``, packages_stamp())."""
+    return sha_of(code, settings_fingerprint(config), stamp)
+
+
+def lookup_key(base: str, entry: Entry) -> str:
+    """What a record lookup of ``entry`` compares: ``base`` (lookup_base) and its script."""
+    return sha_of(base, entry.rel_path, entry.source_bytes)
+
+
+def parse_key(config: Config, code: str, entry: Entry) -> str:
+    """What a script's parse depends on: the builder's code, the prose setting, the script."""
+    return sha_of(code, config.prose_for(entry.name), entry.rel_path, entry.source_bytes)
+
+
+def parsed_scripts(config: Config, entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
+    """The scripts the last published build parsed, for the entries whose parse would give the
+    same (see parse_key); their requirements looked up again (local modules may have moved)."""
+    if state is None:
+        return {}
+    code = code_fingerprint(known_versions(state))
+    scripts: dict[str, Script] = {}
+    for entry in entries:
+        saved = state.entries.get(entry.name, {}).get("script")
+        if not isinstance(saved, dict) or saved.get("key") != parse_key(config, code, entry):
+            continue
+        try:
+            scripts[entry.name] = script_from_data(saved["data"], entry.path.parent)
+        except (KeyError, TypeError, ValueError, IndexError):
+            continue  # not a script this builder saved: parse it
+    return scripts
+
+
+def site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
+                      packages: dict[str, list[str]], versions: dict[str, str]) -> str:
+    """Everything the site's bytes depend on: ``base`` and each entry's source, record and packages."""
+    parts = [base]
+    for entry in entries:
+        installed = [f"{d}={_version(d, versions)}" for d in packages.get(entry.name, [])]
+        parts += [entry.name, sha_of(entry.source_bytes), records[entry.name], *installed]
+    return sha_of(*parts)
+
+
+def trusted_records(config: Config, entries: list[Entry], state: SiteState | None) -> dict[str, str]:
+    """Entry name -> record_digest of the record the last published build used, for each entry
+    whose lookup would compare only what has not changed since (its script, its record's files,
+    the files it read, and lookup_base): RecordStore takes those records as they are."""
+    if state is None:
+        return {}
+    base = lookup_base(config, code_fingerprint(known_versions(state)), packages_stamp())
+    folders = by_folder(k for k in state.files if k.startswith("rec:"))
+    trusted: dict[str, str] = {}
+    for entry in entries:
+        saved = state.entries.get(entry.name, {})
+        if not saved.get("lookup") or saved["lookup"] != lookup_key(base, entry):
+            continue
+        if f"rec:{entry.name}/{RECORD_FILE}" not in state.files:
+            continue
+        if intact_folder(config, state, folders, f"rec:{entry.name}/") is None:
+            continue
+        if all(_read_unchanged(config, state, rel) for rel in saved.get("reads", [])):
+            trusted[entry.name] = saved["record"]
+    return trusted
+
+
+def _read_unchanged(config: Config, state: SiteState, rel: str) -> bool:
+    """True when the project file ``rel`` a demo read is as saved (or still absent, as it was)."""
+    key = f"src:{rel}"
+    if key in state.files:
+        return is_intact(tracked_path(config, key), state.files[key])
+    return not os.path.lexists(tracked_path(config, key))
+
+
+# ---------------------------------------------------------------- the no-change path
+
+
+def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None,
+                   api_docs: str = "") -> SiteState | None:
+    """``state`` (the saved one, see load_state) when the published site is exactly what a build
+    would write now, else None.  ``api_docs``: the loaded inventories' fingerprint."""
+    if state is None or not config.output.is_dir():
+        return None
+    if [e.name for e in entries] != sorted(state.entries):
+        return None
+    if any(state.entries[e.name].get("source") != sha_of(e.source_bytes) for e in entries):
+        return None  # an edited script: known before reading a thousand records
+    records = {e.name: record_sha(config, e.name) for e in entries}
+    if any(records[name] != state.entries[name].get("record") for name in records):
+        return None
+    versions = known_versions(state)
+    base = sha_of(code_fingerprint(versions), templates_fingerprint(), settings_fingerprint(config),
+                headers_fingerprint(config, entries), api_docs)
+    packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
+    if site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:
+        return None
+    if not unchanged_files(config, state):
+        return None
+    if any(len(s) > 3 for s in state.files.values()):
+        # racy files checked by content once are plain now: later checks only stat them
+        state.files = track_files(config, list(state.files))
+        save_state(config, state)
+    return state
+
+
+@contextmanager
+def captured_warnings() -> Iterator[list[str]]:
+    """Collect the warnings the builder logs meanwhile (to say them again on an unchanged rebuild)."""
+    messages: list[str] = []
+
+    class _Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    handler = _Keep(logging.WARNING)
+    logger = logging.getLogger("site_builder")
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)

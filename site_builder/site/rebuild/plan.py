@@ -1,0 +1,268 @@
+"""What of the published site a build that changed something can reuse, and the new state.
+
+``Rebuild`` keys each entry's page and notebook by what they depend on; its ``plan`` links
+the unchanged, intact files of the published site into the staged one instead of rendering
+them, ``search_index`` keeps the published index when no page changed, and ``describe``
+makes the state (``rebuild_state``) the next build compares with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from site_builder.config import Config
+from site_builder.fs import walk_files
+from site_builder.source.blocks import script_data
+from site_builder.source.entries import Entry
+from site_builder.run.preload import packages_stamp
+from site_builder.run.records.store import store_dir
+from site_builder.site.rebuild.lend import (
+    code_fingerprint,
+    headers_fingerprint,
+    known_versions,
+    lookup_base,
+    lookup_key,
+    parse_key,
+    record_sha,
+    settings_fingerprint,
+    site_fingerprint,
+    templates_fingerprint,
+)
+from site_builder.site.rebuild.state import (
+    Signature,
+    SiteState,
+    by_folder,
+    intact_folder,
+    is_intact,
+    load_state,
+    save_state,
+    sha_of,
+    track_files,
+    tracked_file,
+    tracked_path,
+)
+from site_builder.site.publish.search import SEARCH_DIR, seedable
+from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, notebook_path, ordered_builds
+
+_REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`")
+
+
+@dataclass(frozen=True)
+class RenderPlan:
+    """Which files of the published site the staged one can link instead of rendering them."""
+
+    reused: list[SiteFile]  # linked from the published site
+    render_entries: set[str]  # entries rendered again
+    site_pages: bool  # render the site-wide files (index, timings, 404, static) again
+    notebooks: dict[str, Path]  # entry -> its published notebook, when only its page changed
+    warnings: list[str]  # the reused pages' warnings, said again
+
+
+# ---------------------------------------------------------------- the changed path
+
+
+def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str
+               ) -> tuple[dict[str, str], dict[str, str], str]:
+    """Per entry the key of its notebook and of its page; and the key of the site-wide files."""
+    ordered = ordered_builds(builds, info)
+    neighbours = [f"{b.entry.name}\0{b.script.summary}\0{b.script.title}" for b in ordered]
+    notebooks: dict[str, str] = {}
+    pages: dict[str, str] = {}
+    # What the site-wide pages show of each entry: its index line (name, summary, outcome),
+    # its timings and environment (the result), its sitemap line; not its code or prose.
+    listed: list[str] = []
+    site_entries = sha_of(*neighbours)
+    for i, build in enumerate(ordered):
+        name = build.entry.name
+        result = _result_digest(build)
+        notebooks[name] = sha_of(notebook_base, name, repr(info.values), sha_of(build.entry.source_bytes), result)
+        prev = neighbours[i - 1] if i > 0 else ""
+        next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
+        # the notebook's key covers what the script's text decides; its requirements also
+        # depend on the local modules beside it
+        # prose that may refer to other entries (:ref:, :doc:) links them (by title) when in the site
+        others = site_entries if _REFERS_TO_ENTRIES.search(build.entry.source) else ""
+        pages[name] = sha_of(page_base, repr(info), build.script.prose, repr(build.script.requirements),
+                           notebooks[name], prev, next, others)
+        listed += [neighbours[i], result, repr(build.script.thumbnail_number)]
+    return notebooks, pages, sha_of(page_base, repr(info), *listed)
+
+
+def _result_digest(build: EntryBuild) -> str:
+    """Every output, time and file of the run the page shows, the same whether just run or read back."""
+    data = json.dumps(build.result, sort_keys=True, default=_plain, ensure_ascii=False)
+    return sha_of(data)
+
+
+def _in_entry_folder(rel: str, names: set[str]) -> bool:
+    """True when the site file ``rel`` is in the folder of an entry (``NAME/`` or ``SECTION/NAME/``)."""
+    parts = rel.split("/")
+    return any("/".join(parts[:i]) in names for i in range(1, len(parts)))
+
+
+def _plain(value: Any) -> Any:
+    """A dataclass as its fields (no deep copy: ``dataclasses.asdict`` costs 8 ms a result), else text."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    return str(value)
+
+
+@dataclass
+class Rebuild:
+    """One build's view of the last published site: what it can reuse, then the new state."""
+
+    config: Config
+    info: SiteInfo
+    builds: list[EntryBuild]
+    state: SiteState | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    notebook_keys: dict[str, str] = field(default_factory=dict)
+    page_keys: dict[str, str] = field(default_factory=dict)
+    site_key: str = ""
+    # The builds' results passed every check of a record lookup (a --frozen build checks less:
+    # its records must not be trusted by the next build, see trusted_records).
+    records_checked: bool = True
+    trusted: dict[str, str] = field(default_factory=dict)  # the records the lookups trusted
+    _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
+
+    def __post_init__(self) -> None:
+        # ``state``: the saved state when the caller has loaded it already
+        if not self.config.output.is_dir():
+            self.state = None
+        elif self.state is None:
+            self.state = load_state(self.config)
+        self.versions = known_versions(self.state)
+        code = code_fingerprint(self.versions)
+        page_base = sha_of(code, templates_fingerprint(), settings_fingerprint(self.config))
+        self.notebook_keys, self.page_keys, self.site_key = _page_keys(self.builds, self.info, code, page_base)
+
+    def _intact(self, prefix: str) -> list[str] | None:
+        """The tracked files of one folder (``out:NAME/``) when all are as saved (None when one is not)."""
+        assert self.state is not None
+        if self._folders is None:  # grouped once: a lookup per entry, not a scan of every file
+            self._folders = by_folder(self.state.files)
+        return intact_folder(self.config, self.state, self._folders, prefix)
+
+    def plan(self) -> RenderPlan:
+        """Link what is unchanged and intact in the published site; render the rest."""
+        names = {b.entry.name for b in self.builds}
+        if self.state is None:
+            return RenderPlan([], names, True, {}, [])
+        reused: list[SiteFile] = []
+        render: set[str] = set()
+        notebooks: dict[str, Path] = {}
+        warnings: list[str] = []
+        for name in sorted(names):
+            saved = self.state.entries.get(name, {})
+            published = self._intact(f"out:{name}/")
+            records_intact = self._intact(f"rec:{name}/") is not None
+            notebook = f"out:{notebook_path(name)}"
+            if saved.get("page") == self.page_keys[name] and published and records_intact:
+                reused += [SiteFile(k[4:], source=tracked_file(self.config, k)) for k in published]
+                warnings += saved.get("warnings", [])
+                continue
+            render.add(name)
+            if (saved.get("notebook") == self.notebook_keys[name] and published and records_intact
+                    and notebook in published):
+                notebooks[name] = tracked_file(self.config, notebook)
+        site_pages = True
+        if self.state.site_key == self.site_key:
+            shared = [k for k in self.state.files if k.startswith("out:")
+                      and not _in_entry_folder(k[4:], names) and k[4:].split("/", 1)[0] != SEARCH_DIR]
+            if shared and all(is_intact(tracked_path(self.config, k), self.state.files[k]) for k in shared):
+                reused += [SiteFile(k[4:], source=tracked_file(self.config, k)) for k in shared]
+                site_pages = False
+        return RenderPlan(reused, render, site_pages, notebooks, warnings)
+
+    def search_index(self, files: list[SiteFile]) -> list[SiteFile] | None:
+        """Link the rendered files equal to the published ones (in ``files``); then the published
+        search index, when every page is the published page byte for byte (else None: re-index).
+        """
+        if self.state is None:
+            return None
+        pages_equal = True
+        for i, file in enumerate(files):
+            if file.data is None:
+                continue
+            key = f"out:{file.path}"
+            path = tracked_file(self.config, key)
+            saved = self.state.files.get(key)
+            if saved is not None and is_intact(path, saved) and path.read_bytes() == file.data:
+                files[i] = SiteFile(file.path, source=path)  # the next build then sees it unchanged
+            elif file.path.endswith(".html"):
+                pages_equal = False
+        pages = {f.path for f in files if f.path.endswith(".html")}
+        saved_pages = {k[4:] for k in self.state.files if k.startswith("out:") and k.endswith(".html")
+                       and not k.startswith(f"out:{SEARCH_DIR}/")}
+        index = self._intact(f"out:{SEARCH_DIR}/")
+        if not pages_equal or pages != saved_pages or not index:
+            return None
+        return [SiteFile(k[4:], source=tracked_file(self.config, k)) for k in index]
+
+    def index_seeds(self) -> list[SiteFile]:
+        """The published index's content-addressed files, to seed a new index (see search.py);
+        none unless every file of the published index is as this builder wrote it."""
+        index = self._intact(f"out:{SEARCH_DIR}/") if self.state is not None else None
+        return [SiteFile(k[4:], source=tracked_file(self.config, k)) for k in index or () if seedable(k[4:])]
+
+    def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
+                 render_warnings: list[str], files: list[SiteFile]) -> SiteState:
+        """The state of the site staged in ``staged`` (complete; its renames keep sizes, mtimes, inodes).
+
+        ``warnings`` are said again by an unchanged rebuild, an entry's ``render_warnings``
+        when its page is reused.  :meth:`save` it once the site is published.
+        """
+        packages: dict[str, list[str]] = {}
+        stamp, code = packages_stamp(), code_fingerprint(self.versions)
+        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp)
+        keys: list[str] = []
+        lookups_base = lookup_base(self.config, code, stamp) if self.records_checked else ""
+        previous = self.state.files if self.state is not None else {}
+        record_folders = by_folder(k for k in previous if k.startswith("rec:")) if self.trusted else {}
+        known: dict[str, Signature] = {}  # checked during this build, not written since
+        for build in self.builds:
+            name = build.entry.name
+            listed = sorted(build.result.environment)  # packages (plus python/platform/blas: harmless)
+            packages[name] = [d for d in listed if d not in ("python", "platform", "blas")]
+            state.entries[name] = {
+                "record": record_sha(self.config, name), "packages": packages[name],
+                "page": self.page_keys[name], "notebook": self.notebook_keys[name],
+                "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
+                "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
+                "reads": list(build.result.reads),
+                "source": sha_of(build.entry.source_bytes),
+                "script": {"key": parse_key(self.config, code, build.entry), "data": script_data(build.script)},
+            }
+            reads = [f"src:{rel}" for rel in build.result.reads]
+            if self.trusted.get(name) == state.entries[name]["record"]:
+                # the record its lookup trusted, whose files and reads trusted_records checked
+                record_files = record_folders.get(f"rec:{name}/", [])
+                known.update((k, previous[k]) for k in record_files + reads if k in previous)
+                keys += record_files
+            else:
+                keys += [f"rec:{name}/{rel}" for rel, _ in walk_files(store_dir(self.config, name))]
+            keys += reads
+        for file in files:  # linked from the published site: the same inode, checked by plan()
+            key = f"out:{file.path}"
+            if (file.root is None and file.source is not None and key in previous
+                    and str(file.source) == tracked_path(self.config, key)):
+                known[key] = previous[key]
+        keys += [f"out:{rel}" for rel, _ in walk_files(staged)]
+        state.files = track_files(self.config, keys, staged, known)
+        records = {e.name: state.entries[e.name]["record"] for e in entries}
+        base = sha_of(code, templates_fingerprint(), settings_fingerprint(self.config),
+                    headers_fingerprint(self.config, entries), self.info.api_docs.fingerprint())
+        state.fingerprint = site_fingerprint(base, entries, records, packages, self.versions)
+        state.versions = dict(self.versions)
+        return state
+
+    def save(self, state: SiteState) -> None:
+        """Remember ``state`` (see :meth:`describe`) as the published site's."""
+        save_state(self.config, state)
+
+

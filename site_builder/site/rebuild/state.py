@@ -1,0 +1,214 @@
+"""The rebuild state file: what the published site was made from, and the files it tracks.
+
+After each published build a state file in the records' cache folder (``_freeze/.cache/``,
+git-ignored by its own ``.gitignore``, never published) keeps:
+
+- the site's fingerprint: a hash of everything the site's bytes depend on (the builder's
+  code and templates, Python and the rendering libraries' versions, the settings that reach
+  pages, ``SOURCE_DATE_EPOCH``, every entry's source and run record, the versions of the
+  packages each record lists; see ``rebuild``);
+- the files it tracks: every file of the published folder, of the run records and every file
+  a demo read, by size, mtime and inode (and by content when written moments before the
+  save, where an mtime could not tell two writes apart), so a file deleted or edited by hand
+  is noticed;
+- per entry, the key of what its page and its notebook depend on, so that a rebuild links
+  the unchanged pages of the published site into the staged one instead of rendering them
+  (see ``rebuild_plan``);
+- the warnings the build printed, said again when nothing changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from site_builder.config import Config
+from site_builder.fs import relative_to_root, walk_files, write_atomic, writing
+from site_builder.names import MAX_SECTION_DEPTH
+from site_builder.project.folders import cache_dir, ensure_cache_dir
+
+STATE_FORMAT = 3  # bump when the state file's layout or meaning changes; another format is a full build
+# 2: published record files are copies (1 hard-linked them: a full build makes the copies)
+# 3: per entry the key of its record's lookup, the files it read (trusted_records), its parse
+# A file modified this close before the state was saved could be modified again within the same
+# mtime tick without its mtime changing (git's "racily clean" files): it is also kept by content.
+RACY_NS = 100_000_000
+COARSE_RACY_NS = 2_000_000_000  # on file systems that keep mtimes to the second
+
+Signature = list[Any]  # [size, mtime_ns, inode] or [size, mtime_ns, inode, sha256]
+
+
+@dataclass
+class SiteState:
+    """What the last published build was made from (see the module docstring)."""
+
+    fingerprint: str = ""
+    files: dict[str, Signature] = field(default_factory=dict)  # "out:", "rec:" or "src:" + POSIX path
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> record, packages, page, notebook
+    site_key: str = ""
+    warnings: list[str] = field(default_factory=list)
+    packages_stamp: str = ""  # packages_stamp() when ``versions`` were found
+    versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
+
+
+# ---------------------------------------------------------------- where the state lives
+
+
+def _site_id(config: Config) -> str:
+    """A name for the output folder among the cache's files (a project may build to several)."""
+    output = relative_to_root(config.output, config.root)
+    if output == config.output.name and config.output.resolve().parent != config.root.resolve():
+        output = str(config.output.resolve())  # outside the project: only hashed, never written out
+    return sha_of(output)[:16]
+
+
+def _state_path(config: Config) -> Path:
+    return cache_dir(config) / f"site-{_site_id(config)}.json"
+
+
+def spare_dir(config: Config) -> Path:
+    """Where the site a build replaced is kept for the next build to stage into (see output.py)."""
+    return ensure_cache_dir(config) / f"spare-{_site_id(config)}"
+
+
+def load_state(config: Config) -> SiteState | None:
+    """The saved state of the last published build to ``config.output``, or None."""
+    try:
+        data = json.loads(_state_path(config).read_bytes())
+        if data.get("format") != STATE_FORMAT:
+            return None
+        return SiteState(data["fingerprint"], data["files"], data["entries"], data["site_key"], data["warnings"],
+                         data["packages_stamp"], data["versions"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def save_state(config: Config, state: SiteState) -> None:
+    """Write ``state`` as the saved state of the site built to ``config.output``."""
+    ensure_cache_dir(config)
+    data = {"format": STATE_FORMAT, "fingerprint": state.fingerprint, "site_key": state.site_key,
+            "warnings": state.warnings, "entries": state.entries, "files": state.files,
+            "packages_stamp": state.packages_stamp, "versions": state.versions}
+    raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    with writing("saving the build state (what the next build may reuse)", cache_dir(config), config.root):
+        write_atomic(_state_path(config), raw)  # a killed build leaves the old state or the new one
+
+
+def forget(config: Config) -> None:
+    """Drop the saved state (the published site is about to change in a way it does not describe)."""
+    try:
+        _state_path(config).unlink()
+    except OSError:
+        pass
+
+
+def sha_of(*parts: str | bytes) -> str:
+    """Hex sha256 of a list of parts (texts or bytes), each prefixed by its length."""
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little"))  # no two part lists hash alike
+        digest.update(data)
+    return digest.hexdigest()
+
+
+# ---------------------------------------------------------------- tracked files
+
+
+def _signature(path: Path | str) -> Signature | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def is_intact(path: Path | str, saved: Signature) -> bool:
+    """True when the file at ``path`` still has the ``saved`` signature (and content, when racy)."""
+    now = _signature(path)
+    if now is None or now != saved[:3]:
+        return False
+    if len(saved) > 3:  # written just before the save: the content decides
+        try:
+            with open(path, "rb") as f:
+                return sha_of(f.read()) == saved[3]
+        except OSError:
+            return False
+    return True
+
+
+def tracked_path(config: Config, key: str, output: Path | None = None) -> str:
+    """The file a tracked key names, as a plain string: pathlib would cost more than the stat
+    calls for a site of thousands of files."""
+    kind, _, rel = key.partition(":")
+    base = {"out": output or config.output, "rec": config.records, "src": config.root}[kind]
+    return f"{base}/{rel}"
+
+
+def tracked_file(config: Config, key: str, output: Path | None = None) -> Path:
+    """The file a tracked key names, as a Path (see tracked_path)."""
+    return Path(tracked_path(config, key, output))
+
+
+def track_files(config: Config, keys: list[str], output: Path | None = None,
+           known: dict[str, Signature] | None = None) -> dict[str, Signature]:
+    """Signatures of the files named by ``keys``; racy ones with their content hash too.
+
+    ``output``: where the published files are now (a staged folder keeps them when renamed).
+    ``known``: signatures checked during this build, of files not written since.
+    """
+    now = time.time_ns()
+    files: dict[str, Signature] = {}
+    for key in keys:
+        if known and key in known:
+            files[key] = known[key]
+            continue
+        path = tracked_path(config, key, output)
+        signature = _signature(path)
+        if signature is None:
+            continue
+        coarse = signature[1] % 1_000_000_000 == 0
+        if signature[1] > now - (COARSE_RACY_NS if coarse else RACY_NS):
+            try:
+                with open(path, "rb") as f:
+                    signature.append(sha_of(f.read()))
+            except OSError:
+                continue
+        files[key] = signature
+    return files
+
+
+def unchanged_files(config: Config, state: SiteState) -> bool:
+    """True when every tracked file is as saved and the published folder holds no other file."""
+    published = {f"out:{rel}" for rel, _ in walk_files(config.output)}
+    if published != {key for key in state.files if key.startswith("out:")}:
+        return False
+    return all(is_intact(tracked_path(config, key), saved) for key, saved in state.files.items())
+
+
+def by_folder(keys: Iterable[str]) -> dict[str, list[str]]:
+    """Tracked keys by every folder they are in, down to an entry's (``out:NAME/``,
+    ``rec:SECTION/NAME/``): one dictionary look-up per entry, not a scan of every file."""
+    folders: dict[str, list[str]] = {}
+    for key in keys:
+        kind, _, rel = key.partition(":")
+        parts = rel.split("/")[:-1][:MAX_SECTION_DEPTH + 1]
+        for depth in range(1, len(parts) + 1):
+            folders.setdefault(f"{kind}:{'/'.join(parts[:depth])}/", []).append(key)
+    return folders
+
+
+def intact_folder(config: Config, state: SiteState, folders: dict[str, list[str]],
+                   prefix: str) -> list[str] | None:
+    """The tracked files below ``prefix`` (see by_folder) when all are as saved, else None."""
+    keys = folders.get(prefix, [])
+    if not all(is_intact(tracked_path(config, k), state.files[k]) for k in keys):
+        return None
+    return keys
+
