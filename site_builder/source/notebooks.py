@@ -9,6 +9,7 @@ as the page numbers them.
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 from typing import Any
@@ -91,11 +92,14 @@ def _tags(metadata: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _line_of(lines: list[str], text: str, start: int) -> int:
-    """The 1-based line of ``lines`` (from ``start``) where ``text`` begins, 0 when not found
-    (a Markdown cell's line, for the warnings about its prose)."""
-    first = text.split("\n")[0]
-    return next((i + 1 for i in range(start, len(lines)) if lines[i] == first and first.strip()), 0)
+def _line_of(where: dict[str, list[int]], text: str, start: int) -> int:
+    """The 1-based line (from ``start``) where ``text`` begins, 0 when not found (a Markdown
+    cell's line, for the warnings about its prose); ``where``: each line's 0-based indexes, in
+    order (a lookup, not a scan from ``start``: a notebook's cells are found in linear time)."""
+    first = text.split("\n", 1)[0]
+    found = where.get(first, []) if first.strip() else []
+    at = bisect.bisect_left(found, start)
+    return found[at] + 1 if at < len(found) else 0
 
 
 def _metadata_options(metadata: dict[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -114,6 +118,9 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
     starts = _markdown_lines(source) if is_markdown else []
     code_sources = [c.source for c in notebook.cells if c.cell_type == "code"]
     text_lines = source.split("\n")
+    where: dict[str, list[int]] = {}
+    for i, line in enumerate(text_lines if is_markdown else ()):
+        where.setdefault(line, []).append(i)
     exact = is_markdown and len(starts) == len(code_sources) and all(
         text_lines[start - 1:start - 1 + len(code.split("\n"))] == code.split("\n")
         for start, code in zip(starts, code_sources) if code)
@@ -123,7 +130,7 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
     cursor = 0  # a Markdown notebook's line where the next cell is looked for
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            line = _line_of(text_lines, cell.source, cursor) if is_markdown else 0
+            line = _line_of(where, cell.source, cursor) if is_markdown else 0
             cursor = max(cursor, line)
             cells.append(Cell("markdown", "", cell.source, line, None))
             continue

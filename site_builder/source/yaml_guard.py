@@ -34,21 +34,42 @@ def check_markdown_yaml(source: str, where: str) -> None:
 
     blocks = list(_yaml_blocks(source))
     for first_line, block in blocks:
-        if "&" not in block and "*" not in block:
-            continue  # no reference can hide in it: skip the scanner
         try:
-            for token in yaml.scan(block, Loader=yaml.SafeLoader):
-                if isinstance(token, (yaml.AnchorToken, yaml.AliasToken)):
-                    line = first_line + token.start_mark.line
-                    raise ParseError(f"{where}:{line}: a YAML {'anchor' if isinstance(token, yaml.AnchorToken) else 'alias'} "
-                                     f"({'&' if isinstance(token, yaml.AnchorToken) else '*'}{token.value}): a notebook's "
-                                     "front matter and cell options are read without anchors and aliases; write the values out")
-        except yaml.YAMLError:
-            continue  # not YAML: said below for the front matter, by jupytext for a cell's options
+            token = first_reference(block)
         except RecursionError:
             raise ParseError(f"{where}:{first_line}: its YAML nests too deep to be read") from None
+        if token is not None:
+            anchor = isinstance(token, yaml.AnchorToken)
+            raise ParseError(f"{where}:{first_line + token.start_mark.line}: a YAML {'anchor' if anchor else 'alias'} "
+                             f"({'&' if anchor else '*'}{token.value}): a notebook's front matter and cell options "
+                             "are read without anchors and aliases; write the values out")
     if blocks and blocks[0][0] == 2:
         _check_front_matter(blocks[0][1], where)
+
+
+def first_reference(text: str) -> object | None:
+    """The first anchor or alias token of the YAML ``text``, None when it has none or is no YAML
+    (tokens only: linear, nothing is built)."""
+    import yaml
+
+    if "&" not in text and "*" not in text:
+        return None  # no reference can hide in it: skip the scanner
+    try:
+        return next((t for t in yaml.scan(text, Loader=yaml.SafeLoader)
+                     if isinstance(t, (yaml.AnchorToken, yaml.AliasToken))), None)
+    except yaml.YAMLError:
+        return None  # not YAML: said for the front matter below, by jupytext for a cell's options
+
+
+def load_plain_yaml(text: str) -> object | None:
+    """``text`` read as YAML (no tags), None when it is no YAML, nests past Python's stack, or uses
+    anchors or aliases (prose's YAML blocks: a few hundred bytes of aliases, copied, are billions of nodes)."""
+    import yaml
+
+    try:
+        return None if first_reference(text) is not None else yaml.safe_load(text)
+    except (yaml.YAMLError, RecursionError):
+        return None
 
 
 def _check_front_matter(block: str, where: str) -> None:
