@@ -331,7 +331,7 @@ def test_a_non_python_kernel_is_a_clear_error() -> None:
 
 
 def test_an_unreadable_notebook_is_a_clear_error() -> None:
-    with pytest.raises(ParseError, match=r"broken: demos/broken\.ipynb cannot be read as a notebook"):
+    with pytest.raises(ParseError, match=r"broken: demos/broken\.ipynb is not a notebook: not JSON \(Expecting property name"):
         parse("{not json", "demos/broken.ipynb", "broken")
 
 

@@ -419,7 +419,7 @@ def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str,
     frames: list[str] = []
     _, found, current = runner_stderr.partition("Current thread")
     if found:
-        for m in re.finditer(r'^\s*File "([^"]+)", line (\d+) in (.*)$', current, re.M):
+        for m in re.finditer(r'^[ \t]*File "([^"]+)", line (\d+) in (.*)$', current, re.M):  # [ \t]: linear
             if m.group(1) == rel_path:
                 frames.append(m.group(0).strip())
                 if line is None:

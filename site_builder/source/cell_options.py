@@ -25,7 +25,8 @@ KNOWN_OPTIONS = frozenset({
     "echo", "output", "eval", "include", "code-fold", "code-summary", "fig-cap", "fig-alt", "label",
 })
 # "#| key: value" (Quarto's cell option comment), only in the cell's leading lines.
-_OPTION_LINE = re.compile(r"^#\|\s*(?P<key>[A-Za-z][\w.-]*)\s*:\s*(?P<value>.*?)\s*$")
+# The value ends possessively at its last non-blank (a lazy ".*?" before "\s*$" is quadratic in a blank run).
+_OPTION_LINE = re.compile(r"^#\|\s*(?P<key>[A-Za-z][\w.-]*)\s*:\s*(?P<value>(?:\S(?:\s*+\S)*+)?)\s*$")
 _FALSE = ("false", "no", "off")
 _TRUE = ("true", "yes", "on")
 

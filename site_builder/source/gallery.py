@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from site_builder.source.blocks import Cell
 
 # "# sphinx_gallery_KEY = VALUE", at any indentation (as Sphinx-Gallery reads them).
-GALLERY_SETTING = re.compile(r"^[ \t]*#\s*sphinx_gallery_(?P<key>\w+)\s*=\s*(?P<value>.*?)\s*$")
+# The value ends possessively at its last non-blank (a lazy ".*?" before "\s*$" is quadratic in a blank run).
+GALLERY_SETTING = re.compile(r"^[ \t]*#\s*sphinx_gallery_(?P<key>\w+)\s*=\s*(?P<value>(?:\S(?:\s*+\S)*+)?)\s*$")
 IGNORE_START = re.compile(r"^[ \t]*#\s*sphinx_gallery_start_ignore\b")
 IGNORE_END = re.compile(r"^[ \t]*#\s*sphinx_gallery_end_ignore\b")
 _TRIPLE = re.compile(r"^[rRuU]?(\"\"\"|''')")

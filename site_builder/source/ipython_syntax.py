@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 # A cheap test before IPython is imported (seconds on a busy machine): a line that opens with
 # % or ! (IPython only reads them at the start of a line, or after "x =").
-_LOOKS_LIKE_IPYTHON = re.compile(r"^[ \t]*(?:[%!]|[\w., ]+=[ \t]*[%!])", re.MULTILINE)
+_LOOKS_LIKE_IPYTHON = re.compile(r"^[ \t]*+(?:[%!]|[\w., ]+=[ \t]*[%!])", re.MULTILINE)  # *+: linear
 # The line and cell magics the builder honours.
 TIMING_MAGICS = frozenset({"time", "timeit"})
 # Cell magics that write the cell to a file in the current folder (the demo's run folder).
