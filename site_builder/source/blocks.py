@@ -46,8 +46,6 @@ class Cell:
     description: str = ""  # from the docstring's Blocks section, "" when none
     tags: tuple[str, ...] = ()  # Jupytext cell metadata tags, e.g. ("raises-exception",)
     options: tuple[tuple[str, str], ...] = ()  # Quarto "#| key: value" lines (left out of ``text``)
-    run_text: str = ""  # what the child runs when it differs from ``text`` (IPython syntax rewritten)
-    notes: tuple[str, ...] = ()  # what the page says about the cell's code (IPython syntax skipped)
 
 
 @dataclass(frozen=True)
@@ -490,7 +488,7 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
     lines = data["docstring_lines"]
     return Script(**{
         **data,
-        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]), "notes": tuple(cell["notes"]),
+        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]),
                                "options": tuple((str(k), str(v)) for k, v in cell["options"])})
                        for cell in data["cells"]),
         "requirements": requirements_of(imports, local_dir),

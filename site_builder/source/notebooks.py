@@ -1,7 +1,9 @@
 """Parse stage for notebooks: an ``.ipynb`` or a Jupytext Markdown notebook -> the same Script.
 
 Read with jupytext (``.md``: MyST ``{code-cell}`` or Jupytext Markdown, as its front matter
-says). Stored outputs are never read: the cells run as a script's blocks do. Line numbers:
+says). Stored outputs are never read: the cells run as a script's blocks do, through IPython
+(``run/child/shell.py``), and nothing is compiled here: a cell that cannot be compiled fails
+at its turn, as in Jupyter. Line numbers:
 in a Markdown notebook, the file's own lines; in an ``.ipynb``, lines counted through its
 code cells (the first cell's first line is line 1, each cell one line after the last),
 as the page numbers them.
@@ -18,7 +20,7 @@ from typing import Any
 
 from site_builder.errors import ParseError
 from site_builder.source import cell_options, ipython_syntax
-from site_builder.source.blocks import Cell, Script, compile_cell, module_imports, option_warnings, requirements_of
+from site_builder.source.blocks import Cell, Script, module_imports, option_warnings, requirements_of
 from site_builder.source.markdown_head import title_and_summary
 
 # A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
@@ -162,13 +164,8 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
         options, taken = cell_options.split_options(lines)
         text = "\n".join(lines[taken:]).rstrip("\n")
         first += taken
-        rewritten = ipython_syntax.rewrite(text)
-        notes = tuple(f"Line {first + row}: {note}." for row, note in rewritten.notes) if rewritten else ()
-        cells.append(Cell(
-            "code", f"block-{ordinal}", text, first, first - taken,
-            tags=_tags(cell.metadata), options=options,
-            run_text=rewritten.text if rewritten else "", notes=notes,
-        ))
+        cells.append(Cell("code", f"block-{ordinal}", text, first, first - taken, tags=_tags(cell.metadata),
+                          options=options))
     return cells, source if exact or not cells else "\n".join(run_source_lines)
 
 
@@ -180,9 +177,14 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
     tree = ast.Module(body=[], type_ignores=[])
     for cell in cells:
         if cell.kind == "code":
-            runnable = Cell(cell.kind, cell.name, cell.run_text or cell.text, cell.first_line, cell.marker_line)
-            compile_cell(runnable, rel_path, entry)
-            tree.body += ast.parse("\n" * (cell.first_line - 1) + runnable.text).body
+            # Nothing is compiled here: as in Jupyter, a cell that cannot be compiled fails at its
+            # turn (ran by IPython, its magics too), and the cells before it run.
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
+                    tree.body += ast.parse("\n" * (cell.first_line - 1) + ipython_syntax.as_python(cell.text)).body
+            except (SyntaxError, ValueError):
+                pass  # it imports nothing we can know of
     imports = module_imports(tree)
     title, summary = title_and_summary(c.text for c in cells if c.kind == "markdown")
     return Script(

@@ -18,6 +18,7 @@ from typing import Any
 from site_builder.config import Config
 from site_builder.run.execute import RunOptions, RunResult
 from site_builder.source.blocks import Cell, Script
+from site_builder.source.ipython_syntax import looks_like_ipython
 
 # environment keys that are not package distributions
 _NOT_PACKAGES = frozenset({"python", "platform", "blas"})
@@ -75,8 +76,10 @@ def code_fingerprint(script: Script) -> tuple[str, bool]:
         tokens, doc = _code_tokens(cell)
         uses_doc = uses_doc or doc
         block: dict[str, Any] = {"name": cell.name, "tags": list(cell.tags), "tokens": tokens}
-        if cell.options or cell.run_text:  # "#| eval: false" or rewritten IPython syntax change the run
-            block.update(options=[list(o) for o in cell.options], run=cell.run_text)
+        if cell.options:  # "#| eval: false" changes the run
+            block.update(options=[list(o) for o in cell.options])
+        if looks_like_ipython(cell.text):  # a comment in a %%writefile or %%bash cell is no comment
+            block.update(text=cell.text)
         blocks.append(block)
     data = json.dumps(blocks, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     return hashlib.sha256(data).hexdigest(), uses_doc

@@ -331,7 +331,6 @@ class _Renderer:
             artifacts=artifacts,
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
-            notes=cell.notes,
         )
 
     def artifact_views(self, block: BlockResult, publish: _Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:

@@ -105,7 +105,6 @@ class CellView:
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
     value: DisplayView | None = None  # its last expression's value, when one is shown
     display: CellDisplay = CellDisplay()  # its options: code and output shown, folded or left out
-    notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
 
     @property
     def has_output(self) -> bool:
