@@ -55,6 +55,7 @@ MAGICS = [
     FixtureCell("import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nlines = ax.plot([1, 3, 2])"),
     FixtureCell("ax.set_title('redrawn')\nfig", compare="a figure, not text"),
     FixtureCell("get_ipython().run_line_magic('precision', '%.1f')\n2 / 3"),
+    FixtureCell("plt.plot([1, 2])\nplt.show()  # shown now: the next plot is a new figure\nplt.plot([2, 1])\nplt.show()"),
 ]
 
 ERRORS = [
@@ -131,11 +132,12 @@ def normalised(text: str) -> str:
 @dataclass(frozen=True)
 class Outcome:
     """What one code cell did: "ok", "error" (failed, allowed or not) or "not-run"; its printed
-    text (every stream, in order) and its value's text/plain."""
+    text (every stream, in order), its value's text/plain and how many images it showed."""
 
     status: str
     printed: str
     value: str
+    images: int = 0
 
 
 def jupyter_outcomes(cells: list[FixtureCell], workdir: Path) -> list[Outcome]:
@@ -174,7 +176,8 @@ def jupyter_outcomes(cells: list[FixtureCell], workdir: Path) -> list[Outcome]:
             continue
         printed = "".join(o.text for o in cell.outputs if o.output_type == "stream")
         values = [o.data.get("text/plain", "") for o in cell.outputs if o.output_type == "execute_result"]
-        outcomes.append(Outcome("error" if replies[index] == "error" else "ok", printed, "".join(values)))
+        images = sum(1 for o in cell.outputs if any(m.startswith("image/") for m in o.get("data", {})))
+        outcomes.append(Outcome("error" if replies[index] == "error" else "ok", printed, "".join(values), images))
     return outcomes
 
 
@@ -185,6 +188,10 @@ def our_outcomes(project: Path, entry: str) -> list[Outcome]:
     for block in record["blocks"]:
         status = {"expected-error": "error"}.get(block["status"], block["status"])
         printed = "".join("".join(chunk["lines"]) for chunk in block["output"] if chunk["stream"] != "display")
-        value = "".join((block.get("value") or {}).get("data", {}).get("text/plain", []))
-        outcomes.append(Outcome(status, printed, value))
+        value = block.get("value") or {}
+        text = "".join(value.get("data", {}).get("text/plain", []))
+        bundles = [chunk for chunk in block["output"] if chunk["stream"] == "display"] + [value]
+        images = sum(1 for a in block["artifacts"] if a["kind"] == "figure")
+        images += sum(1 for b in bundles if any(m.startswith("image/") for m in b.get("files", {})))
+        outcomes.append(Outcome(status, printed, text, images))
     return outcomes

@@ -81,6 +81,7 @@ def test_the_same_cells_succeed_fail_and_print_as_in_jupyter(built, jupyter, nam
         ours = our_outcomes(project, entry)
         theirs = jupyter[name]
         assert [o.status for o in ours] == [o.status for o in theirs], entry
+        assert [o.images for o in ours] == [o.images for o in theirs], entry  # every figure, once each
         for index, (fixture, mine, jupyters) in enumerate(zip(FIXTURES[name], ours, theirs), start=1):
             if fixture.compare:
                 continue
@@ -117,6 +118,8 @@ def test_a_figure_given_as_the_value_shows_as_the_figure(built) -> None:
         assert "&lt;Figure size" not in redrawn and "<Figure size" not in redrawn
         once = cell(page(project, entry), 26)  # pyplot's figure: shown once, under its cell
         assert len(re.findall(r"<img ", once)) == 1
+        shown_twice = cell(page(project, entry), 29)  # plt.show() in the middle: two figures, as in Jupyter
+        assert len(re.findall(r'<img [^>]*src="_site_builder/block-29-figure-[12]\.png"', shown_twice)) == 2
 
 
 def test_errors_are_the_cells_and_nobody_answers(built) -> None:
@@ -190,4 +193,4 @@ def test_downloads_keep_ipython_syntax_and_the_script_is_jupytexts(built) -> Non
 
 
 def test_fixtures_are_what_the_tests_count_on() -> None:
-    assert len(MAGICS) == 28 and len(ERRORS) == 16 and len(BROKEN) == 3
+    assert len(MAGICS) == 29 and len(ERRORS) == 16 and len(BROKEN) == 3

@@ -131,8 +131,8 @@ def _run(job: dict[str, Any], events: Any) -> None:
     sys.path[:0] = ["", os.path.dirname(script)] if notebook else [os.path.dirname(script)]
     sys.argv = [script]
     ns = module.__dict__
-    shell = shell_module.NotebookShell(module, rel_path, paths, displays, job["ipython_dir"],
-                                       job.get("figure_scale", 2.0)) if notebook else None
+    shell = shell_module.NotebookShell(module, rel_path, paths, displays, job["ipython_dir"], job["builder_dir"],
+                                       job.get("figure_scale", 2.0), job.get("animations")) if notebook else None
     if environment.PRELOADED:
         environment.track_preloaded_imports()
     audit = files.ReadAudit()
@@ -172,8 +172,11 @@ def _run(job: dict[str, Any], events: Any) -> None:
         else:
             names = shell.block_names(resolver, cell, before_ns)
         resolving += time.thread_time()
-        artifacts = figures.save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0), ns,
-                                         job.get("animations"), shell.figures if shell else None)
+        if shell is None:
+            artifacts = figures.save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0), ns,
+                                             job.get("animations"))
+        else:
+            artifacts = shell.cell_figures()
         artifacts += files.file_artifacts(before, files.snapshot(files_dir), files_dir)
         sink.finish()
         artifacts += displays.end()

@@ -45,8 +45,8 @@ from typing import Any
 
 from .errors import describe_error
 from .files import Paths, inside
-from .outputs.displays import Displays
-from .outputs.figures import png_bytes
+from .outputs.displays import Displays, when_imported
+from .outputs.figures import png_bytes, save_figures
 
 HIDE_VALUE_TAG = "hide-value"
 NO_ANSWER = ("{what} was called, but nobody answers a notebook the site builder runs "
@@ -62,11 +62,13 @@ class NotebookShell:
     """One notebook's IPython shell; :meth:`run_cell` runs a cell of the runner's job."""
 
     def __init__(self, module: Any, rel_path: str, paths: Paths, displays: Displays, ipython_dir: str,
-                 figure_scale: float = 2.0) -> None:
+                 builder_dir: str, figure_scale: float = 2.0, animations: dict[str, Any] | None = None) -> None:
         from traitlets.config import Config
 
         self.rel_path, self.paths, self.displays = rel_path, paths, displays
-        self.ipython_dir, self.scale = ipython_dir, figure_scale
+        self.ipython_dir, self.builder_dir, self.scale, self.animations = ipython_dir, builder_dir, figure_scale, animations
+        self.cell_name = ""
+        self.saved: list[dict[str, Any]] = []  # the running cell's figures saved so far (plt.show())
         self.errors = sys.stderr  # the runner's: shown errors are the cell's stderr even in %%capture
         self.depth = 0  # run_cell calls under way: 1 for a cell, more inside %%capture
         self.offset = 0  # the notebook line before the running cell's first
@@ -83,6 +85,11 @@ class NotebookShell:
         self.shell.display_formatter.formatters["image/png"].for_type_by_name(
             "matplotlib.figure", "Figure", self._figure_png)
         _refuse_input()
+        loaded = sys.modules.get("matplotlib.pyplot")
+        if loaded is not None:
+            self._inline_show(loaded)
+        else:
+            when_imported("matplotlib.pyplot", self._inline_show)
         warnings.filterwarnings("ignore", message="To exit: use 'exit', 'quit', or Ctrl-D.")
 
     def run_cell(self, cell: dict[str, Any]) -> tuple[str, dict[str, Any] | None, bool, dict[str, Any] | None]:
@@ -92,6 +99,7 @@ class NotebookShell:
         blank = next((i for i, line in enumerate(lines) if line.strip()), 0)  # IPython drops them
         self.offset = cell["first_line"] - 1 + blank
         self.value, self.figures, self.unparsed = None, [], None
+        self.cell_name, self.saved = cell["name"], []
         shell = self.shell
         interactivity = shell.ast_node_interactivity
         if HIDE_VALUE_TAG in cell["tags"]:
@@ -123,6 +131,29 @@ class NotebookShell:
         found = resolver.block_names({**cell, "text": "\n".join(ran)}, before, self.shell.user_ns)
         first = cell["first_line"]
         return [ref for ref in found if 0 <= ref[0] - first < len(raw) and ran[ref[0] - first] == raw[ref[0] - first]]
+
+    def cell_figures(self) -> list[dict[str, Any]]:
+        """The artifacts of the cell's figures: those ``plt.show()`` saved, then those left open
+        and those given as its value (saved now), numbered through the cell."""
+        shown, self.figures = self.figures, []
+        self._save(shown)
+        saved, self.saved = self.saved, []
+        return saved
+
+    def _save(self, shown: list[Any] | None = None) -> None:
+        first = 1 + sum(1 for a in self.saved if a["kind"] == "figure")
+        self.saved += save_figures(self.cell_name, self.builder_dir, self.scale, self.shell.user_ns,
+                                   self.animations, shown, first=first)
+
+    def _inline_show(self, pyplot: Any) -> None:
+        """``plt.show()`` as the inline backend has it: the open figures show now (under the cell)
+        and are closed, so that what the cell draws next is a new figure."""
+        def show(*args: Any, **kwargs: Any) -> None:
+            if self.cell_name:
+                self._save()
+
+        show.__doc__ = "pyplot.show(), as a notebook's inline backend: the open figures show under the cell."
+        pyplot.show = show
 
     def close(self) -> None:
         """Remove the profile folder IPython made (the builder's; the parent removes it too)."""

@@ -15,11 +15,13 @@ from ..files import BUILDER_DIR, png_size
 
 
 def save_figures(block: str, builder_dir: str, scale: float = 2.0, namespace: dict[str, Any] | None = None,
-                 settings: dict[str, Any] | None = None, shown: list[Any] | None = None) -> list[dict[str, Any]]:
+                 settings: dict[str, Any] | None = None, shown: list[Any] | None = None,
+                 first: int = 1) -> list[dict[str, Any]]:
     """Save every open Matplotlib figure as a PNG artifact (``scale`` pixels per CSS pixel),
     then close them all; then the figures of ``shown`` (a notebook cell's value that is a figure
     pyplot no longer holds, as Jupyter shows it).  A figure an animation of ``namespace`` draws
     is saved as that animation (see animations.py), its poster frame as the figure's PNG.
+    The figures are numbered from ``first`` (a notebook's ``plt.show()`` saved the earlier ones).
 
     ``builder_dir`` is the builder's own folder, outside the demo's working folder: the
     builder moves it to BUILDER_DIR of the run's folder once the demo is dead.
@@ -32,7 +34,7 @@ def save_figures(block: str, builder_dir: str, scale: float = 2.0, namespace: di
     animated = live_animations(namespace) if namespace is not None else {}
     figures = [(num, None) for num in plt.get_fignums()] if plt is not None else []
     figures += [(None, fig) for fig in shown or ()]
-    for k, (num, fig) in enumerate(figures, start=1):
+    for k, (num, fig) in enumerate(figures, start=first):
         try:
             _save_figure(plt.figure(num) if fig is None else fig, k, safe, builder_dir, scale, animated,
                          settings or {}, arts)
