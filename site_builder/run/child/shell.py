@@ -13,9 +13,9 @@ tests/test_layers.py checks), so a script's process never loads it.  Where the b
 differs from a kernel, and why:
 
 - Outputs go where a script's go: printed text through the fd-level capture, ``display()``
-  and values as the block's display outputs and value, figures saved after the cell by
-  ``figures`` (every ``%matplotlib`` backend is taken for ``inline``); a Matplotlib figure
-  given as the value shows as a figure of the cell (once, when pyplot still holds it).
+  and values as the block's display outputs and value, figures as the inline backend shows
+  them (``outputs/inline.py``: at ``plt.show()``, after the cell, a Figure value); every
+  ``%matplotlib`` backend is taken for ``inline``.
 - Cells compile under the notebook's path at their own lines, so tracebacks, warnings and
   ``??`` quote the notebook, never a temporary cell file (``<ipython-input-N-...>``).  The
   cell's own error is the block's error (not printed); one IPython shows without failing the
@@ -45,8 +45,8 @@ from typing import Any
 
 from .errors import describe_error
 from .files import Paths, inside
-from .outputs.displays import Displays, when_imported
-from .outputs.figures import png_bytes, save_figures
+from .outputs.displays import Displays
+from .outputs.inline import InlineFigures
 
 HIDE_VALUE_TAG = "hide-value"
 NO_ANSWER = ("{what} was called, but nobody answers a notebook the site builder runs "
@@ -65,15 +65,12 @@ class NotebookShell:
                  builder_dir: str, figure_scale: float = 2.0, animations: dict[str, Any] | None = None) -> None:
         from traitlets.config import Config
 
-        self.rel_path, self.paths, self.displays = rel_path, paths, displays
-        self.ipython_dir, self.builder_dir, self.scale, self.animations = ipython_dir, builder_dir, figure_scale, animations
-        self.cell_name = ""
-        self.saved: list[dict[str, Any]] = []  # the running cell's figures saved so far (plt.show())
+        self.rel_path, self.paths, self.displays, self.ipython_dir = rel_path, paths, displays, ipython_dir
+        self.figures = InlineFigures(module.__dict__, builder_dir, figure_scale, animations)
         self.errors = sys.stderr  # the runner's: shown errors are the cell's stderr even in %%capture
         self.depth = 0  # run_cell calls under way: 1 for a cell, more inside %%capture
         self.offset = 0  # the notebook line before the running cell's first
         self.value: dict[str, Any] | None = None  # the running cell's value, as recorded
-        self.figures: list[Any] = []  # the running cell's figure values pyplot does not hold
         self.unparsed: BaseException | None = None  # the cell's SyntaxError, at lines counted in the cell
         config = Config()
         config.HistoryManager.enabled = False  # no SQLite file and no thread: In and Out stay in memory
@@ -83,13 +80,8 @@ class NotebookShell:
         self.shell.ast_transformers.insert(0, _AtNotebookLines(self))
         self.shell.set_hook("show_in_pager", _print_page)
         self.shell.display_formatter.formatters["image/png"].for_type_by_name(
-            "matplotlib.figure", "Figure", self._figure_png)
+            "matplotlib.figure", "Figure", self.figures.png)
         _refuse_input()
-        loaded = sys.modules.get("matplotlib.pyplot")
-        if loaded is not None:
-            self._inline_show(loaded)
-        else:
-            when_imported("matplotlib.pyplot", self._inline_show)
         warnings.filterwarnings("ignore", message="To exit: use 'exit', 'quit', or Ctrl-D.")
 
     def run_cell(self, cell: dict[str, Any]) -> tuple[str, dict[str, Any] | None, bool, dict[str, Any] | None]:
@@ -98,8 +90,8 @@ class NotebookShell:
         lines = text.split("\n")
         blank = next((i for i, line in enumerate(lines) if line.strip()), 0)  # IPython drops them
         self.offset = cell["first_line"] - 1 + blank
-        self.value, self.figures, self.unparsed = None, [], None
-        self.cell_name, self.saved = cell["name"], []
+        self.value, self.unparsed = None, None
+        self.figures.begin(cell["name"])
         shell = self.shell
         interactivity = shell.ast_node_interactivity
         if HIDE_VALUE_TAG in cell["tags"]:
@@ -133,27 +125,8 @@ class NotebookShell:
         return [ref for ref in found if 0 <= ref[0] - first < len(raw) and ran[ref[0] - first] == raw[ref[0] - first]]
 
     def cell_figures(self) -> list[dict[str, Any]]:
-        """The artifacts of the cell's figures: those ``plt.show()`` saved, then those left open
-        and those given as its value (saved now), numbered through the cell."""
-        shown, self.figures = self.figures, []
-        self._save(shown)
-        saved, self.saved = self.saved, []
-        return saved
-
-    def _save(self, shown: list[Any] | None = None) -> None:
-        first = 1 + sum(1 for a in self.saved if a["kind"] == "figure")
-        self.saved += save_figures(self.cell_name, self.builder_dir, self.scale, self.shell.user_ns,
-                                   self.animations, shown, first=first)
-
-    def _inline_show(self, pyplot: Any) -> None:
-        """``plt.show()`` as the inline backend has it: the open figures show now (under the cell)
-        and are closed, so that what the cell draws next is a new figure."""
-        def show(*args: Any, **kwargs: Any) -> None:
-            if self.cell_name:
-                self._save()
-
-        show.__doc__ = "pyplot.show(), as a notebook's inline backend: the open figures show under the cell."
-        pyplot.show = show
+        """The artifacts of the cell's figures (see InlineFigures.end)."""
+        return self.figures.end()
 
     def close(self) -> None:
         """Remove the profile folder IPython made (the builder's; the parent removes it too)."""
@@ -182,10 +155,7 @@ class NotebookShell:
 
     def took_value(self, value: Any) -> dict[str, Any]:
         """Keep the cell's value (the displayhook's); its formatted bundle, for IPython's history."""
-        module = sys.modules.get("matplotlib.figure")
-        if module is not None and isinstance(value, module.Figure):
-            if not _held_by_pyplot(value):  # pyplot's are saved after the cell anyway: shown once
-                self.figures.append(value)
+        if self.figures.took_value(value):
             return {}
         data, metadata = self.shell.display_formatter.format(value)
         record = self.displays.formatted_value(value, data, metadata)
@@ -204,17 +174,6 @@ class NotebookShell:
         if inside(real, self.paths.files_dir):
             return os.path.relpath(real, self.paths.files_dir).replace(os.sep, "/")
         return self.paths.project_rel(full)
-
-    def _figure_png(self, fig: Any) -> tuple[bytes, dict[str, int]] | None:
-        """A figure as display() shows it: the PNG the cell's figures are, at their size."""
-        try:
-            data = png_bytes(fig, self.scale * fig.dpi)
-        except Exception:
-            return None  # as IPython's own formatter: the figure shows as text
-        size = _png_bytes_size(data)
-        if size is None:
-            return data, {}
-        return data, {"width": round(size[0] / self.scale), "height": round(size[1] / self.scale)}
 
 
 class _AtNotebookLines(ast.NodeTransformer):
@@ -238,20 +197,6 @@ def _at_notebook_line(error: SyntaxError, offset: int, rel_path: str) -> None:
     error.filename = rel_path
     if isinstance(error.lineno, int):
         error.text = linecache.getline(rel_path, error.lineno) or error.text
-
-
-def _png_bytes_size(data: bytes) -> tuple[int, int] | None:
-    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
-        return None
-    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-
-
-def _held_by_pyplot(fig: Any) -> bool:
-    helpers = sys.modules.get("matplotlib._pylab_helpers")
-    try:
-        return helpers is not None and any(m.canvas.figure is fig for m in helpers.Gcf.get_all_fig_managers())
-    except Exception:
-        return False
 
 
 def _print_page(shell: Any, data: Any, start: int = 0, screen_lines: int = 0) -> None:
