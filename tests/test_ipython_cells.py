@@ -19,6 +19,7 @@ import jupytext
 import pytest
 
 from tests.conftest import run_cli, write_demo
+from tests.test_notebooks import cell as block, page
 from tests.notebook_fixtures import (
     BROKEN, ERRORS, FIXTURES, MAGICS, jupyter_outcomes, normalised, our_outcomes, write_fixtures)
 
@@ -53,14 +54,9 @@ def jupyter(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
             for name, cells in FIXTURES.items()}
 
 
-def page(project: Path, name: str) -> str:
-    return (project / "build" / name / "index.html").read_text(encoding="utf-8")
-
-
 def cell(html: str, number: int) -> str:
-    match = re.search(rf'<section id="block-{number}" class="cell".*?</section>', html, re.S)
-    assert match, f"no block-{number}"
-    return match.group(0)
+    """The <section> of block-NUMBER on a page."""
+    return block(html, f"block-{number}")
 
 
 def shown(html: str) -> str:
