@@ -56,6 +56,7 @@ MAGICS = [
     FixtureCell("ax.set_title('redrawn')\nfig", compare="a figure, not text"),
     FixtureCell("get_ipython().run_line_magic('precision', '%.1f')\n2 / 3"),
     FixtureCell("plt.plot([1, 2])\nplt.show()  # shown now: the next plot is a new figure\nplt.plot([2, 1])\nplt.show()"),
+    FixtureCell("n = 3\n!echo {n} items from $n\nprint(_exit_code)"),
 ]
 
 ERRORS = [

@@ -104,6 +104,7 @@ def test_magics_run_and_what_they_print_is_shown(built) -> None:
         assert "from the shell" in shown(cell(html, 19)) and "from bash" in shown(cell(html, 23))
         assert "<b>bold from a cell magic</b>" in cell(html, 24) and "<em>shown</em>" in cell(html, 25)
         assert "0.7" in shown(cell(html, 28))
+        assert "3 items from 3\n0" in shown(cell(html, 30))  # !cmd expands {n} and $n, sets _exit_code
 
 
 def test_a_figure_given_as_the_value_shows_as_the_figure(built) -> None:
@@ -189,4 +190,4 @@ def test_downloads_keep_ipython_syntax_and_the_script_is_jupytexts(built) -> Non
 
 
 def test_fixtures_are_what_the_tests_count_on() -> None:
-    assert len(MAGICS) == 29 and len(ERRORS) == 16 and len(BROKEN) == 3
+    assert len(MAGICS) == 30 and len(ERRORS) == 16 and len(BROKEN) == 3
