@@ -191,3 +191,18 @@ def test_downloads_keep_ipython_syntax_and_the_script_is_jupytexts(built) -> Non
 
 def test_fixtures_are_what_the_tests_count_on() -> None:
     assert len(MAGICS) == 30 and len(ERRORS) == 16 and len(BROKEN) == 3
+
+
+def test_a_comment_of_a_cell_magic_is_part_of_the_run_and_a_scripts_comment_is_not() -> None:
+    from site_builder.run.records.inputs import code_fingerprint
+    from site_builder.source.blocks import parse
+    from tests.notebook_fixtures import FixtureCell, as_ipynb
+
+    def notebook(comment: str) -> str:
+        return as_ipynb([FixtureCell(f"%%writefile helper.py\n# {comment}\nX = 1")], "N")
+
+    first, second = (code_fingerprint(parse(notebook(c), "demos/n.ipynb", "n"), notebook=True)
+                     for c in ("one?", "two?"))
+    assert first != second  # the file it writes differs: the notebook runs again
+    script = "# %% B-a\n# Does it converge{}?\nx = 1\n"
+    assert len({code_fingerprint(parse(script.format(c), "demos/s.py", "s")) for c in ("", " yet")}) == 1

@@ -68,8 +68,9 @@ def _code_tokens(cell: Cell) -> tuple[list[list[str]], bool]:
     return [[tokenize.tok_name[t.type]] if t.type in layout else [t.string] for t in significant], uses_doc
 
 
-def code_fingerprint(script: Script) -> tuple[str, bool]:
-    """(sha256 of the code and block structure, whether the code reads ``__doc__``)."""
+def code_fingerprint(script: Script, notebook: bool = False) -> tuple[str, bool]:
+    """(sha256 of the code and block structure, whether the code reads ``__doc__``); in a
+    ``notebook`` a cell of IPython syntax counts whole (a comment in ``%%writefile`` is no comment)."""
     blocks = []
     uses_doc = False
     for cell in script.code_cells:
@@ -78,7 +79,7 @@ def code_fingerprint(script: Script) -> tuple[str, bool]:
         block: dict[str, Any] = {"name": cell.name, "tags": list(cell.tags), "tokens": tokens}
         if cell.options:  # "#| eval: false" changes the run
             block.update(options=[list(o) for o in cell.options])
-        if looks_like_ipython(cell.text):  # a comment in a %%writefile or %%bash cell is no comment
+        if notebook and looks_like_ipython(cell.text):
             block.update(text=cell.text)
         blocks.append(block)
     data = json.dumps(blocks, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")

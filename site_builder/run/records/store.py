@@ -192,7 +192,7 @@ class RecordStore:
 
     def _mismatch(self, entry: Entry, script: Script, options: RunOptions, inputs: RunInputs,
                   frozen: bool) -> str:
-        code, _ = code_fingerprint(script)
+        code, _ = code_fingerprint(script, entry.format != "py")
         if inputs.code != code:
             return "its code changed"
         if inputs.exact and inputs.source != sha_text(entry.source):
@@ -288,7 +288,7 @@ class RecordStore:
 
     def inputs(self, entry: Entry, script: Script, result: RunResult, options: RunOptions) -> RunInputs:
         """The cache key of a run that just finished."""
-        code, uses_doc = code_fingerprint(script)
+        code, uses_doc = code_fingerprint(script, entry.format != "py")
         reads = {}
         for rel in result.reads:
             try:
