@@ -122,8 +122,9 @@ def _run(job: dict[str, Any], events: Any) -> None:
     lines = job["source"].splitlines(keepends=True)
     linecache.cache[rel_path] = (len(job["source"]), None, lines, rel_path)
     module = types.ModuleType("__main__")
-    if not notebook:  # a notebook has no __file__ in Jupyter either
-        module.__file__ = script
+    # (Jupyter gives a notebook no __file__; here its working folder is the run folder, so the
+    # notebook's path is how it finds the files next to it, as a script does.)
+    module.__file__ = script
     module.__builtins__ = builtins  # type: ignore[attr-defined]  # a module, as in python x.py
     sys.modules["__main__"] = module
     # A kernel's path starts with "" (the working folder: files a cell wrote import, as after
