@@ -211,7 +211,7 @@ def test_on_this_page_lists_prose_headings_with_their_blocks(leftovers_site: Pat
     assert 'href="#block-1"' in first
     assert nav.index('href="#setup"') < nav.index("A string text block")
     myst = page(leftovers_site, "myst")
-    assert '<a href="#start"><span class="toc-section">Getting started</span></a>' in myst
+    assert '<a href="#label-start"><span class="toc-section">Getting started</span></a>' in myst
     assert '<span class="toc-section">Checking</span>' in myst
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from html.parser import HTMLParser
 from pathlib import Path
+
+import pytest
 
 from site_builder.run.execute import BlockResult, RunResult
 from site_builder.site.prose import html as prose
@@ -82,11 +85,11 @@ See {eq}`energy` and {eq}`sum`; {eq}`missing` stays text."""
     html = render(text)
     assert html.count("<math") == 5 and "http" not in html  # MathML, nothing loaded
     assert '<math display="block">' in html
-    assert 'id="energy"' in html and 'id="sum"' in html
+    assert 'id="label-energy"' in html and 'id="label-sum"' in html
     assert '<span class="eqno">(1)</span>' in html and '<span class="eqno">(2)</span>' in html
     assert html.count('class="eqno"') == 2  # the unlabelled one is not numbered
-    assert '<a href="#energy" rel="noopener noreferrer">(1)</a>' in html
-    assert '<a href="#sum" rel="noopener noreferrer">(2)</a>' in html
+    assert '<a href="#label-energy" rel="noopener noreferrer">(1)</a>' in html
+    assert '<a href="#label-sum" rel="noopener noreferrer">(2)</a>' in html
     assert "costs $5 and $10" in visible(html) and "missing" in visible(html)
     assert_no_raw_syntax(html.replace("$5 and $10", ""))
 
@@ -104,9 +107,9 @@ A caption.
 ```
 """
     html = render(text)
-    assert '<h2 id="intro-label">Getting started</h2>' in html
-    assert '<a href="#intro-label" rel="noopener noreferrer">Getting started</a>' in html
-    assert '<a href="#intro-label" rel="noopener noreferrer">explicit</a>' in html
+    assert '<h2 id="label-intro-label">Getting started</h2>' in html
+    assert '<a href="#label-intro-label" rel="noopener noreferrer">Getting started</a>' in html
+    assert '<a href="#label-intro-label" rel="noopener noreferrer">explicit</a>' in html
     assert '<a href="#fig-one" rel="noopener noreferrer">Fig. 1</a>' in html
     words = visible(html)
     assert "nowhere" in words and "page" in words
@@ -198,7 +201,7 @@ See {prf:ref}`thm-p` and {ref}`ex-limits`.
     gated = html[html.index("Solution to Exercise 1"):]
     assert "Gated answer" in gated.split("</details>")[0] and '<span class="n">x</span>' in gated
     assert '<a href="#thm-p" rel="noopener noreferrer">Theorem 1</a>' in html
-    assert '<a href="#ex-limits" rel="noopener noreferrer">Exercise 2</a>' in html
+    assert '<a href="#label-ex-limits" rel="noopener noreferrer">Exercise 2</a>' in html
     assert_no_raw_syntax(html)
 
 
@@ -292,7 +295,7 @@ The caption.
     ))
     files = {f.path: f for f in render_site([first, second], SiteInfo())}
     page = files["second/index.html"].data.decode()
-    assert '<a href="../first/index.html#shared-target" rel="noopener noreferrer">A section of the first page</a>' in page
+    assert '<a href="../first/index.html#label-shared-target" rel="noopener noreferrer">A section of the first page</a>' in page
     assert '<a href="../first/index.html" rel="noopener noreferrer">' in page
     assert '<img src="_images/img/plot.png" alt="the plot" width="300">' in page
     assert "Fig. 1" in page and "The caption." in page
@@ -300,7 +303,24 @@ The caption.
     assert "second/_images/img/link.png" not in files and "linked away" in page  # a link: not read
     assert '<img alt="markdown image" src="_images/img/plot.png">' in page
     assert "escaping" in page and "outside.png" not in page
-    assert 'id="shared-target"' in files["first/index.html"].data.decode()
+    assert 'id="label-shared-target"' in files["first/index.html"].data.decode()
+
+
+def test_an_image_path_with_backslash_escapes_is_read_as_written(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "demos" / "img").mkdir(parents=True)
+    (tmp_path / "demos" / "img" / "plot_one.png").write_bytes(PNG)
+    build = _build(tmp_path, "escapes", (
+        Cell("code", "setup", "x = 1", 1, None),
+        Cell("markdown", "", "![one](img/plot\\_one.png) and ![gone](img/gone\\_file.png)", 2, 1),
+    ))
+    with caplog.at_level(logging.WARNING):
+        files = {f.path: f for f in render_site([build], SiteInfo())}
+    assert '<img alt="one" src="_images/img/plot_one.png">' in files["escapes/index.html"].data.decode()
+    assert "escapes/_images/img/plot_one.png" in files
+    # The warning names the path as written, never Python-Markdown's placeholder of an escape.
+    assert "escapes: the image img/gone_file.png of its prose is not published" in caplog.text
+    assert "\x02" not in caplog.text and "\x03" not in caplog.text
 
 
 def test_house_style_markdown_cells_keep_rendering_as_before() -> None:
@@ -322,8 +342,35 @@ def test_notebook_title_and_summary_from_the_prose() -> None:
     assert without_title("# Other\n", "The title with x") == "# Other\n"
 
 
+def test_a_notebooks_title_and_summary_read_as_a_reader_sees_them(tmp_path: Path) -> None:
+    import nbformat
+
+    from site_builder.source.notebooks import parse_notebook
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Fish &amp; chips <b>and</b> `<peas>` &lt;ok&gt;\n\n"
+                                      "Read [js](javascript:alert(1)) or [the docs](https://e.org/a_(b)) first."),
+        nbformat.v4.new_code_cell("x = 1")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    source = nbformat.writes(notebook)
+    script = parse_notebook(source, "demos/fish.ipynb", "fish")
+    assert (script.title, script.summary) == ("Fish & chips and <peas> <ok>", "Read js or the docs first.")
+    path = tmp_path / "demos" / "fish.ipynb"
+    path.parent.mkdir()
+    path.write_text(source)
+    files_dir = tmp_path / "run"
+    files_dir.mkdir()
+    build = EntryBuild(Entry("fish", path, "demos/fish.ipynb", source, source.encode()), script,
+                       RunResult("fish", (BlockResult("setup", "ok", 0.01),), None, 1.0, time.time(), files_dir))
+    files = {f.path: f.data.decode() for f in render_site([build], SiteInfo(title="Site")) if f.data}
+    page, index = files["fish/index.html"], files["index.html"]
+    assert re.search(r"<h1[^>]*>Fish &amp; chips and &lt;peas&gt; &lt;ok&gt;</h1>", page)  # "&" shown once
+    assert "<title>Site · Fish &amp; chips and &lt;peas&gt; &lt;ok&gt;</title>" in page
+    assert "Read js or the docs first." in index and "js)" not in index and "&amp;amp;" not in page + index
+
+
 def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:
-    from site_builder.site.prose.myst import math_html
+    from site_builder.site.prose.mathml import math_html
 
     for tex in (r"\begin{equation} a = b \end{equation}", r"\begin{array}{cc} a & b \cr c & d \end{array}",
                 r"{\bf x} \dots y", r"x \label{eq:x}"):
@@ -336,7 +383,7 @@ def test_list_tables_are_tables_with_their_header_rows() -> None:
     html = prose.render(
         "```{list-table} Learning rates\n:header-rows: 1\n:name: rates\n\n"
         "* - Optimiser\n  - Rate\n* - Adam *default*\n  - `1e-3`\n* - SGD\n  - 0.1\n```\n", "markdown")
-    assert '<table class="myst-list-table" id="rates">' in html and "<caption>Learning rates</caption>" in html
+    assert '<table class="myst-list-table" id="label-rates">' in html and "<caption>Learning rates</caption>" in html
     header = re.search(r"<thead>(.*)</thead>", html, re.S)
     assert header and "Optimiser" in header.group(1) and "Rate" in header.group(1)
     assert len(re.findall(r"<tr>", html)) == 3 and len(re.findall(r"<td>", html)) == 4

@@ -7,15 +7,13 @@ get their ``fig-cap`` caption number, ``fig-alt`` text and ``label`` anchor.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from site_builder.run.execute import BlockResult
 from site_builder.source.cell_options import CellDisplay
 
-# An anchor id from a label: what HTML ids and URL fragments take without escaping.
-_NOT_ID = re.compile(r"[^A-Za-z0-9_.:-]+")
 _Artifact = TypeVar("_Artifact", bound=Any)  # render.ArtifactView (is_image, alt, caption)
 
 
@@ -25,7 +23,7 @@ class FigureCaption:
 
     number: int  # "Figure N", counted through the page's captioned figures
     text: str  # the fig-cap text
-    anchor: str  # its id ("" : none), from the cell's label (its first figure only)
+    anchor: str  # its id ("" : none), from the cell's label (its first figure only; see label_ids)
 
 
 def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
@@ -37,16 +35,13 @@ def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
     return replace(block, output=tuple(c for c in block.output if c.stream in kept))
 
 
-def anchor_of(label: str) -> str:
-    """The id a ``label`` option gives (``fig-loss`` stays ``fig-loss``)."""
-    return _NOT_ID.sub("-", label).strip("-")
-
-
 class FigureNumbers:
-    """Numbers the captioned figures of one page, in page order."""
+    """Numbers the captioned figures of one page, in page order; ``anchor``: a cell's label ->
+    the id of its first captioned figure (the page's PageProse.anchor, see label_ids)."""
 
-    def __init__(self) -> None:
+    def __init__(self, anchor: Callable[[str], str] = lambda label: "") -> None:
         self.count = 0
+        self.anchor = anchor
 
     def caption(self, artifacts: tuple[_Artifact, ...], display: CellDisplay) -> tuple[_Artifact, ...]:
         """A cell's artifact views, its images numbered and captioned by its fig-cap, its fig-alt their alt."""
@@ -59,7 +54,8 @@ class FigureNumbers:
                 if display.fig_cap:
                     self.count += 1
                     first = not any(getattr(v, "caption", None) for v in found)
-                    caption = FigureCaption(self.count, display.fig_cap, anchor_of(display.label) if first else "")
+                    anchor = self.anchor(display.label) if first and display.label else ""
+                    caption = FigureCaption(self.count, display.fig_cap, anchor)
                 view = replace(view, caption=caption, alt=display.fig_alt or display.fig_cap or view.alt)
             found.append(view)
         return tuple(found)

@@ -43,8 +43,8 @@ from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLinks
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
-from site_builder.site.prose.myst_scan import Gate, Label, PageProse
-from site_builder.site.prose.labels import Gates, expand_gates, prose_page, site_labels
+from site_builder.site.prose.myst_scan import Gate, PageProse
+from site_builder.site.prose.labels import Gates, SiteLabels, expand_gates, prose_page, site_labels
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, letter_groups, poster_of
@@ -104,8 +104,7 @@ class _Renderer:
         self.highlighter = Highlighter()
         self.code_links = SiteCodeLinks(info.api_docs)  # entry -> block -> its code links
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
-        self.labels: dict[str, Label] = {}  # MyST labels of the whole site (see prose_page)
-        self.docs: dict[str, tuple[str, str]] = {}
+        self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -127,7 +126,7 @@ class _Renderer:
 
     def learn_labels(self, builds: list[EntryBuild]) -> None:
         """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
-        self.labels, self.docs = site_labels([(b, self.heading(b)) for b in builds])
+        self.labels = site_labels([(b, self.heading(b)) for b in builds])
 
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
                    links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
@@ -196,10 +195,11 @@ class _Renderer:
 
         by_name = {b.name: b for b in result.blocks}
         root = "../" * (name.count("/") + 1)
-        page, images = prose_page(entry, root, self.labels, self.docs)
+        page, images = prose_page(build, root, self.labels)
         page.links = self.prose_links(entry)
         code_links = self.code_links.of(result)
-        figures, gates, assets = FigureNumbers(), Gates(page), PageAssets()
+        figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
+        purpose = self.introduction(script, page)  # first: its labels and numbers come first on the page
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
                                 figures, notebook=entry.format != "py", page=page,
@@ -225,7 +225,7 @@ class _Renderer:
             script=script,
             heading=self.heading(build),
             page_title=self.heading(build) if script.title else name,
-            purpose=self.introduction(script, page),
+            purpose=purpose,
             summary=self.summary(script),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,

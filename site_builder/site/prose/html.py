@@ -54,7 +54,7 @@ def render(text: str, language: str, *, id_prefix: str = "", page: PageProse | N
     if language == "rst":
         from site_builder.site.prose.rst import rst_html  # docutils: only for reST
 
-        html = rst_html(text, id_prefix, page.links if page else None)
+        html = rst_html(text, id_prefix, page.links if page else None, page.publish_image if page else None)
     return clean_html(_markdown(text, id_prefix, page or PageProse()) if html is None else html)
 
 

@@ -2,7 +2,7 @@
 
 A ``{ref}`` may name a label of any entry, so render_site reads all labels before it
 renders a page (myst_scan.collect_labels: no rendering). Images a page's prose shows are
-files of its entry's folder, published under ``<entry>/_images/``. A sphinx-exercise
+files of its entry's folder, published under ``<entry>/_images/`` when prose.images allows. A sphinx-exercise
 ``{solution-start}`` whose ``{solution-end}`` is in a later cell folds the cells between
 (GateView: the template opens the ``<details>`` and closes it).
 """
@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
-from urllib.parse import quote
 
-from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
-from site_builder.site.prose.myst_scan import Directive, Gate, Label, PageProse, collect_labels, gate_split, numbered
+from site_builder.site.prose.images import ProseImages
+from site_builder.site.prose.label_ids import ID_RULE, PageIds, is_id_label
+from site_builder.site.prose.myst_scan import Directive, Gate, Label, PageProse, gate_split, label_definitions, numbered
 from site_builder.site.sitefiles import EntryBuild, SiteFile
-from site_builder.source.blocks import Cell
+from site_builder.source.blocks import Cell, Script
+from site_builder.source.cell_options import display_of
 from site_builder.source.entries import Entry
 
 log = logging.getLogger(__name__)
@@ -29,41 +30,102 @@ def _doc_path(entry: Entry) -> str:
     return str(PurePosixPath(entry.rel_path).with_suffix(""))
 
 
-def site_labels(pages: list[tuple[EntryBuild, str]]) -> tuple[dict[str, Label], dict[str, tuple[str, str]]]:
-    """The labels and documents of the site, from each (build, page title).
+@dataclass
+class SiteLabels:
+    """The labels of the whole site, each page's own, what is wrong with them, and its documents."""
 
-    A label defined twice links to its first page (Sphinx warns and does the same).
+    first: dict[str, Label] = field(default_factory=dict)  # name -> its first definition in the site
+    pages: dict[str, dict[str, Label]] = field(default_factory=dict)  # entry -> its own (the first of each name)
+    problems: dict[str, list[str]] = field(default_factory=dict)  # entry -> what its page warns
+    docs: dict[str, tuple[str, str]] = field(default_factory=dict)  # doc path -> (entry, title)
+
+
+def site_labels(pages: list[tuple[EntryBuild, str]]) -> SiteLabels:
+    """The labels and documents of the site, from each (build, page title), before any page renders.
+
+    A ``{ref}`` links to its own page's label first; from another page, to the first page
+    defining it (Sphinx does the same, and warns).
     """
-    labels: dict[str, Label] = {}
-    docs: dict[str, tuple[str, str]] = {}
+    site = SiteLabels()
     for build, title in pages:
         name = build.entry.name
-        docs.setdefault(_doc_path(build.entry), (name, title))
-        if build.script.prose != "markdown":
-            continue
-        texts = [c.text for c in build.script.cells if c.kind == "markdown"]
-        for label_name, label in collect_labels(name, texts).items():
-            labels.setdefault(label_name, label)
-    return labels, docs
+        site.docs.setdefault(_doc_path(build.entry), (name, title))
+        own, problems = page_labels(build)
+        site.pages[name] = own
+        for label_name, label in own.items():
+            first = site.first.setdefault(label_name, label)
+            if first is not label:
+                problems.append(f"{name}: the label {label_name} at {label.where} is defined on {first.entry} too, "
+                                f"at {first.where}: {{ref}} on this page links to this one, other pages' to {first.entry}'s")
+        if problems:
+            site.problems[name] = problems
+    return site
 
 
-def prose_page(entry: Entry, root: str, labels: dict[str, Label], docs: dict[str, tuple[str, str]]
-               ) -> tuple[PageProse, dict[str, SiteFile]]:
-    """The prose context of ``entry``'s page (``root``: from it to the site's root), and the
-    images of its folder its prose shows, filled in as the page renders."""
-    images: dict[str, SiteFile] = {}
-    folder = entry.path.parent
+def page_labels(build: EntryBuild) -> tuple[dict[str, Label], list[str]]:
+    """The labels one page defines (prose, a code cell's ``#| label`` of a captioned figure),
+    each with an id of the label namespace (label_ids), and what is wrong with them."""
+    entry, script = build.entry, build.script
+    ids = PageIds(tuple(c.name for c in script.cells if c.kind == "code"))
+    own: dict[str, Label] = {}
+    problems: list[str] = []
+    for label_name, text, where in _definitions(entry, script):
+        if not is_id_label(label_name):
+            problems.append(f"{entry.name}: the label {label_name!r} at {where} cannot be an id ({ID_RULE}): "
+                            "nothing links to it")
+        elif label_name in own:
+            problems.append(f"{entry.name}: the label {label_name} is defined twice on the page, at "
+                            f"{own[label_name].where} and at {where}: links lead to the first")
+        else:
+            anchor, clash = ids.allocate(label_name)
+            if clash:
+                problems.append(f"{entry.name}: the label {label_name} at {where} would take the id of {clash}: "
+                                f"its id is {anchor}")
+            own[label_name] = Label(entry.name, anchor, text, where)
+    return own, problems
 
-    def publish_image(rel: str) -> str | None:
-        try:
-            open_regular(folder, rel).close()  # a regular file of the entry's folder, no link followed
-        except (UnsafeFileError, UnsafePathError) as exc:
-            log.warning("%s: the image %s of its prose is not published: %s", entry.name, rel, exc)
-            return None
-        images[rel] = SiteFile(path=f"{entry.name}/_images/{rel}", source=folder / rel, root=folder)
-        return f"_images/{quote(rel)}"
 
-    return PageProse(entry.name, _doc_path(entry), root, labels, docs, publish_image), images
+def _definitions(entry: Entry, script: Script) -> Iterator[tuple[str, str, str]]:
+    """(label, what a reference shows, where) of every label the page defines, in page order."""
+    markdown = script.prose == "markdown"
+    intro = (script.intro if markdown else "") if script.title else script.purpose  # as render's introduction
+    texts = [intro] + [c.text if markdown and c.kind == "markdown" else "" for c in script.cells]
+    found = label_definitions(texts)
+    figures = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
+    for source, cell in enumerate((None, *script.cells)):
+        for d in (d for d in found if d.source == source):
+            yield d.name, d.text, _place(entry, cell, source, texts[source], d.line)
+        if cell is not None and cell.kind == "code":
+            display = display_of(cell.tags, cell.options)
+            figures += bool(display.fig_cap)
+            if display.label and display.fig_cap:  # the id of its first captioned figure
+                yield display.label, f"Figure {figures}", f"{entry.rel_path}, block {cell.name}"
+
+
+def _place(entry: Entry, cell: Cell | None, number: int, text: str, line: int) -> str:
+    """Where line ``line`` of ``text`` (a cell's, or the docstring's when ``cell`` is None) is, for messages."""
+    if cell is not None and cell.first_line > 0:
+        return f"{entry.rel_path}:{cell.first_line + line}"
+    start = entry.source.find(text) if entry.format != "ipynb" and text else -1
+    if start >= 0:  # the docstring, a MyST notebook's cell: as it is in the file
+        return f"{entry.rel_path}:{entry.source.count(chr(10), 0, start) + 1 + line}"
+    return f"{entry.rel_path}, cell {number}, line {line + 1}"
+
+
+def prose_page(build: EntryBuild, root: str, site: SiteLabels) -> tuple[PageProse, dict[str, SiteFile]]:
+    """The prose context of ``build``'s page (``root``: from it to the site's root), and the
+    images of its folder its prose shows (prose.images' rule), filled in as the page renders.
+    Says what is wrong with the page's labels (warnings, as the page renders)."""
+    entry = build.entry
+    for problem in site.problems.get(entry.name, ()):
+        log.warning("%s", problem)
+    images = ProseImages(entry)
+    own = site.pages.get(entry.name, {})
+    ids = PageIds(tuple(c.name for c in build.script.cells if c.kind == "code"))
+    ids.taken.update(label.anchor for label in own.values())
+    page = PageProse(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
+                     publish_image=images.publish, own=own, ids=ids)
+    return page, images.files
 
 
 @dataclass(frozen=True)
@@ -102,12 +164,13 @@ class Gates:
             self.open.pop()
             return GateView(False, "details" if gate.kind == "solution" else "div")
         self.open.append(gate.kind)
-        label = gate.options.get("label", "")
+        label = gate.options.get("label") or gate.options.get("name") or ""
+        anchor = self.page.anchor(label) if label else ""
         if gate.kind == "exercise":
             title, _text = numbered(Directive("exercise", gate.args, gate.options, [], ""), self.page)
-            return GateView(True, "div", title, label)
-        target = self.page.labels.get(gate.args)
-        return GateView(True, "details", f"Solution to {target.text}" if target else "Solution", label)
+            return GateView(True, "div", title, anchor)
+        target = self.page.find(gate.args)
+        return GateView(True, "details", f"Solution to {target.text}" if target else "Solution", anchor)
 
     def closing(self) -> list[GateView]:
         """Ends for the gates still open when the page ends."""

@@ -11,8 +11,6 @@ syntax; ``{raw}`` is dropped.  The markup of the boxes is templates/_prose_myst.
 from __future__ import annotations
 
 import functools
-import inspect
-import logging
 import posixpath
 import re
 from collections.abc import Callable
@@ -30,9 +28,9 @@ from markupsafe import Markup
 from site_builder.site.prose.myst_scan import (
     CODE_DIRECTIVES, VANISHING, Directive, Fence, Math, PageProse, Target, is_numbered, numbered, segments,
 )
+from site_builder.site.prose.images import is_remote
+from site_builder.site.prose.mathml import math_html
 from site_builder.site.sitefiles import TEMPLATES_DIR
-
-log = logging.getLogger(__name__)
 
 ADMONITIONS = {
     "note": "Note", "tip": "Tip", "warning": "Warning", "seealso": "See also", "hint": "Hint",
@@ -41,6 +39,7 @@ ADMONITIONS = {
 }
 _EXPLICIT = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _STASHED = re.compile("\u0002wzxhzdk:\\d+\u0003")  # Python-Markdown's htmlStash placeholder
+_UNESCAPE = re.compile("\u0002(\\d+)\u0003")  # Python-Markdown's backslash escape, undone at the end
 _TARGET_TOKEN = "\u2063myst-target:{}\u2063"
 _TARGET_TEXT = re.compile("^\u2063myst-target:(.+)\u2063$")
 
@@ -57,42 +56,6 @@ def _environment() -> jinja2.Environment:
 def _macros() -> Any:
     """The macros of templates/_prose_myst.html (reloaded when the file changes, as under ``serve``)."""
     return _environment().get_template("_prose_myst.html").module
-
-
-# TeX that docutils' converter does not read, rewritten to what it does (tried after a failure).
-_TEX_REWRITES = (
-    (re.compile(r"\\begin\{(?:equation|gather|multline)\*?\}|\\end\{(?:equation|gather|multline)\*?\}"), ""),
-    # docutils 0.19 aligns rows split by \\ and & itself but refuses the environments around them
-    (re.compile(r"\\(?:begin|end)\{(?:aligned|align|split|eqnarray|gathered)\*?\}"), ""),
-    (re.compile(r"\\begin\{array\}\{[^{}]*\}"), r"\\begin{matrix}"),
-    (re.compile(r"\\end\{array\}"), r"\\end{matrix}"),
-    (re.compile(r"\\cr\b"), r"\\\\"),
-    (re.compile(r"\\(?:color|textcolor)\{[^{}]*\}"), ""),
-    (re.compile(r"\{\\bf\s+([^{}]*)\}"), r"\\mathbf{\1}"),
-    (re.compile(r"\\dots\b"), r"\\ldots"),
-    (re.compile(r"\\label\{[^{}]*\}|\\nonumber\b|\\notag\b|(?<!\\)%[^\n]*"), ""),
-)
-
-
-def math_html(tex: str, display: bool) -> str:
-    """``tex`` as MathML, with docutils' converter (what reST's math gives); the TeX as code when it cannot."""
-    from docutils.utils.math import latex2mathml, unichar2tex
-
-    code = tex.translate(unichar2tex.uni2tex_table)
-    block = "as_block" in inspect.signature(latex2mathml.tex2mathml).parameters  # docutils >= 0.21
-    for attempt in range(2):
-        try:  # as docutils' HTML writer calls it for math_output "MathML"
-            if block:
-                return latex2mathml.tex2mathml(code, as_block=display)
-            return latex2mathml.tex2mathml(code, inline=not display)
-        except Exception as exc:  # noqa: BLE001 (the converter raises SyntaxError and worse on odd TeX)
-            if attempt:
-                log.debug("TeX the MathML converter cannot read, shown as code: %s (%s)", tex, exc)
-        for pattern, replacement in _TEX_REWRITES:
-            code = pattern.sub(replacement, code)
-    element = ElementTree.Element("code", {"class": "math-tex"})
-    element.text = tex
-    return ElementTree.tostring(element, encoding="unicode")
 
 
 def _highlighted(code: str, language: str) -> str:
@@ -127,8 +90,8 @@ class _Blocks(Preprocessor):
             if isinstance(seg, str):
                 out.append(seg)
                 continue
-            if isinstance(seg, Target):
-                self.ext.targets.append(seg.label)
+            if isinstance(seg, Target):  # its id now, in page order with the directives' (see PageProse.anchor)
+                self.ext.targets.append(self.ext.page.anchor(seg.label))
                 out += ["", seg.indent + _TARGET_TOKEN.format(len(self.ext.targets) - 1), ""]
                 continue
             html = self.ext.block_html(seg)
@@ -170,14 +133,16 @@ class _Anchors(Treeprocessor):
                 match = _TARGET_TEXT.match(child.text or "") if child.tag == "p" else None
                 if match is None:
                     continue
-                label = self.ext.targets[int(match.group(1))]
+                anchor = self.ext.targets[int(match.group(1))]
                 after = children[index + 1] if index + 1 < len(children) else None
-                if after is not None and not after.get("id") and not _STASHED.fullmatch((after.text or "").strip()):
-                    after.set("id", label)
+                if not anchor:  # a second definition, or no id: the target shows nothing
+                    parent.remove(child)
+                elif after is not None and not after.get("id") and not _STASHED.fullmatch((after.text or "").strip()):
+                    after.set("id", anchor)
                     parent.remove(child)
                 else:  # before a stashed directive (or nothing): an anchor of its own
                     child.tag, child.text = "span", None
-                    child.set("id", label)
+                    child.set("id", anchor)
         seen: set[str] = set()
         for heading in root.iter():
             if heading.tag in ("h1", "h2", "h3", "h4", "h5", "h6") and not heading.get("id"):
@@ -191,21 +156,26 @@ class _Anchors(Treeprocessor):
 
 
 class _LocalImages(Treeprocessor):
-    """A Markdown image of the notebook's folder is published with the page; others show their alt text."""
+    """An image of the entry's folder is published with the page when it may be (prose.images),
+    else shows its alt text; web images become links.  Without a page (a value's Markdown,
+    whose images are files the demo wrote, published beside the page) paths stay as they are."""
 
     def __init__(self, md: Markdown, ext: MystExtension) -> None:
         super().__init__(md)
         self.ext = ext
 
     def run(self, root: ElementTree.Element) -> None:
-        if self.ext.page.publish_image is None:  # no page to publish with (a docstring's text)
+        if self.ext.page.publish_image is None:
             return
         for el in root.iter("img"):
-            src = el.get("src", "")
+            src = _UNESCAPE.sub(lambda m: chr(int(m.group(1))), el.get("src", ""))  # `\_` in a path
+            src = _STASHED.sub("\u2026", src)  # `$x$` in a path was made math: no such file, and no placeholder said
+            if is_remote(src):
+                continue  # a link to it (prose._RemoteImagesAsLinks)
             url = self.ext.image_url(src)
             if url:
                 el.set("src", url)
-            elif _local_path(src) is not None or not src.startswith(("http://", "https://")):
+            else:
                 alt = el.get("alt", "")
                 for key in list(el.attrib):
                     del el.attrib[key]
@@ -228,14 +198,6 @@ def list_table_rows(lines: list[str]) -> list[list[str]]:
         elif rows:
             rows[-1][-1] += "\n"
     return rows
-
-
-def _local_path(src: str) -> str | None:
-    """``src`` as a path inside the notebook's folder, or None (remote, absolute, or leaving it)."""
-    if not src or "://" in src or src.startswith(("/", "\\", "data:")) or ":" in src.split("/")[0]:
-        return None
-    path = posixpath.normpath(src.split("#")[0].split("?")[0])
-    return None if path.startswith("..") or path == "." else path
 
 
 class MystExtension(Extension):
@@ -277,10 +239,9 @@ class MystExtension(Extension):
         return Markup(html)
 
     def image_url(self, src: str) -> str | None:
-        path = _local_path(src)
-        if path is None or self.page.publish_image is None:
-            return None
-        return self.page.publish_image(path)
+        """The URL of the image ``src`` names, published with the page; None when it is not."""
+        publish = self.page.publish_image
+        return publish(src) if publish is not None and not is_remote(src) else None
 
     def block_html(self, seg: object) -> str:
         macros = _macros()
@@ -288,62 +249,64 @@ class MystExtension(Extension):
             return _highlighted("\n".join(seg.body), seg.language)
         if isinstance(seg, Math):
             number = str(self.page.number("equation")) if seg.label else ""
-            return macros.math_block(Markup(math_html(seg.tex, True)), number, seg.label)
+            anchor = self.page.anchor(seg.label) if seg.label else ""
+            return macros.math_block(Markup(math_html(seg.tex, True)), number, anchor)
         assert isinstance(seg, Directive)
         return self.directive_html(seg, macros)
 
     def directive_html(self, d: Directive, macros: Any) -> str:
         name, body, label = d.name, "\n".join(d.body), d.options.get("label") or d.options.get("name") or ""
+        anchor = self.page.anchor(label) if label else ""  # before its content's labels, in page order
         if name in ADMONITIONS:
             # Admonitions take no argument: text on the opening line is their first line.
             content = f"{d.args}\n\n{body}" if d.args else body
-            return macros.admonition(name, ADMONITIONS[name], self.nested(content), label)
+            return macros.admonition(name, ADMONITIONS[name], self.nested(content), anchor)
         if name == "admonition":
             css = "admonition-" + re.sub(r"[^a-z0-9]+", "-", d.args.lower()).strip("-")
-            return macros.admonition(css, self.inline(d.args), self.nested(body), label)
+            return macros.admonition(css, self.inline(d.args), self.nested(body), anchor)
         if is_numbered(name):
             title, _text = numbered(d, self.page)
-            return macros.box(name.replace(":", "-"), self.inline(title), self.nested(body), label)
+            return macros.box(name.replace(":", "-"), self.inline(title), self.nested(body), anchor)
         if name == "prf:proof":
-            return macros.box("prf-proof", "Proof.", self.nested(body), label)
+            return macros.box("prf-proof", "Proof.", self.nested(body), anchor)
         if name == "solution":
-            target = self.page.labels.get(d.args.strip())
+            target = self.page.find(d.args.strip())
             title = f"Solution to {target.text}" if target else "Solution"
-            return macros.solution(title, self.nested(body), label)
+            return macros.solution(title, self.nested(body), anchor)
         if name in ("solution-start", "exercise-start"):  # its end is in a later cell
             if name == "exercise-start":
                 title, _text = numbered(Directive("exercise", d.args, d.options, [], ""), self.page)
             else:
-                target = self.page.labels.get(d.args.strip())
+                target = self.page.find(d.args.strip())
                 title = f"Solution to {target.text}" if target else "Solution"
             return macros.gated_title(self.inline(title))
         if name == "math":
             number = str(self.page.number("equation")) if label else ""
-            return macros.math_block(Markup(math_html(body, True)), number, label)
+            return macros.math_block(Markup(math_html(body, True)), number, anchor)
         if name in CODE_DIRECTIVES:
             return macros.code(Markup(_highlighted(body, d.args.split()[0] if d.args else "")),
-                               d.options.get("caption", ""))
+                               d.options.get("caption", ""), anchor)
         if name in ("figure", "image"):
-            return self.figure_html(d, body, label, macros)
+            return self.figure_html(d, body, anchor, macros)
         if name == "eval-rst":
             from site_builder.site.prose.rst import rst_html
 
-            return rst_html(body, self.id_prefix) or ""
+            return rst_html(body, self.id_prefix, self.page.links, self.page.publish_image) or ""
         if name == "list-table":
             rows = [[self.nested(cell) for cell in row] for row in list_table_rows(d.body)]
             count = int(d.options.get("header-rows", "0")) if d.options.get("header-rows", "0").isdigit() else 0
             title = self.inline(d.args) if d.args else ""
-            return macros.list_table(title, rows[:count], rows[count:], label)
+            return macros.list_table(title, rows[:count], rows[count:], anchor)
         if name in VANISHING or name.endswith("-end"):
             return ""
         # Layout directives and those unknown here: their content, their argument as a title.
         title = self.inline(d.args) if d.args else ""
-        return macros.container(f"myst-{re.sub(r'[^a-z0-9-]', '-', name)}", title, self.nested(body))
+        return macros.container(f"myst-{re.sub(r'[^a-z0-9-]', '-', name)}", title, self.nested(body), anchor)
 
-    def figure_html(self, d: Directive, body: str, label: str, macros: Any) -> str:
+    def figure_html(self, d: Directive, body: str, anchor: str, macros: Any) -> str:
         src, alt = d.args.strip(), d.options.get("alt", "")
         url = self.image_url(src)
-        web = src.startswith(("http://", "https://"))
+        web = is_remote(src)
         figure = d.name == "figure"
         number = str(self.page.number("figure")) if figure else ""
         caption = self.nested(body) if figure and body.strip() else ""
@@ -351,7 +314,7 @@ class MystExtension(Extension):
             alt = " ".join(d.body[0].split()) if d.body else ""
         width = d.options.get("width", "")
         width = width if width.isdigit() else ""
-        return macros.figure(url, src if web else "", alt, width, caption, number, label, figure)
+        return macros.figure(url, src if web else "", alt, width, caption, number, anchor, figure)
 
     # -- roles
 
@@ -361,7 +324,7 @@ class MystExtension(Extension):
         if name == "math":
             return self.md.htmlStash.store(math_html(text, False))
         if name in ("ref", "numref", "eq", "prf:ref", "std:ref", "any", "term"):
-            label = self.page.labels.get(target.strip())
+            label = self.page.find(target.strip())  # this page's own first
             if name == "numref" and title and label:
                 title = title.replace("%s", label.text.split()[-1]).replace("{number}", label.text.split()[-1])
             shown = title or (label.text if label else target)

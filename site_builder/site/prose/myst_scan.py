@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from site_builder.site.prose.label_ids import PageIds, is_id_label
 from site_builder.site.prose.links import ProseLinks
 
 PROOF_KINDS = ("theorem", "lemma", "definition", "example", "corollary", "proposition", "conjecture",
@@ -23,7 +24,7 @@ VANISHING = ("raw", "toctree", "tableofcontents", "contents", "bibliography", "i
              "jupyter-execute", "embed", "tags", "footbibliography", "autosummary", "currentmodule")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*)$")
 _DIRECTIVE = re.compile(r"^\{(?P<name>[^{}\s]+)\}(?:[ \t]+(?P<args>.*?))?[ \t]*$")
-_TARGET = re.compile(r"^[ \t]*\((?P<label>[^()\s]+)\)=[ \t]*$")
+_TARGET = re.compile(r"^[ \t]*\((?P<label>.+)\)=[ \t]*$")  # any text, as MyST reads it (checked as an id later)
 _NOT_SHOWN = re.compile(r"^[ \t]*(?:%|\+\+\+)")  # MyST comments and block breaks
 _OPTION = re.compile(r"^:(?P<key>[\w.-]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 _YAML_OPTION = re.compile(r"^(?P<key>[\w.-]+):[ \t]*(?P<value>.*?)[ \t]*$")
@@ -39,8 +40,9 @@ class Label:
     """Something a ``{ref}``, ``{eq}`` or ``{numref}`` can point at."""
 
     entry: str  # the entry whose page holds it
-    anchor: str  # the element's id
+    anchor: str  # the element's id (label_ids: never one of the page's own)
     text: str  # what a reference shows: "Exercise 1", "(2)", a heading's text
+    where: str = ""  # where it is defined, for messages: "demos/x.py:12"
 
 
 @dataclass
@@ -50,11 +52,33 @@ class PageProse:
     entry: str = ""  # the entry being rendered
     doc: str = ""  # its source path, suffix removed, "/"-separated ("demos/basics/plot")
     root: str = ""  # from the page to the site's root: "../", "../../"
-    labels: dict[str, Label] = field(default_factory=dict)  # the whole site's
+    labels: dict[str, Label] = field(default_factory=dict)  # the whole site's (the first of each name)
+    own: dict[str, Label] = field(default_factory=dict)  # this page's (prose_pages.site_labels)
     docs: dict[str, tuple[str, str]] = field(default_factory=dict)  # doc path -> (entry, title)
     publish_image: Callable[[str], str | None] | None = None  # a local image -> its URL, or None
     counters: dict[str, int] = field(default_factory=dict)
     links: ProseLinks | None = None  # where API roles, inline code and example labels lead
+    ids: PageIds = field(default_factory=PageIds)  # the ids labels not in ``own`` get
+    anchored: set[str] = field(default_factory=set)  # the labels that gave an element its id
+
+    def find(self, name: str) -> Label | None:
+        """The label a reference names: this page's own first, else the site's."""
+        return self.own.get(name) or self.labels.get(name)
+
+    def anchor(self, name: str) -> str:
+        """The id of the element that defines the label ``name``; "" for a second definition
+        on the page or a label that cannot be an id (the page's warnings say so)."""
+        if name in self.anchored or not is_id_label(name):
+            return ""
+        self.anchored.add(name)
+        label = self.own.get(name)
+        if label is None:  # not collected before rendering (a text rendered on its own)
+            found = self.labels.get(name)
+            if found is not None and found.entry == self.entry and found.anchor not in self.ids.taken:
+                self.ids.taken.add(found.anchor)
+                return found.anchor
+            return self.ids.allocate(name)[0]
+        return label.anchor
 
     def number(self, kind: str) -> int:
         """The next number of ``kind`` ("equation", "exercise", "theorem", ...) on this page."""
@@ -78,6 +102,8 @@ class Directive:
     options: dict[str, str]
     body: list[str]
     indent: str
+    line: int = 0  # where it opens in the scanned text (0-based), for messages
+    body_line: int = 0  # where its body (after the options) starts
 
 
 @dataclass
@@ -92,6 +118,7 @@ class Math:
     tex: str
     label: str
     indent: str
+    line: int = 0
 
 
 @dataclass
@@ -99,6 +126,7 @@ class Target:
     label: str
     heading: str  # the text of the heading right after it, "" when none
     indent: str
+    line: int = 0
 
 
 
@@ -149,7 +177,7 @@ def _scan(lines: list[str]) -> Iterator[object]:
             if directive:
                 options, content = _options(body)
                 yield Directive(directive.group("name").lower(), directive.group("args") or "",
-                                 options, content, indent)
+                                options, content, indent, i, i + 1 + len(body) - len(content))
             elif mark[0] == ":":
                 yield from lines[i:end + 1]  # a colon fence without a directive: text
             else:
@@ -161,10 +189,10 @@ def _scan(lines: list[str]) -> Iterator[object]:
         if target:
             following = next((x for x in lines[i + 1:] if x.strip()), "")
             heading = _HEADING.match(following)
-            yield Target(target.group("label"), heading.group("text") if heading else "",
-                          line[: len(line) - len(line.lstrip())])
+            yield Target(target.group("label").strip(), heading.group("text") if heading else "",
+                         line[: len(line) - len(line.lstrip())], i)
         elif stripped.startswith("$$"):
-            end, rest = i, stripped[2:]
+            start, end, rest = i, i, stripped[2:]
             collected = []
             while "$$" not in rest and end + 1 < len(lines):
                 collected.append(rest)
@@ -177,7 +205,7 @@ def _scan(lines: list[str]) -> Iterator[object]:
             collected.append(rest[: rest.index("$$")])
             label = _MATH_LABEL.search(rest)
             yield Math("\n".join(collected).strip(), label.group("label") if label else "",
-                        line[: len(line) - len(line.lstrip())])
+                       line[: len(line) - len(line.lstrip())], start)
             i = end
         elif not _NOT_SHOWN.match(line):
             yield line
@@ -194,7 +222,8 @@ def _gathered(segments: list[object]) -> Iterator[object]:
             end = next((j for j in range(i + 1, len(segments))
                         if isinstance(segments[j], Directive) and segments[j].name == f"{base}-end"), None)
             if end is not None:
-                yield Directive(base, seg.args, seg.options, _unscanned(segments[i + 1:end]), seg.indent)
+                yield Directive(base, seg.args, seg.options, _unscanned(segments[i + 1:end]), seg.indent,
+                                seg.line, seg.line + 1)
                 i = end + 1
                 continue
         yield seg
@@ -251,16 +280,27 @@ def is_numbered(name: str) -> bool:
     return name == "exercise" or (name.startswith("prf:") and name.removeprefix("prf:") in PROOF_KINDS)
 
 
-def collect_labels(entry: str, texts: list[str]) -> dict[str, Label]:
-    """The labels one page's Markdown prose defines, numbered as rendering numbers them."""
-    page, found = PageProse(entry=entry), {}
+@dataclass(frozen=True)
+class Definition:
+    """A label defined in prose: its name, what a reference to it shows, and where it is."""
 
-    def walk(segs: list[object]) -> None:
+    name: str
+    text: str
+    source: int  # which of the texts holds it
+    line: int  # its line in that text (0-based)
+
+
+def label_definitions(texts: list[str]) -> list[Definition]:
+    """The labels Markdown texts (one page's, in page order) define, in order, numbered as
+    rendering numbers them; a name may come twice."""
+    page, found = PageProse(), []
+
+    def walk(segs: list[object], source: int, offset: int) -> None:
         for seg in segs:
             if isinstance(seg, Target):
-                found[seg.label] = Label(entry, seg.label, seg.heading or seg.label)
+                found.append(Definition(seg.label, seg.heading or seg.label, source, offset + seg.line))
             elif isinstance(seg, Math) and seg.label:
-                found[seg.label] = Label(entry, seg.label, f"({page.number('equation')})")
+                found.append(Definition(seg.label, f"({page.number('equation')})", source, offset + seg.line))
             elif isinstance(seg, Directive):
                 label = seg.options.get("label") or seg.options.get("name") or ""
                 if is_numbered(seg.name) or seg.name == "exercise-start":  # (a start whose end is in a later cell)
@@ -273,12 +313,22 @@ def collect_labels(entry: str, texts: list[str]) -> dict[str, Label]:
                 else:
                     text = seg.args or label
                 if label:
-                    found[label] = Label(entry, label, text)
+                    found.append(Definition(label, text, source, offset + seg.line))
                 if seg.name not in VANISHING and not seg.name in CODE_DIRECTIVES and seg.name != "math":
-                    walk(segments("\n".join(seg.body)))
+                    walk(segments("\n".join(seg.body)), source, offset + seg.body_line)
 
-    for text in texts:
-        walk(segments(text))
+    for source, text in enumerate(texts):
+        walk(segments(text), source, 0)
+    return found
+
+
+def collect_labels(entry: str, texts: list[str]) -> dict[str, Label]:
+    """The labels one page's Markdown prose defines (the first of each name that can be an
+    id), with their ids; prose_pages.site_labels adds the page's blocks and says what is wrong."""
+    ids, found = PageIds(), {}
+    for d in label_definitions(texts):
+        if d.name not in found and is_id_label(d.name):
+            found[d.name] = Label(entry, ids.allocate(d.name)[0], d.text)
     return found
 
 

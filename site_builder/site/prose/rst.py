@@ -11,6 +11,7 @@ import functools
 import io
 import logging
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -259,7 +260,8 @@ def _unresolved_text(raw: str) -> str:
 
 
 class _WebTransform(Transform):
-    """Literal blocks highlighted like the page's code; images shown as links (nothing loads from elsewhere)."""
+    """Literal blocks highlighted like the page's code; images of the entry's folder published,
+    others shown as links or their alt text (nothing loads from elsewhere)."""
 
     # After DanglingReferences (850) made the unresolved references problematic, before
     # FilterMessages (870) turns problematic nodes back into their raw source.
@@ -279,11 +281,17 @@ class _WebTransform(Transform):
             block.replace_self(nodes.raw("", highlight(block.astext(), PythonConsoleLexer(),
                                                        HtmlFormatter(cssclass="highlight", wrapcode=True)),
                                          format="html"))
+        publish = getattr(self.document.settings, "site_builder_images", None)
         for image in list(self.document.findall(nodes.image)):
-            # Images of a Sphinx project's own folders are not part of this site: their alt
-            # text stays; one from the web becomes a link to it.
+            # An image of the entry's folder is published when it may be (prose.images, the
+            # rule every prose format shares); one from the web becomes a link to it; any
+            # other shows its alt text.
             uri, alt = image.get("uri", ""), image.get("alt", "")
             web = urlsplit(uri).scheme in ("http", "https")
+            url = publish(uri) if publish is not None and not web else None
+            if url:
+                image["uri"] = url
+                continue
             shown: nodes.Node = nodes.reference("", alt or uri, refuri=uri) if web else nodes.inline("", alt)
             old = image.parent if isinstance(image.parent, nodes.reference) else image
             inline = isinstance(old.parent, nodes.TextElement)
@@ -321,20 +329,25 @@ def _prepared_settings(html: bool) -> Any:
     return settings
 
 
-def _settings(html: bool, id_prefix: str = "", links: ProseLinks | None = None) -> Any:
+def _settings(html: bool, id_prefix: str = "", links: ProseLinks | None = None,
+              images: Callable[[str], str | None] | None = None) -> Any:
     """A copy of the prepared settings for one publish (a run may set its own attributes on it)."""
     settings = copy.copy(_prepared_settings(html))
     settings.id_prefix, settings.warning_stream, settings.site_builder_links = id_prefix, io.StringIO(), links
+    settings.site_builder_images = images
     return settings
 
 
-def rst_html(text: str, id_prefix: str, links: ProseLinks | None = None) -> str | None:
+def rst_html(text: str, id_prefix: str, links: ProseLinks | None = None,
+             images: Callable[[str], str | None] | None = None) -> str | None:
     """``text`` as HTML (not yet sanitised); None when docutils cannot render it.  ``links``:
-    where API roles, gallery labels and ``:doc:`` paths lead (None: they read as code or text)."""
+    where API roles, gallery labels and ``:doc:`` paths lead (None: they read as code or text);
+    ``images``: an image's path -> its URL once published with the page (None: alt text)."""
     _register_sphinx_constructs()
     _register_roles(text)
     try:
-        parts = publish_parts(text, writer=_Writer(), reader=_WebReader(), settings=_settings(True, id_prefix, links))
+        parts = publish_parts(text, writer=_Writer(), reader=_WebReader(),
+                              settings=_settings(True, id_prefix, links, images))
     except Exception:  # noqa: BLE001 (docutils' writers assert on odd trees: the page must still build)
         log.debug("reST prose could not be rendered; shown as Markdown", exc_info=True)
         return None
