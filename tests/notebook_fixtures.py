@@ -118,6 +118,8 @@ _TIMINGS = [
     (re.compile(r"^CPU times: .*$", re.M), "CPU times: ..."),
     (re.compile(r"^Wall time: .*$", re.M), "Wall time: ..."),
     (re.compile(r"^.* per loop \(mean ± std\. dev\. of .*$", re.M), "... per loop"),
+    # %timeit's own remark on a noisy machine, in either run
+    (re.compile(r"^The slowest run took .* times longer than the fastest\..*\n", re.M), ""),
 ]
 
 
