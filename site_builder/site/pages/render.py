@@ -1,7 +1,7 @@
 """Render stage: entries, their parsed scripts and run results -> the site's files in memory.
 
 Jinja2 templates hold the markup (``templates/``), Pygments highlights the code and
-Python-Markdown renders the prose.  Nothing is written to disk here.
+markdown-it and docutils render the prose (site/prose).  Nothing is written to disk here.
 """
 
 from __future__ import annotations
@@ -43,11 +43,11 @@ from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLinks
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
-from site_builder.site.prose.myst_scan import Gate, PageProse
-from site_builder.site.prose.labels import Gates, SiteLabels, expand_gates, prose_page, site_labels
+from site_builder.site.prose.markdown.context import PageContext
+from site_builder.site.prose.labels import Gate, Gates, SiteLabels, expand_gates, prose_page, say_warnings, site_labels
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
-from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, letter_groups, poster_of
+from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import notebook_path, ordered_builds, script_download
@@ -119,14 +119,15 @@ class _Renderer:
         return ProseLinks(self.info.api_docs, imported_names(entry.source), self.linkable,
                           "../" * (entry.name.count("/") + 1))
 
-    @staticmethod
-    def prose(text: str, language: str, id_prefix: str = "", page: PageProse | None = None) -> Markup:
+    def prose(self, text: str, language: str, id_prefix: str = "", page: PageContext | None = None,
+              first_line: int = 0) -> Markup:
         # Sanitised by prose.render (nh3): safe to mark up.
-        return Markup(prose.render(text, language, id_prefix=id_prefix, page=page))
+        page = page if page is not None else PageContext(typography=self.info.typography)
+        return Markup(prose.render(text, language, id_prefix=id_prefix, page=page, first_line=first_line))
 
     def learn_labels(self, builds: list[EntryBuild]) -> None:
         """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
-        self.labels = site_labels([(b, self.heading(b)) for b in builds])
+        self.labels = site_labels([(b, self.heading(b)) for b in builds], self.info.typography)
 
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
                    links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
@@ -195,7 +196,7 @@ class _Renderer:
 
         by_name = {b.name: b for b in result.blocks}
         root = "../" * (name.count("/") + 1)
-        page, images = prose_page(build, root, self.labels)
+        page, images = prose_page(build, root, self.labels, self.info.typography)
         page.links = self.prose_links(entry)
         code_links = self.code_links.of(result)
         figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
@@ -206,6 +207,7 @@ class _Renderer:
                                 code_links=code_links.get(cell.name, ()), assets=assets)
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
+        say_warnings(page, entry)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
         plotly_data = [f"{BUILDER_DIR}/plotly-{n}.js" for n in range(1, len(assets.figures) + 1)]
@@ -236,6 +238,7 @@ class _Renderer:
             figure_data=plotly_data,
             cells=cells,
             toc=page_toc(cells),
+            document=entry.format != "py",
             failure=result.failure,
             shown_only=result.shown_only,
             source_format=entry.format,
@@ -270,37 +273,37 @@ class _Renderer:
         """The page's title: the docstring's reST title as text, else the entry_heading setting."""
         script = build.script
         if script.title:
-            return prose.plain(script.title, script.prose) or build.entry.name
+            return prose.plain(script.title, script.prose, self.info.typography) or build.entry.name
         return self.info.entry_heading.replace("{name}", build.entry.name)
 
-    def introduction(self, script: Script, page: PageProse | None = None) -> Markup | None:
+    def introduction(self, script: Script, page: PageContext | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
         if script.title:
             return self.prose(script.intro, script.prose, "intro-", page) if script.intro.strip() else None
         return self.prose(script.purpose, "markdown", "intro-", page) if script.purpose.strip() else None
 
-    @staticmethod
-    def summary(script: Script) -> str:
-        """The one-line summary as plain text (reST markup resolved)."""
-        return prose.plain(script.summary, script.prose) if script.title else script.summary
+    def summary(self, script: Script) -> str:
+        """The one-line summary as plain text (reST markup resolved, Markdown's typography applied)."""
+        return prose.plain(script.summary, script.prose, self.info.typography) if script.title else script.summary
 
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
-        figures: FigureNumbers | None = None, notebook: bool = False, page: PageProse | None = None,
+        figures: FigureNumbers | None = None, notebook: bool = False, page: PageContext | None = None,
         code_links: tuple[CodeLink, ...] = (), assets: PageAssets | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
-            opening = notebook and script and script.title and "markdown" not in [c.kind for c in script.cells[:index]]
-            text = without_title(cell.text, script.title) if opening else cell.text  # the page's h1 shows it
+            title_at = script.title_at if notebook and script else None
+            # the page's h1 shows the title: its heading is left out of the prose
+            text = without_title(cell.text, *title_at[1:]) if title_at and title_at[0] == index else cell.text
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(text, language, f"prose-{index}-", page),
+                            html=self.prose(text, language, f"prose-{index}-", page, first_line=cell.first_line),
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
-        display = display_of(cell.tags, cell.options)
+        display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
         block = shown_streams(block, display)
         sizes = {a.path: (a.width, a.height) for a in block.artifacts if a.kind == "display"}
 
@@ -331,6 +334,7 @@ class _Renderer:
             artifacts=artifacts,
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
+            **cell_names(cell, display, notebook, artifacts, page),
         )
 
     def artifact_views(self, block: BlockResult, publish: _Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:
@@ -413,7 +417,7 @@ class _Renderer:
         """(title, rendered header text or None) of a section; the folder name when it has no title."""
         text, id_prefix = section.header, "section-" + section.name.replace("/", "-") + "-"
         # on the index, at the site's root
-        page = PageProse(links=ProseLinks(self.info.api_docs, {}, self.linkable, ""))
+        page = PageContext(links=ProseLinks(self.info.api_docs, {}, self.linkable, ""), typography=self.info.typography)
         if section.header_kind == "md":
             first, _, rest = text.lstrip().partition("\n")
             if not first.startswith("# "):
