@@ -272,14 +272,18 @@ def _run_build(args: argparse.Namespace) -> int:
         return EXIT_OK
     for failure in report.failures:
         print_line(f"error: {failure}", sys.stderr)
-    kept = os.path.relpath(failed_dir(config.output))
     output = os.path.relpath(config.output)
-    previous = f"{output} was left as it was" if config.output.is_dir() else f"no site was written to {output}"
+    kept = output if report.published else os.path.relpath(failed_dir(config.output))
     pages = [f"{kept}/{b.entry.name}/index.html" for b in report.builds
              if b.result.failure and b.entry.name not in report.not_run]
     shown = ", ".join(pages[:5]) + (f" and {len(pages) - 5} more" if len(pages) > 5 else "")
-    print_line(f"build failed ({len(report.failures)} problem(s)); {previous}; "
-               f"the failed build's pages are in {kept}" + (f": {shown}" if shown else ""), sys.stderr)
+    if report.published:  # on_failure = "publish"
+        where = f"the site was written to {output} (on_failure = \"publish\"), the failed entries' pages showing their errors"
+    else:
+        previous = f"{output} was left as it was" if config.output.is_dir() else f"no site was written to {output}"
+        where = f"{previous}; the failed build's pages are in {kept}"
+    print_line(f"build failed ({len(report.failures)} problem(s)); {where}" + (f": {shown}" if shown else ""),
+               sys.stderr)
     return EXIT_FAILED
 
 

@@ -18,6 +18,9 @@ from site_builder.fs import relative_to_root
 from site_builder.patterns import PathPattern
 
 PROSE_LANGUAGES = ("auto", "markdown", "rst")
+# What a build does when an entry fails: keep the last good site (the failed build's pages go to
+# build.failed/), or publish the site with the failed entries' pages showing their errors.
+ON_FAILURE = ("keep", "publish")
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class Config:
     run_pattern: str = ""
     # which files of the demos folder are no entries at all (same matching); "": none
     ignore_pattern: str = ""
+    on_failure: str = "keep"  # one of ON_FAILURE; the exit status is 1 after a failure either way
 
     def runs(self, demos_path: str) -> bool:
         """True when the entry at ``demos_path`` (in the demos folder) is run, not only shown."""
@@ -149,6 +153,7 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "display_limit": ((int,), "a number of bytes"),
     "animation_frames": ((int,), "a number of frames"),
     "animation_size": ((int,), "a number of bytes"),
+    "on_failure": ((str,), "one of " + ", ".join(repr(p) for p in ON_FAILURE)),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),
@@ -200,7 +205,7 @@ def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -
         except re.error as exc:
             raise UsageError(f"pyproject.toml: [tool.site_builder] {key} is not a valid regular "
                              f"expression ({exc}): {value!r}") from None
-    if key.endswith("prose") and value not in PROSE_LANGUAGES:
+    if (key.endswith("prose") and value not in PROSE_LANGUAGES) or (key == "on_failure" and value not in ON_FAILURE):
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be {human}, not {value!r}")
     if key == "entry_url" and not _is_site_url(value.replace("{name}", "x/"), folder=False):
         raise UsageError(

@@ -46,8 +46,6 @@ class Cell:
     description: str = ""  # from the docstring's Blocks section, "" when none
     tags: tuple[str, ...] = ()  # Jupytext cell metadata tags, e.g. ("raises-exception",)
     options: tuple[tuple[str, str], ...] = ()  # Quarto "#| key: value" lines (left out of ``text``)
-    run_text: str = ""  # what the child runs when it differs from ``text`` (IPython syntax rewritten)
-    notes: tuple[str, ...] = ()  # what the page says about the cell's code (IPython syntax skipped)
     # options its notebook metadata gives (MyST's :name: and :caption:, MyST-NB's figure name
     # and caption, as "label" and "fig-cap"); ``options`` override them, downloads keep the metadata
     metadata_options: tuple[tuple[str, str], ...] = ()
@@ -510,7 +508,7 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
     lines = data["docstring_lines"]
     return Script(**{
         **data,
-        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]), "notes": tuple(cell["notes"]),
+        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]),
                                "options": tuple((str(k), str(v)) for k, v in cell["options"]),
                                "metadata_options": tuple((str(k), str(v)) for k, v in cell.get("metadata_options", ()))})
                        for cell in data["cells"]),

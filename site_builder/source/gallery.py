@@ -99,8 +99,7 @@ def split_string_blocks(cells: list[Cell]) -> list[Cell]:
     """Code cells split at their bare triple-quoted strings, which become prose; blocks renumbered."""
     out: list[Cell] = []
     for cell in cells:
-        plain = cell.kind == "code" and not cell.run_text  # (rewritten IPython syntax: left whole)
-        blocks = _string_blocks(cell.text, cell.name == "setup") if plain else []
+        blocks = _string_blocks(cell.text, cell.name == "setup") if cell.kind == "code" else []
         if not blocks:
             out.append(cell)
             continue

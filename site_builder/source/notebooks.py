@@ -1,7 +1,9 @@
 """Parse stage for notebooks: an ``.ipynb`` or a Jupytext Markdown notebook -> the same Script.
 
 Read and checked by notebook_input (``.md`` with jupytext: MyST ``{code-cell}`` or Jupytext
-Markdown, as its front matter says). Stored outputs are never read: the cells run as a script's blocks do. Line numbers:
+Markdown, as its front matter says). Stored outputs are never read: the cells run as a script's
+blocks do, through IPython (``run/child/shell.py``), and nothing is compiled here: a cell that
+cannot be compiled fails at its turn, as in Jupyter. Line numbers:
 in a Markdown notebook, the file's own lines; in an ``.ipynb``, lines counted through its
 code cells (the first cell's first line is line 1, each cell one line after the last),
 as the page numbers them.
@@ -9,14 +11,16 @@ as the page numbers them.
 
 from __future__ import annotations
 
+import ast
 import bisect
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 from site_builder.errors import ParseError
 from site_builder.source import cell_options, ipython_syntax
-from site_builder.source.blocks import Cell, Script, compile_cell, module_imports, option_warnings, requirements_of
+from site_builder.source.blocks import Cell, Script, module_imports, option_warnings, requirements_of
 from site_builder.source.markdown_head import document_head
 from site_builder.source.notebook_input import read_notebook
 
@@ -147,14 +151,8 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
         options, taken = cell_options.split_options(lines)
         text = "\n".join(lines[taken:]).rstrip("\n")
         first += taken
-        rewritten = ipython_syntax.rewrite(text)
-        notes = tuple(f"Line {first + row}: {note}." for row, note in rewritten.notes) if rewritten else ()
-        cells.append(Cell(
-            "code", f"block-{ordinal}", text, first, first - taken,
-            tags=_tags(cell.metadata), options=options,
-            run_text=rewritten.text if rewritten else "", notes=notes,
-            metadata_options=_metadata_options(cell.metadata),
-        ))
+        cells.append(Cell("code", f"block-{ordinal}", text, first, first - taken, tags=_tags(cell.metadata),
+                          options=options, metadata_options=_metadata_options(cell.metadata)))
     return cells, source if exact or not cells else "\n".join(run_source_lines)
 
 
@@ -166,8 +164,15 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
     found: list[str] = []
     for cell in cells:
         if cell.kind == "code":
-            runnable = Cell(cell.kind, cell.name, cell.run_text or cell.text, cell.first_line, cell.marker_line)
-            found += module_imports(compile_cell(runnable, rel_path, entry))  # in cell order
+            # Nothing is compiled here: as in Jupyter, a cell that cannot be compiled fails at its
+            # turn (ran by IPython, its magics too), and the cells before it run. Each cell is read
+            # alone (no padding with the lines before it: linear in the number of cells).
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
+                    found += module_imports(ast.parse(ipython_syntax.as_python(cell.text)))  # in cell order
+            except (SyntaxError, ValueError):
+                pass  # it imports nothing we can know of
     imports = tuple(dict.fromkeys(found))
     head = document_head(cells, rel_path)
     return Script(

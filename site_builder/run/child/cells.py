@@ -84,7 +84,7 @@ def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Pat
         return "exited", err, True, flags, None
     except BaseException as exc:
         err = describe_error(exc, rel_path, paths)
-        if "raises-exception" in cell["tags"]:
+        if cell.get("raises"):  # tagged raises-exception (or #| error: true)
             return "expected-error", err, False, flags, None
         return "error", err, True, flags, None
     return "ok", None, False, flags, shown

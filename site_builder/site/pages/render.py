@@ -335,7 +335,6 @@ class _Renderer:
             artifacts=artifacts,
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
-            notes=cell.notes,
             **cell_names(cell, display, notebook, artifacts, page),
         )
 
