@@ -159,6 +159,29 @@ def test_a_label_and_an_html_anchor_of_one_page_never_share_an_id() -> None:
     assert len(ids) == len(set(ids)) and "label-intro" in ids
 
 
+# ---------------------------------------------------------------- bounded work
+
+HOSTILE_SIZES = {  # each quadratic or worse before (the standard library's parser, nh3 on deep nesting)
+    "unfinished tags": "<div>\n" + "<a " * 30000,
+    "unfinished quoted values": "<div>\n" + '<a x="' * 30000,
+    "unfinished comments": "<div>\n" + "<!--" * 30000,
+    "nested blocks": "<div>" * 40000,
+    "nested across tokens": "text " + "<div>" * 40000,
+    "many anchors": "<div>\n" + "".join(f'<a id="i{i}"></a>' for i in range(20000)),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_SIZES))
+def test_hostile_raw_html_renders_in_linear_time(name: str) -> None:
+    from site_builder.site.outputs.value_html import clean_value_html
+    from tests.test_bounded_work import bounded
+
+    with bounded(10.0):
+        html = notebook_render(HOSTILE_SIZES[name])
+        clean_value_html(HOSTILE_SIZES[name], "value-1")  # a value's HTML goes through the same reader
+    assert html.count("<div") <= 256 + 1  # nesting kept to safety.html_tags.MAX_DEPTH
+
+
 # ---------------------------------------------------------------- a built site
 
 

@@ -39,7 +39,6 @@ class _Restyler(TagRewriter):
     """Writes a value's HTML again with its styles taken out and its ids renamed (html_tags)."""
 
     def __init__(self, scope: str) -> None:
-        super().__init__()
         self.scope = scope
         self.prefix = scope
         self.sheets: list[str] = []

@@ -25,7 +25,6 @@ style, Sphinx-Gallery) is the project's Markdown: its raw HTML shows as text.
 from __future__ import annotations
 
 import posixpath
-from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
@@ -50,31 +49,30 @@ def anchor_name(tag: str, attributes: Attributes) -> str:
     return found.get("id") or (found.get("name", "") if tag == "a" else "")
 
 
-class _Names(HTMLParser):
+class _Names(TagRewriter):
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.found: list[str] = []
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        name = anchor_name(tag, [(k, v or "") for k, v in attrs])
+    def start(self, tag: str, attributes: Attributes) -> str:
+        name = anchor_name(tag, attributes)
         if name:
             self.found.append(name)
+        return ""
 
 
 def anchor_names(html: str) -> list[str]:
     """The anchors a piece of raw HTML names, in order (as ``raw_html`` gives them ids)."""
-    parser = _Names()
-    parser.feed(html)
-    parser.close()
-    return parser.found
+    names = _Names()
+    names.rewrite(html)
+    return names.found
 
 
 class _ProseTags(TagRewriter):
     """Raw HTML of one text written again with the page's rules (see the module docstring)."""
 
     def __init__(self, page: PageContext, env: dict[str, Any]) -> None:
-        super().__init__()
         self.page, self.env = page, env
+        self.open = env.setdefault("raw_html_open", [])  # the text's HTML tokens nest as one
 
     def start(self, tag: str, attributes: Attributes) -> str:
         named = anchor_name(tag, attributes)
