@@ -193,9 +193,10 @@ def _markdown_cells() -> list[str]:
         '<img src="figures/x.png" width="300" alt="the local figure"> <img src=".secret.png" alt="the hidden file">'
         ' <img src="notes.txt" alt="the text file"> <img src="https://example.org/r.png" alt="the remote image">',
         '<div class="opened-here">\n\nOpened in this cell, never closed here. </main></section></article>',
-        "Closed in the next cell:</div></div> and still in its own cell.",
+        'Closed in the next cell:</div></div> and still in its own cell. <span id="twice">first twice</span>',
         HOSTILE,
-        '<a id="main"></a><a id="search"></a><a name="the-end"></a>\n\nThe end.\n\n## A later section',
+        '<a id="main"></a><a id="search"></a><a name="the-end"></a>\n\nThe end. <span id="twice">second twice</span>'
+        "\n\n## A later section",
     ]
 
 
@@ -349,6 +350,16 @@ def test_raw_anchors_take_label_ids_and_links_reach_them(built: tuple[Path, str]
     assert '<a href="#main" rel="noopener noreferrer">Top</a>' in html  # the title is the page's <h1>
     ids = set(re.findall(r'\sid="([^"]*)"', html))
     assert all(href in ids for href in re.findall(r'href="#([^"]*)"', html))  # no link leads nowhere
+
+
+def test_an_html_id_given_twice_is_a_warning_and_the_first_keeps_it(built: tuple[Path, str]) -> None:
+    site, stderr = built
+    for name in ("nb", "lecture"):
+        lines = [line for line in stderr.splitlines() if line.startswith(f"{name}: the HTML id twice ")]
+        assert len(lines) == 1 and "defined twice on the page" in lines[0], stderr
+        html = page(site, name)
+        assert '<span id="label-twice">first twice</span>' in html and "<span>second twice</span>" in html
+    assert "nb.ipynb, cell 6, line 1 and at demos/nb.ipynb, cell 8, line 3" in next(line for line in stderr.splitlines() if line.startswith("nb: the HTML id"))
 
 
 def test_a_raw_html_block_renders_on_a_myst_page(built: tuple[Path, str]) -> None:

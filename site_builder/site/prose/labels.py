@@ -81,48 +81,44 @@ def page_labels(build: EntryBuild, typography: bool = False
     anchors: list[tuple[str, str]] = []
     problems = [_renamed_block(entry, cell, *ids.renamed[cell.name]) for cell in script.code_cells
                 if cell.name in ids.renamed]
+    first: dict[str, str] = {}  # a label -> where it is first defined
     for kind, label_name, text, number, where in _definitions(entry, script, typography):
         if kind == "html":
             anchors.append((label_name, where))
-        elif not is_id_label(label_name):
-            problems.append(f"{entry.name}: the label {label_name!r} at {where} cannot be an id ({ID_RULE}): "
-                            "nothing links to it")
-        elif label_name in own:
-            problems.append(f"{entry.name}: the label {label_name} is defined twice on the page, at "
-                            f"{own[label_name].where} and at {where}: links lead to the first")
-        else:
-            anchor, clash = ids.allocate(label_name)
-            if clash:
-                problems.append(f"{entry.name}: the label {label_name} at {where} would take the id of {clash}: "
-                                f"its id is {anchor}")
+            continue
+        anchor = _allocated(entry, "label", label_name, where, first, ids, problems)
+        if anchor:
             own[label_name] = Label(entry.name, anchor, text, where, number)
-    return own, _html_ids(entry, anchors, ids, problems), problems
+    first_html: dict[str, str] = {}
+    html_ids = {name: anchor for name, where in anchors
+                if (anchor := _allocated(entry, "HTML id", name, where, first_html, ids, problems))}
+    return own, html_ids, problems
+
+
+def _allocated(entry: Entry, what: str, name: str, where: str, first: dict[str, str], ids: PageIds,
+               problems: list[str]) -> str:
+    """The id of the label (or HTML id) ``name`` defined at ``where`` ("" for one that cannot be an
+    id or came before, in ``first``, which notes where each is); what is wrong goes to ``problems``."""
+    if not is_id_label(name):
+        problems.append(f"{entry.name}: the {what} {name!r} at {where} cannot be an id ({ID_RULE}): "
+                        "nothing links to it")
+    elif name in first:
+        problems.append(f"{entry.name}: the {what} {name} is defined twice on the page, at {first[name]} "
+                        f"and at {where}: links lead to the first")
+    else:
+        anchor, clash = ids.allocate(name)
+        if clash:
+            problems.append(f"{entry.name}: the {what} {name} at {where} would take the id of {clash}: "
+                            f"its id is {anchor}")
+        first[name] = where
+        return anchor
+    return ""
 
 
 def _renamed_block(entry: Entry, cell: Cell, anchor: str, why: str) -> str:
     """What the page says of a block whose name cannot be its id."""
     where = f"{entry.rel_path}:{cell.marker_line}" if cell.marker_line else entry.rel_path
     return f"{entry.name}: block {cell.name!r} ({where}) cannot have its name as its id ({why}): its id is {anchor}"
-
-
-def _html_ids(entry: Entry, anchors: list[tuple[str, str]], ids: PageIds, problems: list[str]) -> dict[str, str]:
-    """The ids of raw HTML's anchors (name, where), the first of each name; notes what is wrong."""
-    found: dict[str, str] = {}
-    first: dict[str, str] = {}
-    for name, where in anchors:
-        if not is_id_label(name):
-            problems.append(f"{entry.name}: the HTML id {name!r} at {where} cannot be an id ({ID_RULE}): "
-                            "it is left out")
-        elif name in found:
-            problems.append(f"{entry.name}: the HTML id {name} is given twice on the page, at {first[name]} "
-                            f"and at {where}: links lead to the first")
-        else:
-            anchor, clash = ids.allocate(name)
-            if clash:
-                problems.append(f"{entry.name}: the HTML id {name} at {where} would take the id of {clash}: "
-                                f"its id is {anchor}")
-            found[name], first[name] = anchor, where
-    return found
 
 
 def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tuple[str, str, str, str, str]]:
