@@ -191,7 +191,8 @@ def _markdown_cells() -> list[str]:
         ' <a href="#Raw-HTML-notebook">Top</a>',
         FORMATTING,
         '<img src="figures/x.png" width="300" alt="the local figure"> <img src=".secret.png" alt="the hidden file">'
-        ' <img src="notes.txt" alt="the text file"> <img src="https://example.org/r.png" alt="the remote image">',
+        ' <img src="notes.txt" alt="the text file"> <img src="https://example.org/r.png" alt="the remote image">'
+        f' <img src="data:image/png;base64,{"A" * 4000}" alt="the inline image">',
         '<div class="opened-here">\n\nOpened in this cell, never closed here. </main></section></article>',
         'Closed in the next cell:</div></div> and still in its own cell. <span id="twice">first twice</span>',
         HOSTILE,
@@ -313,6 +314,8 @@ def test_refused_images_are_warnings_naming_entry_and_path(built: tuple[Path, st
     for name in ("nb", "lecture"):
         assert re.search(rf"^{name}: the image \.secret\.png .*hidden", stderr, re.M), stderr
         assert re.search(rf"^{name}: the image notes\.txt .*not an image", stderr, re.M), stderr
+        inline = re.search(rf"^{name}: the image data:image/png;base64,A+… .*a data: URL", stderr, re.M)
+        assert inline and len(inline.group()) < 250, stderr  # a long data: URL is cut in the warning
     site = built[0]
     everything = b"".join(p.read_bytes() for p in site.rglob("*") if p.is_file())
     assert b"NOTES-TEXT-CONTENT" not in everything
