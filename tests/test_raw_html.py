@@ -81,6 +81,16 @@ def test_scripts_handlers_forms_styles_and_loads_are_dropped() -> None:
     assert '<a rel="noopener noreferrer">js</a>' in html  # its text stays, its URL does not
 
 
+def test_only_an_image_loads_from_a_url_and_only_by_the_image_rule() -> None:
+    from site_builder.site.prose.markdown.raw_html import raw_html
+
+    written = raw_html('<video src="clip.mp4" poster="p.png" controls></video><picture><source srcset="a.png">'
+                       '</picture><table background="bg.png"><tr><td>x</td></tr></table>', PageContext(notebook=True), {})
+    for gone in ("src", "poster", "background", "clip.mp4", "p.png", "bg.png"):
+        assert gone not in written, gone  # before the sanitiser, whatever it will keep
+    assert "<video controls" in written and "<td>x</td>" in written
+
+
 def test_comments_vanish_and_a_script_page_shows_html_as_text() -> None:
     text = "Before <!-- hidden comment --> after.\n\n<!--\nblock comment\n-->\n\n<b>bold</b> <a id=\"x\">"
     assert "comment" not in notebook_render(text)

@@ -14,7 +14,8 @@ it (``<img width>``, ``<center>``, ``<br>``, ``<div class="alert">``, ``<a id>``
   folder is published under ``_images/``; one from the web becomes a link to it (its alt
   text, or its file's name, inside a link already), as nothing loads from elsewhere; any
   other its alt text;
-- ``style`` is left out: the page's CSP runs no inline style;
+- ``style`` is left out: the page's CSP runs no inline style; so is what would load from a
+  URL on any other element (``<video src>``, ``poster``, ``background``...);
 - event handlers, scripts, forms and whatever else nh3 does not keep are dropped there.
 
 Every text is cleaned on its own (a cell, a docstring), so a ``<div>`` a cell leaves open
@@ -38,6 +39,8 @@ from site_builder.source.markdown_syntax import valid_link
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
 
+# What loads from a URL: only an <img> does (by the prose-image rule), never another element.
+_LOADS = frozenset({"src", "srcset", "poster", "background", "data", "action", "formaction"})
 # What an <img> keeps of its own besides src (nh3 then keeps what its allow-list has).
 _IMAGE_KEPT = frozenset({"alt", "title", "class", "width", "height", "align", "border", "hspace", "vspace",
                          "lang", "dir"})
@@ -81,7 +84,7 @@ class _ProseTags(TagRewriter):
             return self._image(attributes, anchor)
         kept: Attributes = []
         for name, value in attributes:
-            if name in ("id", "name", "style") or name.startswith("on"):
+            if name in ("id", "name", "style") or name in _LOADS or name.startswith("on"):
                 continue
             if name == "href" and value.startswith("#") and len(value) > 1:
                 value = "#" + self.page.fragment(value[1:])
