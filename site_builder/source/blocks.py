@@ -69,6 +69,8 @@ class Script:
     thumbnail_number: int | None = None  # sphinx_gallery_thumbnail_number (1-based, -1: last)
     imports: tuple[str, ...] = ()  # top-level modules imported outside functions, the stdlib's too
     run_source: str = ""  # a notebook's text its cells' line numbers count in ("" : the entry's source)
+    aliases: tuple[str, ...] = ()  # other names of the entry's term (an Aliases section, front matter aliases:)
+    bibliography: tuple[str, ...] = ()  # a notebook's front matter bibliography: files, from its folder
 
     @property
     def code_cells(self) -> tuple[Cell, ...]:
@@ -456,6 +458,7 @@ def parse(
         gallery_settings=settings,
         thumbnail_number=thumbnail,
         imports=imports,
+        aliases=ds.aliases(sections.get("aliases", (0, ""))[1]),
     )
 
 
@@ -498,6 +501,8 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
         "docstring_lines": (int(lines[0]), int(lines[1])) if lines else None,
         "gallery_settings": dict(data["gallery_settings"]),
         "imports": imports,
+        "aliases": tuple(str(a) for a in data.get("aliases", ())),
+        "bibliography": tuple(str(b) for b in data.get("bibliography", ())),
     })
 
 

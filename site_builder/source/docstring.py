@@ -55,6 +55,12 @@ def sections(doc: str) -> dict[str, tuple[int, str]]:
     return found
 
 
+def aliases(body: str) -> tuple[str, ...]:
+    """An Aliases section's names: comma-separated (over any number of lines), each once."""
+    names = (" ".join(n.split()) for n in body.split(","))
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
 def block_entries(body: str, first_line: int = 1) -> list[BlockEntry]:
     """Parse a Blocks section body: ``[NAME] text`` entries, indented lines continue one."""
     entries: list[BlockEntry] = []

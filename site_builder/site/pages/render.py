@@ -44,7 +44,10 @@ from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLi
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.prose.myst_scan import Gate, PageProse
-from site_builder.site.prose.labels import Gates, SiteLabels, expand_gates, prose_page, site_labels
+from site_builder.site.prose.labels import Gates, SiteLabels, expand_gates, prose_page
+from site_builder.site.references.page import PageReferences
+from site_builder.site.references.site import SiteReferences, entry_heading, entry_summary, site_references
+from site_builder.site.pages.reference_pages import reference_files
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, letter_groups, poster_of
@@ -105,6 +108,7 @@ class _Renderer:
         self.code_links = SiteCodeLinks(info.api_docs)  # entry -> block -> its code links
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
         self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
+        self.references = SiteReferences()  # works cited, terms, who refers to whom (references.site)
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -125,8 +129,10 @@ class _Renderer:
         return Markup(prose.render(text, language, id_prefix=id_prefix, page=page))
 
     def learn_labels(self, builds: list[EntryBuild]) -> None:
-        """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
-        self.labels = site_labels([(b, self.heading(b)) for b in builds])
+        """Read the labels every page's prose defines, so a ``{ref}`` finds them on any page, and
+        what each page cites and refers to (its References list, "Referred to by", terms)."""
+        self.references = site_references(builds, self.info)
+        self.labels = self.references.labels
 
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
                    links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
@@ -197,6 +203,7 @@ class _Renderer:
         root = "../" * (name.count("/") + 1)
         page, images = prose_page(build, root, self.labels)
         page.links = self.prose_links(entry)
+        refs = page.refs = PageReferences(self.references, entry, page)
         code_links = self.code_links.of(result)
         figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets()
         purpose = self.introduction(script, page)  # first: its labels and numbers come first on the page
@@ -248,6 +255,8 @@ class _Renderer:
             next=next,
             api_used=entry_uses(self.code_links.used(result)),
             api_page=API_PAGE if self.info.api_docs else None,
+            references=refs.references(),
+            referred_by=refs.referred_by(),
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
@@ -268,10 +277,7 @@ class _Renderer:
 
     def heading(self, build: EntryBuild) -> str:
         """The page's title: the docstring's reST title as text, else the entry_heading setting."""
-        script = build.script
-        if script.title:
-            return prose.plain(script.title, script.prose) or build.entry.name
-        return self.info.entry_heading.replace("{name}", build.entry.name)
+        return entry_heading(build, self.info)
 
     def introduction(self, script: Script, page: PageProse | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
@@ -282,7 +288,7 @@ class _Renderer:
     @staticmethod
     def summary(script: Script) -> str:
         """The one-line summary as plain text (reST markup resolved)."""
-        return prose.plain(script.summary, script.prose) if script.title else script.summary
+        return entry_summary(script)
 
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
@@ -456,9 +462,12 @@ class _Renderer:
         ]
         if self.info.api_docs:
             files += self.api_files(builds, entries)
+        connections = reference_files(self.references, self.page, self._url)
+        files += connections
         if self.info.site_url:
             urls = [self._url("index.html"), *(self._url(f"{e['name']}/index.html") for e in entries)]
             urls += [self._url(API_PAGE)] if self.info.api_docs else []
+            urls += [self._url(f.path) for f in connections]
             files.append(SiteFile("sitemap.xml", self.page("sitemap.xml", urls=urls)))
         return files
 

@@ -50,12 +50,18 @@ def render(text: str, language: str, *, id_prefix: str = "", page: PageProse | N
     """
     if not text.strip():
         return ""
+    refs = page.refs if page else None
+    if refs is not None:
+        refs.text = text  # (its warnings name lines of this text)
     html = None
     if language == "rst":
         from site_builder.site.prose.rst import rst_html  # docutils: only for reST
 
-        html = rst_html(text, id_prefix, page.links if page else None, page.publish_image if page else None)
-    return clean_html(_markdown(text, id_prefix, page or PageProse()) if html is None else html)
+        html = rst_html(text, id_prefix, page.links if page else None, page.publish_image if page else None, refs)
+    if html is None:
+        html = _markdown(text, id_prefix, page or PageProse())
+        html = refs.markdown_html(html) if refs is not None else html
+    return clean_html(refs.mentions(html) if refs is not None else html)
 
 
 def plain(text: str, language: str) -> str:

@@ -30,6 +30,7 @@ from site_builder.site.prose.myst_scan import (
 )
 from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.mathml import math_html
+from site_builder.site.references.glossary import glossary_html
 from site_builder.site.sitefiles import TEMPLATES_DIR
 
 ADMONITIONS = {
@@ -297,6 +298,8 @@ class MystExtension(Extension):
             count = int(d.options.get("header-rows", "0")) if d.options.get("header-rows", "0").isdigit() else 0
             title = self.inline(d.args) if d.args else ""
             return macros.list_table(title, rows[:count], rows[count:], anchor)
+        if name == "glossary":
+            return glossary_html(self.page, d.body, self.nested)
         if name in VANISHING or name.endswith("-end"):
             return ""
         # Layout directives and those unknown here: their content, their argument as a title.
@@ -321,6 +324,10 @@ class MystExtension(Extension):
     def role(self, name: str, text: str) -> object:
         explicit = _EXPLICIT.match(text)
         title, target = (explicit.group("title"), explicit.group("target")) if explicit else ("", text)
+        refs = self.page.refs  # citations, cross-references, terms (site/references)
+        resolved = refs.role(name, text, refs.where(f"{{{name}}}`{text}`")) if refs is not None else None
+        if resolved is not None:
+            return self.md.htmlStash.store(str(resolved))
         if name == "math":
             return self.md.htmlStash.store(math_html(text, False))
         if name in ("ref", "numref", "eq", "prf:ref", "std:ref", "any", "term"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from site_builder.site.prose.label_ids import PageIds, is_id_label
 from site_builder.site.prose.links import ProseLinks
@@ -60,6 +61,9 @@ class PageProse:
     links: ProseLinks | None = None  # where API roles, inline code and example labels lead
     ids: PageIds = field(default_factory=PageIds)  # the ids labels not in ``own`` get
     anchored: set[str] = field(default_factory=set)  # the labels that gave an element its id
+    # the page's citations, cross-references and terms (references.page.PageReferences), None
+    # for a text rendered on its own
+    refs: Any = None
 
     def find(self, name: str) -> Label | None:
         """The label a reference names: this page's own first, else the site's."""
