@@ -292,7 +292,7 @@ The caption.
     ))
     files = {f.path: f for f in render_site([first, second], SiteInfo())}
     page = files["second/index.html"].data.decode()
-    assert '<a href="../first/index.html#label-shared-target" rel="noopener noreferrer">A section of the first page</a>' in page
+    assert '<a class="xref xref-entry" href="../first/index.html#label-shared-target" rel="noopener noreferrer">A section of the first page</a>' in page
     assert '<a href="../first/index.html" rel="noopener noreferrer">' in page
     assert '<img src="_images/img/plot.png" alt="the plot" width="300">' in page
     assert "Fig. 1" in page and "The caption." in page
