@@ -454,6 +454,7 @@ class _Renderer:
             SiteFile("static/site.css", self.stylesheet()),
             SiteFile("static/site.js", (TEMPLATES_DIR / "static" / "site.js").read_bytes()),
             SiteFile("static/theme.js", (TEMPLATES_DIR / "static" / "theme.js").read_bytes()),
+            SiteFile("static/previews.js", (TEMPLATES_DIR / "static" / "previews.js").read_bytes()),
             SiteFile("static/favicon.svg", (TEMPLATES_DIR / "static" / "favicon.svg").read_bytes()),
             *(plotly_files() if any(records_plotly(b.result) for b in builds) else []),
             SiteFile(".nojekyll", b""),

@@ -52,7 +52,7 @@ def render(text: str, language: str, *, id_prefix: str = "", page: PageProse | N
         return ""
     refs = page.refs if page else None
     if refs is not None:
-        refs.text = text  # (its warnings name lines of this text)
+        refs.begin(text)  # (its warnings name lines of this text, its citations number in its order)
     html = None
     if language == "rst":
         from site_builder.site.prose.rst import rst_html  # docutils: only for reST

@@ -138,12 +138,27 @@ class PageCitations:
         return macro("citation", parts, layout.prefix if wrapped else "", delimiter,
                      layout.suffix if wrapped else "", citation.mode)
 
+    def expect(self, keys: list[str]) -> None:
+        """The keys a text is about to cite, in its order: a numbered style numbers them so,
+        whichever syntax of the text is resolved first (roles while it renders, Pandoc's after)."""
+        works = [self.bibliography.works[k] for k in keys if k in self.bibliography.works]
+        new = list({w.key: w for w in works if w.key not in self.anchors}.values())
+        if not new:
+            return
+        for work in new:
+            self.anchors[work.key] = self.allocate(work.key)
+        self.bibliography.style.register(self._bibliography(), [w.cid for w in new])
+
+    def _bibliography(self) -> Any:
+        if self._citeproc is None:
+            self._citeproc = self.bibliography.style.bibliography(self.bibliography.source)
+        return self._citeproc
+
     def _shown(self, items: list[CiteItem]) -> list[str]:
         """Each known item as the style shows it inside a citation (marked text)."""
         if not items:
             return []
-        if self._citeproc is None:
-            self._citeproc = self.bibliography.style.bibliography(self.bibliography.source)
+        self._bibliography()
         works = [self.bibliography.works[i.key] for i in items]
         return self.bibliography.style.cite(self._citeproc, [w.cid for w in works], [i.locator for i in items])
 

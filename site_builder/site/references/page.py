@@ -18,6 +18,7 @@ from site_builder.site.prose.myst_scan import PageProse
 from site_builder.site.references.citations import Citation, PageCitations, ReferenceView, is_cite_role, role_citation
 from site_builder.site.references.macros import macro
 from site_builder.site.references.pandoc import pandoc_citations
+from site_builder.site.references.scan import cited_in_order
 from site_builder.site.references.site import EntryFacts, SiteReferences
 from site_builder.site.references.terms import Term, TermLinker
 from site_builder.source.entries import Entry
@@ -51,6 +52,12 @@ class PageReferences:
             self.linker = TermLinker(self.site.terms.entry_terms(), self.entry.name, self._term_link)
 
     # ---------------------------------------------------------- where, for warnings
+
+    def begin(self, text: str) -> None:
+        """The prose text ``text`` renders now: its warnings name its lines, its citations number in its order."""
+        self.text = text
+        if self.site.bibliography.works and self.site.bibliography.style.numeric:
+            self.citations.expect(cited_in_order(text))
 
     def where(self, raw: str, line: int = 0) -> str:
         """Where ``raw`` (a construct of the current text; ``line``: its line in the text, 1-based,
@@ -131,6 +138,8 @@ class PageReferences:
         label = self.prose.find(target)
         if label is None and target.startswith("sphx_glr_"):
             return None
+        if label is None and ("%s" in title or "{number}" in title):
+            title = ""  # a numref's template names no number: the label reads instead
         if label is not None and name.endswith("numref") and title:
             number = label.text.split()[-1] if label.text.split() else ""
             title = title.replace("%s", number).replace("{number}", number)

@@ -142,3 +142,15 @@ def scan_prose(texts: list[str]) -> PageScan:
         prose.append(plain)
     scan.prose = "\n".join(prose)
     return scan
+
+
+def cited_in_order(text: str) -> list[str]:
+    """The citation keys of one prose text in the order they appear (roles and Pandoc's ``@key``)."""
+    found: list[tuple[int, str]] = []
+    for pattern in (_MYST_ROLE, _RST_ROLE):
+        for match in pattern.finditer(text):
+            if is_cite_role(match.group("role")):
+                found += [(match.start(), k.strip()) for k in match.group("content").split(",") if k.strip()]
+    for match in _PANDOC.finditer(text):
+        found.append((match.start(), match.group("braced") or match.group("key")))
+    return [key for _, key in sorted(found)]

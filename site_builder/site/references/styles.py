@@ -159,6 +159,14 @@ class CitationStyle:
                 shown.append(self._inner(text))
         return shown
 
+    def register(self, bibliography: Any, ids: list[str]) -> None:
+        """Register works with ``bibliography`` in this order (a numbered style numbers them so)."""
+        from citeproc import Citation, CitationItem
+
+        with self.lock:
+            for cid in ids:
+                bibliography.register(Citation([CitationItem(cid)]))
+
     def _inner(self, text: str) -> str:
         prefix, suffix = self.layout.prefix, self.layout.suffix
         if prefix and text.startswith(prefix):
