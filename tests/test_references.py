@@ -383,3 +383,44 @@ def test_pybtex_reading_collects_problems_quietly(capsys: pytest.CaptureFixture[
     assert [i["id"] for i in reading.items] == ["Friedman1956", "Goedel1931", "evil"]
     assert capsys.readouterr().err == ""  # pybtex prints nothing of its own
     logging.getLogger(__name__).debug("%s", reading.problems)
+
+
+# ---------------------------------------------------------------- incremental rebuilds
+
+
+def test_rebuilds_render_exactly_the_pages_a_change_shows_and_run_no_demo(
+        tmp_path: Path, rendered_pages: list[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.site_builder]\nbibliography = ["refs.bib"]\nlink_terms = true\n')
+    (tmp_path / "refs.bib").write_text(BIB)
+    write_demo(tmp_path, "cites", '"""cites.py — cites.\n\nPurpose\n-------\nSee [@Friedman1956].\n"""\n# %% B-a\nprint(1)\n')
+    write_demo(tmp_path, "labels", '"""labels.py — labels.\n\nPurpose\n-------\nText.\n"""\n# %% B-a\nprint(1)\n'
+               '\n# %% [markdown]\n# (sec-one)=\n# ## First title\n')
+    write_demo(tmp_path, "refers", '"""refers.py — refers.\n\nPurpose\n-------\nSee {ref}`sec-one`.\n"""\n# %% B-a\nprint(1)\n')
+    write_demo(tmp_path, "mentions", '"""mentions.py — mentions.\n\nPurpose\n-------\nA smooth max here.\n"""\n'
+               '# %% B-a\nprint(1)\n')
+    write_demo(tmp_path, "plain", '"""plain.py — nothing.\n\nPurpose\n-------\nNothing at all.\n"""\n# %% B-a\nprint(1)\n')
+    config = load_config(tmp_path)
+    assert build(config, BuildOptions()).ok
+
+    def rebuilt(edited: str = "") -> list[str]:
+        rendered_pages.clear()
+        report = build(config, BuildOptions())
+        assert report.ok
+        assert report.from_cache >= {"cites", "labels", "refers", "mentions", "plain"} - {edited}  # no demo ran
+        return sorted(p for p in rendered_pages if "/" not in p and not p.endswith(".html") and p != "sitemap.xml")
+
+    bib = (tmp_path / "refs.bib").read_text()
+    (tmp_path / "refs.bib").write_text(bib.replace("Consumption", "Saving"))  # a cited work's title
+    assert rebuilt() == ["cites"]
+    page = (tmp_path / "build" / "cites" / "index.html").read_text()
+    assert "Saving Function" in page
+    (tmp_path / "refs.bib").write_text(bib.replace("Consumption", "Saving").replace("2020", "2021"))  # uncited
+    assert rebuilt() == []
+    labels = tmp_path / "demos" / "labels.py"
+    labels.write_text(labels.read_text().replace("First title", "Second title"))  # a label's text
+    assert rebuilt("labels") == ["labels", "refers"]
+    assert ">Second title</a>" in (tmp_path / "build" / "refers" / "index.html").read_text()
+    plain = tmp_path / "demos" / "plain.py"
+    plain.write_text(plain.read_text().replace('"""\n#', 'Aliases\n-------\nsmooth max\n"""\n#', 1))  # an alias
+    assert rebuilt("plain") == ["mentions", "plain"]
+    assert 'href="../plain/index.html"' in (tmp_path / "build" / "mentions" / "index.html").read_text()
