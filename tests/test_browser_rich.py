@@ -83,6 +83,16 @@ class Folding:
 <input type="checkbox" id="same"><label for="same">fold me</label><div class="box">folded-content</div>"""
 
 
+class CommentOpener:
+    """CSS whose tokens, joined without a separator, open a comment that a later string closes."""
+
+    def _repr_html_(self):
+        return """<style>a //**/* { color: red }
+.x { content: "*/ {} body::after { position: fixed; inset: 0; z-index: 2147483647; background: red; content: 'session expired' } .site-header, main { display: none }" }
+</style>
+<p style="anchor-name: --a //**/*; content: '*/ } main { display: none } body::before { position: fixed; inset: 0; content: 1 }'">comment-opener-text</p>"""
+
+
 # %% B-hostile
 Hostile()
 
@@ -91,6 +101,9 @@ Folding()
 
 # %% B-fold-two
 Folding()
+
+# %% B-comment
+CommentOpener()
 '''
 
 PAGE_STYLE_JS = """() => {
@@ -105,6 +118,22 @@ PAGE_STYLE_JS = """() => {
     title: getComputedStyle(document.querySelector('.site-title')).display,
     headerOnTop: header.contains(atHeader),
   };
+}"""
+
+
+# What covers or hides the page: elements and ::before/::after boxes with fixed positions, and
+# whether the header and main show.
+PAGE_COVER_JS = """() => {
+  const fixed = [];
+  for (const el of [document.documentElement, ...document.querySelectorAll('*')]) {
+    for (const pseudo of [null, '::before', '::after']) {
+      const style = getComputedStyle(el, pseudo);
+      if (style.position === 'fixed' && (pseudo === null || style.content !== 'none'))
+        fixed.push(el.tagName + (el.id ? '#' + el.id : '') + (pseudo || ''));
+    }
+  }
+  const shown = el => getComputedStyle(el).display !== 'none' && el.getBoundingClientRect().height > 0;
+  return {fixed, header: shown(document.querySelector('header.site-header')), main: shown(document.querySelector('main'))};
 }"""
 
 
@@ -169,6 +198,17 @@ def test_hostile_css_leaves_the_page_alone(open_watched_page: Any, rich_url: str
     watch.assert_clean()  # no request to evil.example (nor anywhere else outside the site)
 
 
+def test_css_that_opens_a_comment_stays_in_its_box(open_watched_page: Any, rich_url: str) -> None:
+    page, watch = open_watched_page(rich_url, viewport=DESKTOP)
+    page.goto(rich_url + "styler/index.html")
+    plain = page.evaluate(PAGE_COVER_JS)
+    page.goto(rich_url + "hostile/index.html")
+    assert page.evaluate(PAGE_COVER_JS) == plain == {"fixed": plain["fixed"], "header": True, "main": True}
+    assert page.locator("header.site-header").is_visible() and page.locator("main").is_visible()
+    assert page.locator("section#B-comment .value-html").get_by_text("comment-opener-text").is_visible()
+    watch.assert_clean()
+
+
 def test_values_with_the_same_ids_fold_on_their_own(open_watched_page: Any, rich_url: str) -> None:
     page, watch = open_watched_page(rich_url, viewport=DESKTOP)
     page.goto(rich_url + "hostile/index.html")
@@ -225,6 +265,9 @@ fig
 print("before show")
 px.bar(x=["a", "b", "c"], y=[3, 1, 2], title="shown figure").show()
 print("after show")
+
+# %% B-heatmap
+go.Figure(go.Heatmap(z=[[1, 2, 3], [3, 1, 2]]), layout={"title": "<span style='color:green'>heat</span>"})
 '''
 
 
@@ -262,6 +305,27 @@ def test_plotly_figures_are_interactive_in_order_with_the_output(open_watched_pa
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=5)  # over plotly's drag layer
     page.locator("section#B-show .hoverlayer .hovertext").first.wait_for(timeout=PLOTLY_LOAD_MS)
     watch.assert_clean()  # no CSP violation, no request leaving the site
+
+
+def test_plotly_styles_apply_under_the_strict_csp(open_watched_page: Any, plotly_url: str) -> None:
+    # plotly.js sets a heatmap's image-rendering and its colour bar's fills as style attributes,
+    # which the CSP refuses; figures.js sets them through the CSSOM, which it allows.
+    page, watch = open_watched_page(plotly_url, viewport=DESKTOP)
+    page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
+    csp = page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
+    assert "style-src 'self';" in csp and "unsafe-inline" not in csp
+    heatmap = page.locator("section#B-heatmap .value-plotly")
+    heatmap.locator(".main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
+    image = heatmap.locator("image").first
+    assert image.evaluate("i => getComputedStyle(i).imageRendering") == "pixelated"  # crisp cells, not blurred
+    assert heatmap.locator(".colorbar").count() == 1
+    heatmap.scroll_into_view_if_needed()
+    box = heatmap.locator(".nsewdrag").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 4, box["y"] + box["height"] / 4, steps=5)
+    label = heatmap.locator(".hoverlayer .hovertext").first
+    label.wait_for(timeout=PLOTLY_LOAD_MS)
+    assert label.locator("path").evaluate("p => getComputedStyle(p).fill") != "rgb(0, 0, 0)"  # a styled hover box
+    watch.assert_clean()  # no "Applying inline style violates ... style-src" in the console
 
 
 def test_plotly_works_from_disk(open_watched_page: Any, plotly_site: Path) -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from html.parser import HTMLParser
 from pathlib import Path
+
+import pytest
 
 from site_builder.run.execute import BlockResult, RunResult
 from site_builder.site.prose import html as prose
@@ -303,6 +306,23 @@ The caption.
     assert 'id="label-shared-target"' in files["first/index.html"].data.decode()
 
 
+def test_an_image_path_with_backslash_escapes_is_read_as_written(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "demos" / "img").mkdir(parents=True)
+    (tmp_path / "demos" / "img" / "plot_one.png").write_bytes(PNG)
+    build = _build(tmp_path, "escapes", (
+        Cell("code", "setup", "x = 1", 1, None),
+        Cell("markdown", "", "![one](img/plot\\_one.png) and ![gone](img/gone\\_file.png)", 2, 1),
+    ))
+    with caplog.at_level(logging.WARNING):
+        files = {f.path: f for f in render_site([build], SiteInfo())}
+    assert '<img alt="one" src="_images/img/plot_one.png">' in files["escapes/index.html"].data.decode()
+    assert "escapes/_images/img/plot_one.png" in files
+    # The warning names the path as written, never Python-Markdown's placeholder of an escape.
+    assert "escapes: the image img/gone_file.png of its prose is not published" in caplog.text
+    assert "\x02" not in caplog.text and "\x03" not in caplog.text
+
+
 def test_house_style_markdown_cells_keep_rendering_as_before() -> None:
     html = prose.render("Some **prose** with `code`, a [link](https://example.com) and 5 $ signs.",
                         "markdown")
@@ -320,6 +340,33 @@ def test_notebook_title_and_summary_from_the_prose() -> None:
     assert title_and_summary(["Intro paragraph.\n\n# Late heading"]) == ("", "Intro paragraph.")
     assert without_title(cells[0], "The title with x").split("\n")[:3] == ["(top)=", "% comment", ""]
     assert without_title("# Other\n", "The title with x") == "# Other\n"
+
+
+def test_a_notebooks_title_and_summary_read_as_a_reader_sees_them(tmp_path: Path) -> None:
+    import nbformat
+
+    from site_builder.source.notebooks import parse_notebook
+
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Fish &amp; chips <b>and</b> `<peas>` &lt;ok&gt;\n\n"
+                                      "Read [js](javascript:alert(1)) or [the docs](https://e.org/a_(b)) first."),
+        nbformat.v4.new_code_cell("x = 1")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    source = nbformat.writes(notebook)
+    script = parse_notebook(source, "demos/fish.ipynb", "fish")
+    assert (script.title, script.summary) == ("Fish & chips and <peas> <ok>", "Read js or the docs first.")
+    path = tmp_path / "demos" / "fish.ipynb"
+    path.parent.mkdir()
+    path.write_text(source)
+    files_dir = tmp_path / "run"
+    files_dir.mkdir()
+    build = EntryBuild(Entry("fish", path, "demos/fish.ipynb", source, source.encode()), script,
+                       RunResult("fish", (BlockResult("setup", "ok", 0.01),), None, 1.0, time.time(), files_dir))
+    files = {f.path: f.data.decode() for f in render_site([build], SiteInfo(title="Site")) if f.data}
+    page, index = files["fish/index.html"], files["index.html"]
+    assert re.search(r"<h1[^>]*>Fish &amp; chips and &lt;peas&gt; &lt;ok&gt;</h1>", page)  # "&" shown once
+    assert "<title>Site · Fish &amp; chips and &lt;peas&gt; &lt;ok&gt;</title>" in page
+    assert "Read js or the docs first." in index and "js)" not in index and "&amp;amp;" not in page + index
 
 
 def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:

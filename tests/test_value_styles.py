@@ -93,18 +93,18 @@ def test_nothing_leaves_the_value_or_runs() -> None:
     "list-style: url(http://evil.example/x.png)",
 ])
 def test_a_hostile_style_attribute_is_dropped(style: str) -> None:
-    assert clean_declarations(style, "v") == ""
+    assert clean_declarations(style, "v") == []
 
 
 def test_data_images_and_known_functions_pass() -> None:
-    kept = clean_declarations(
+    kept = "; ".join(clean_declarations(
         "background-image: url(data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=); color: rgb(1 2 3);"
-        " width: calc(100% - 2em); position: absolute; z-index: 9999; anchor-name: --doc", "v")
+        " width: calc(100% - 2em); position: absolute; z-index: 9999; anchor-name: --doc", "v"))
     assert "url(data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=)" in kept
     assert "color: rgb(1 2 3)" in kept and "width: calc(100% - 2em)" in kept
     assert "position: absolute" in kept and "z-index: 9999" in kept
     assert "anchor-name: --v-doc" in kept  # anchors are renamed per value, as ids are
-    assert clean_declarations("background: url(data:text/html,<script>alert(1)</script>)", "v") == ""
+    assert clean_declarations("background: url(data:text/html,<script>alert(1)</script>)", "v") == []
 
 
 def test_style_attributes_become_scoped_rules_and_ids_are_renamed() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from site_builder.run.child.cells import compile_cell
 from site_builder.run.child.outputs.values import describe_value
-from tests.conftest import copy_of, run_cli, write_demo
+from tests.conftest import copy_of, run_cli, run_main, write_demo
 
 DEMO = '''
 """values.py — blocks that end in an expression.
@@ -119,6 +119,22 @@ def test_values_setting_turns_them_off_without_running_again(built: Path, tmp_pa
     assert 'class="output value"' not in cell(page, "B-repr")
     notebook = (project / "build" / "values" / "values.ipynb").read_text()
     assert "execute_result" not in notebook
+
+
+def test_a_style_sheet_that_fails_its_check_is_left_out_and_the_page_says_so(
+        built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    from site_builder.site.outputs import value_html
+
+    # The sanitiser writes only sheets that pass; a sheet that would not (a bug in it) is refused all the same.
+    monkeypatch.setattr(value_html, "scope_stylesheet", lambda css, scope, prefix: "body { display: none }")
+    project = copy_of(built, tmp_path)
+    code, err = run_main(["build"], project, capsys, monkeypatch)
+    assert code == 0, err
+    html = cell((project / "build" / "values" / "index.html").read_text(), "B-html")
+    assert "Value of B-html is shown without its own styles" in html and "cell-7" in html
+    assert not list((project / "build" / "values").rglob("values.css"))
+    assert "values: a value is shown without its styles" in caplog.text and "not scoped to the value's box" in caplog.text
 
 
 class _Default:

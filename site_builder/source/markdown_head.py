@@ -2,11 +2,13 @@
 
 The title is the first ``# `` heading when the prose opens with one (``(label)=`` targets,
 MyST comments and blank lines may precede it); the summary is the first paragraph of
-prose after it. Both as plain text: roles, links, emphasis and code marks removed.
+prose after it. Both as plain text: roles, links, emphasis, code marks and inline HTML tags
+removed, character references (``&amp;``) read as the characters they stand for.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 
@@ -14,7 +16,11 @@ _TITLE = re.compile(r"^#[ \t]+(?P<text>.+?)[ \t#]*$")
 _SKIPPED = re.compile(r"^\s*(?:\([^()\s]+\)=\s*$|%|\+\+\+|<!--)")
 _NOT_PROSE = re.compile(r"^\s*(?:#|```|~~~|:::|\$\$|\||>|!\[|<|[-*+]\s|\d+[.)]\s|---|===|\(\S+\)=)")
 _ROLE = re.compile(r"\{[\w:.+-]+\}`([^`]*)`")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# A link or image: its text kept; its destination may hold parentheses ("javascript:f(1)").
+_LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()]|\([^()]*\))*\)")
+_AUTOLINK = re.compile(r"<((?:https?|mailto):[^<>\s]*)>")
+_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_CODE = re.compile(r"`([^`]+)`")
 _EXPLICIT = re.compile(r"^(.+?)\s*<[^<>]+>$")
 
 
@@ -22,9 +28,15 @@ def plain_markdown(text: str) -> str:
     """One line of MyST Markdown as the text a reader sees."""
     text = _ROLE.sub(lambda m: (_EXPLICIT.sub(r"\1", m.group(1))), text)
     text = _LINK.sub(r"\1", text)
+    pieces = _CODE.split(text)  # prose, code, prose...: code shows as written
+    return " ".join("".join(_plain_prose(p) if i % 2 == 0 else p for i, p in enumerate(pieces)).split())
+
+
+def _plain_prose(text: str) -> str:
     text = re.sub(r"(\*\*|__|\*|`+)", "", text)
     text = re.sub(r"(?<!\w)_(\S(?:.*?\S)?)_(?!\w)", r"\1", text)
-    return " ".join(text.replace("$", "").split())
+    text = _TAG.sub("", _AUTOLINK.sub(r"\1", text))
+    return html.unescape(text.replace("$", ""))
 
 
 def _paragraphs(text: str) -> Iterable[list[str]]:

@@ -44,6 +44,28 @@
   };
 })();
 
+// plotly.js also sets some styles as attributes (d3's attr("style", ...): a heatmap's
+// image-rendering and its feature test, a colour bar's fills, a layout image's transform),
+// which the CSP refuses (style-src-attr: console errors, and a heatmap drawn blurred).  The same
+// declarations set through the CSSOM (element.style) are allowed: the CSP keeps style out of the
+// page's markup, and this page's scripts are all its own.  So on the pages that show a figure, a
+// script's setAttribute("style", text) sets element.style.cssText instead; markup is untouched.
+(function () {
+  var set = Element.prototype.setAttribute;
+  var setNS = Element.prototype.setAttributeNS;
+  function isStyle(element, name) {
+    return typeof name === "string" && name.toLowerCase() === "style" && element.style instanceof CSSStyleDeclaration;
+  }
+  Element.prototype.setAttribute = function (name, value) {
+    if (!isStyle(this, name)) return set.call(this, name, value);
+    this.style.cssText = String(value);
+  };
+  Element.prototype.setAttributeNS = function (namespace, name, value) {
+    if (namespace || !isStyle(this, name)) return setNS.call(this, namespace, name, value);
+    this.style.cssText = String(value);
+  };
+})();
+
 document.addEventListener("DOMContentLoaded", function () {
   if (!window.Plotly) return; // plotly.js missing: the figures' text forms stay
   (window.siteFigures || []).forEach(function (entry) {

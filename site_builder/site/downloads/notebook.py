@@ -5,6 +5,12 @@ Prose is Markdown there (reST prose converted, rst_markdown.py); lines the page 
 
 Built with nbformat (never hand-written JSON) and deterministic: cell ids come from the
 cell order and the outputs from the run record, so the same run gives the same bytes.
+
+Outputs are as careful as the page: a notebook viewer renders what it is given, on whatever
+origin it runs.  A form the page shows goes through the page's sanitiser (HTML through nh3,
+SVG through svg.py, Markdown rendered as the page renders it, LaTeX only when the page can
+render it); forms the page does not show (``application/javascript``, vendor types that
+carry code for their renderer) are dropped.
 """
 
 from __future__ import annotations
@@ -18,7 +24,10 @@ from site_builder.source.blocks import Cell, Script
 from site_builder.source.gallery import shown_code
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.run.execute import BlockResult, Display, RunResult
+from site_builder.site.outputs.displays import IMAGE_TYPES, latex_html, markdown_html
+from site_builder.site.outputs.interactive import PLOTLY_MIME
 from site_builder.site.safety.html import clean_html
+from site_builder.site.safety.svg import UnsafeSvgError, clean_svg
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
@@ -85,20 +94,17 @@ def _outputs(block: BlockResult | None, values: bool = True, files_dir: Path | N
 
 
 def _bundle(display: Display, files_dir: Path | None) -> dict[str, object]:
-    """A Display as a notebook's MIME bundle: every form the record kept, the files read back."""
+    """A Display as a notebook's MIME bundle: the forms the page could show, sanitised as the
+    page sanitises them, the files read back; nothing else (no script ever)."""
     data: dict[str, object] = {}
     for mime, text in display.data.items():
-        if mime == "text/html":
-            html = clean_html(text).strip()  # sanitised as on the page: a viewer may trust it
-            if html:
-                data[mime] = html
-        elif mime == "application/json" or mime.endswith("+json"):
-            try:
-                data[mime] = json.loads(text)
-            except ValueError:
-                continue
-        else:
-            data[mime] = text
+        form = _safe_form(mime, text)
+        if form is not None:
+            data[mime] = form
+    if "text/html" not in data and "text/markdown" in display.data:
+        html = markdown_html(display.data["text/markdown"])  # raw HTML in it shown as text, as on the page
+        if html:
+            data["text/html"] = html
     for mime, path in display.files.items() if files_dir is not None else ():
         try:
             with open_regular(files_dir, path) as f:
@@ -106,10 +112,40 @@ def _bundle(display: Display, files_dir: Path | None) -> dict[str, object]:
         except (UnsafeFileError, UnsafePathError, OSError):
             continue
         if mime == "image/svg+xml":
-            data[mime] = content.decode("utf-8", "replace")
-        else:
+            try:
+                data[mime] = clean_svg(content).decode("utf-8")
+            except (UnsafeSvgError, UnicodeDecodeError):
+                data.pop(mime, None)
+        elif mime in IMAGE_TYPES:
             data[mime] = base64.b64encode(content).decode("ascii")
     return data
+
+
+def _safe_form(mime: str, text: str) -> object | None:
+    """One text form of a bundle as the download carries it, or None when it is left out."""
+    if mime == "text/plain":
+        return text
+    if mime == "text/html":
+        return clean_html(text).strip() or None  # sanitised as on the page: a viewer may trust it
+    if mime == "text/latex":
+        return text if latex_html(text) else None  # a formula the page renders (no \\href, \\require...)
+    if mime == "image/svg+xml":
+        try:
+            return clean_svg(text.encode("utf-8")).decode("utf-8")
+        except UnsafeSvgError:
+            return None
+    if mime in IMAGE_TYPES:  # base64 of a raster image
+        try:
+            base64.b64decode(text, validate=True)
+        except ValueError:
+            return None
+        return text
+    if mime in ("application/json", PLOTLY_MIME):  # data the page shows (pretty-printed, or drawn)
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
+    return None  # text/markdown becomes HTML (below); javascript and other vendor types never
 
 
 def _block_heading(cell: Cell) -> str:

@@ -4,12 +4,14 @@ The order is Jupyter's, richest first: text/html (sanitised), the image types (a
 an image file: an SVG never goes inline, so no script in it can run), text/markdown
 (rendered as prose, raw HTML shown as text), text/latex (MathML, through the reST math
 path prose uses), JSON (pretty-printed), text/plain.  A form the sanitiser empties is
-skipped for the next.  Every form left out for its size is named in a note.
+skipped for the next.  Every form left out for its size is named in a note, and so is an
+HTML value shown without its styles (its CSS did not pass the check in safety/css_check).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +30,8 @@ _LATEX_DELIMITERS = re.compile(r"^\s*(?:\$\$(.*)\$\$|\$(.*)\$|\\\[(.*)\\\]|\\\((
 _LATEX_ENVIRONMENT = re.compile(r"^\s*\\begin\{(equation|displaymath|math)\*?\}(.*)\\end\{\1\*?\}\s*$", re.S)
 JSON_SHOWN_CHARS = 20_000  # characters of pretty-printed JSON shown
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class OmittedView:
@@ -45,6 +49,7 @@ class PageAssets:
     css: list[str] = field(default_factory=list)
     figures: list[bytes] = field(default_factory=list)  # plotly-N.js data files, N from 1
     boxes: int = 0
+    entry: str = ""  # the page's entry, named by its warnings
 
     def scope(self) -> str:
         """A new id for a display's box, unique on the page."""
@@ -66,6 +71,7 @@ class DisplayView:
     width: int | None = None
     height: int | None = None
     omitted: tuple[OmittedView, ...] = ()
+    unstyled: str = ""  # kind "html": why the value's own CSS is left out, when it is
 
 
 def display_view(display: Display, publish: Callable[[str], str | None],
@@ -98,7 +104,11 @@ def display_view(display: Display, publish: Callable[[str], str | None],
             styled = clean_value_html(text, scope)
             if styled.html:
                 assets.css.append(styled.css)
-                return DisplayView("html", mime, scope=scope, html=Markup(styled.html), omitted=omitted)
+                if styled.dropped:
+                    log.warning("%s: a value is shown without its styles: its CSS did not pass the check (%s)",
+                                assets.entry, styled.dropped)
+                return DisplayView("html", mime, scope=scope, html=Markup(styled.html), omitted=omitted,
+                                   unstyled=styled.dropped)
             continue
         html = _html(mime, text)
         if html:
@@ -115,11 +125,16 @@ def _html(mime: str, text: str) -> str:
     """Sanitised HTML for a text form, "" when nothing is left of it."""
     if mime == "text/html":
         return clean_html(text).strip()
-    from site_builder.site.prose import html as prose  # Markdown and docutils: only for these forms
-
     if mime == "text/markdown":
-        return prose.render(text, "markdown").strip()
+        return markdown_html(text)
     return latex_html(text)
+
+
+def markdown_html(markdown: str) -> str:
+    """A text/markdown form as the page shows it: rendered as prose, raw HTML in it shown as text."""
+    from site_builder.site.prose import html as prose  # Markdown: only for this form
+
+    return prose.render(markdown, "markdown").strip()
 
 
 def latex_html(latex: str) -> str:

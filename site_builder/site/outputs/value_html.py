@@ -15,9 +15,11 @@ import html as html_lib
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
-from tinycss2.serializer import serialize_identifier
+from tinycss2 import ast
 
 from site_builder.site.safety.css import clean_declarations, scope_stylesheet
+from site_builder.site.safety.css_check import sheet_problem
+from site_builder.site.safety.css_syntax import rule_text
 from site_builder.site.safety.html import clean_html
 
 MAX_CSS_CHARS = 400_000  # of one value's style sheets; more is dropped (the HTML stays)
@@ -33,6 +35,7 @@ class StyledHtml:
 
     html: str
     css: str
+    dropped: str = ""  # why its CSS was left out, when it was (the sheet failed its check)
 
 
 class _Restyler(HTMLParser):
@@ -71,7 +74,9 @@ class _Restyler(HTMLParser):
                 body = clean_declarations(value, self.prefix, important=True)
                 if body:
                     cls = f"{self.prefix}-style-{len(self.rules) + 1}"
-                    self.rules.append(f"#{self.scope} .{serialize_identifier(cls)} {{ {body} }}")
+                    selector = [ast.HashToken(1, 1, self.scope, True), ast.WhitespaceToken(1, 1, " "),
+                                ast.LiteralToken(1, 1, "."), ast.IdentToken(1, 1, cls)]
+                    self.rules.append(rule_text(selector, body))
                     classes = f"{classes} {cls}".strip()
                 continue
             kept.append((name, value))
@@ -105,5 +110,9 @@ def clean_value_html(html: str, scope: str) -> StyledHtml:
     restyler.close()
     sheet = "\n".join(restyler.sheets)
     css = scope_stylesheet(sheet, scope, restyler.prefix) if len(sheet) <= MAX_CSS_CHARS else ""
-    rules = "\n".join([css, *restyler.rules]).strip()
-    return StyledHtml(html=clean_html("".join(restyler.out), controls=True).strip(), css=rules)
+    rules = "\n".join(r for r in [css, *restyler.rules] if r)
+    html = clean_html("".join(restyler.out), controls=True).strip()
+    problem = sheet_problem(rules, scope, restyler.prefix)
+    if problem:  # never expected: css.py writes only what passes; but what is published is what is checked
+        return StyledHtml(html=html, css="", dropped=problem)
+    return StyledHtml(html=html, css=rules)

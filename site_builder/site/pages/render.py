@@ -205,7 +205,7 @@ class _Renderer:
         page.links = self.prose_links(entry)
         refs = page.refs = PageReferences(self.references, entry, page)
         code_links = self.code_links.of(result)
-        figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets()
+        figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
         purpose = self.introduction(script, page)  # first: its labels and numbers come first on the page
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,

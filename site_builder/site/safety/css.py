@@ -15,7 +15,8 @@ import re
 
 import tinycss2
 from tinycss2 import ast
-from tinycss2.serializer import serialize_identifier
+
+from site_builder.site.safety.css_syntax import declaration_text, group_text, rule_text, trimmed
 
 PROPERTIES = frozenset("""
     color background background-color background-image background-position background-size
@@ -72,9 +73,10 @@ GROUPING = frozenset({"media", "supports", "container", "layer"})
 PAGE_ELEMENTS = frozenset({"html", "body"})
 # Properties whose dashed idents name anchors: renamed per value, as ids are.
 ANCHOR_PROPERTIES = frozenset({"anchor-name", "position-anchor"})
+MAX_DEPTH = 8  # of nested @media/@supports/@container
 
 
-def _safe_tokens(tokens: list[ast.Node], functions: frozenset[str] = FUNCTIONS) -> bool:
+def safe_tokens(tokens: list[ast.Node], functions: frozenset[str] = FUNCTIONS) -> bool:
     """True when the component values use known functions only and fetch nothing but data images."""
     for token in tokens:
         if isinstance(token, ast.URLToken):
@@ -85,10 +87,10 @@ def _safe_tokens(tokens: list[ast.Node], functions: frozenset[str] = FUNCTIONS) 
                 strings = [t for t in token.arguments if isinstance(t, ast.StringToken)]
                 if len(strings) != 1 or not DATA_IMAGE.match(strings[0].value.strip()):
                     return False
-            elif token.lower_name not in functions or not _safe_tokens(token.arguments, functions):
+            elif token.lower_name not in functions or not safe_tokens(token.arguments, functions):
                 return False
         elif isinstance(token, (ast.ParenthesesBlock, ast.SquareBracketsBlock)):
-            if not _safe_tokens(token.content, functions):
+            if not safe_tokens(token.content, functions):
                 return False
         elif isinstance(token, (ast.CurlyBracketsBlock, ast.AtKeywordToken, ast.ParseError)):
             return False
@@ -102,7 +104,7 @@ def _plain(tokens: list[ast.Node]) -> list[ast.Node]:
 
 
 def _value_allowed(name: str, tokens: list[ast.Node]) -> bool:
-    if not _safe_tokens(tokens):
+    if not safe_tokens(tokens):
         return False
     words = _plain(tokens)
     if name == "position":  # no fixed or sticky overlays, and no var() to smuggle them in
@@ -117,36 +119,33 @@ def _value_allowed(name: str, tokens: list[ast.Node]) -> bool:
     return True
 
 
-def _rename_anchors(tokens: list[ast.Node], prefix: str) -> str:
-    out = []
-    for t in tokens:
-        if isinstance(t, ast.IdentToken) and t.value.startswith("--"):
-            out.append(serialize_identifier(f"--{prefix}-{t.value[2:]}"))
-        else:
-            out.append(t.serialize())
-    return "".join(out)
+def _renamed_anchors(tokens: list[ast.Node], prefix: str) -> list[ast.Node]:
+    return [ast.IdentToken(t.source_line, t.source_column, f"--{prefix}-{t.value[2:]}")
+            if isinstance(t, ast.IdentToken) and t.value.startswith("--") else t
+            for t in tokens]
 
 
-def clean_declarations(tokens: list[ast.Node] | str, prefix: str, important: bool = False) -> str:
-    """The allowed declarations of a block (or of a ``style`` attribute), serialised.
+def declaration_allowed(node: ast.Declaration) -> bool:
+    """True when the declaration's property is on the allow-list and its value is safe."""
+    name = node.name if node.name.startswith("--") else node.lower_name
+    return (name.startswith("--") or name in PROPERTIES) and _value_allowed(name, node.value)
+
+
+def clean_declarations(tokens: list[ast.Node] | str, prefix: str, important: bool = False) -> list[str]:
+    """The allowed declarations of a block (or of a ``style`` attribute), each as CSS text.
 
     ``important`` marks them all ``!important``: a ``style`` attribute, moved into the
     value's style sheet, must still win over the value's other rules, as it did inline.
     """
     kept = []
     for node in tinycss2.parse_blocks_contents(tokens, skip_comments=True, skip_whitespace=True):
-        if not isinstance(node, ast.Declaration):
+        if not isinstance(node, ast.Declaration) or not declaration_allowed(node):
             continue  # nested rules and at-rules: dropped
         name = node.name if node.name.startswith("--") else node.lower_name
-        if not (name.startswith("--") or name in PROPERTIES) or not _value_allowed(name, node.value):
-            continue
-        value = _rename_anchors(node.value, prefix) if name in ANCHOR_PROPERTIES else tinycss2.serialize(node.value)
-        value = value.strip()
-        if not value:
-            continue
-        flag = " !important" if important or node.important else ""
-        kept.append(f"{name}: {value}{flag}")
-    return "; ".join(kept)
+        value = trimmed(_renamed_anchors(node.value, prefix) if name in ANCHOR_PROPERTIES else node.value)
+        if value:
+            kept.append(declaration_text(name, value, important or node.important))
+    return kept
 
 
 # ---------------------------------------------------------------- selectors
@@ -158,7 +157,7 @@ _SELECTOR_FUNCTIONS = frozenset({
 })
 
 
-def _split(tokens: list[ast.Node], separator: str) -> list[list[ast.Node]]:
+def split_tokens(tokens: list[ast.Node], separator: str) -> list[list[ast.Node]]:
     parts: list[list[ast.Node]] = [[]]
     for t in tokens:
         if isinstance(t, ast.LiteralToken) and t.value == separator:
@@ -168,34 +167,32 @@ def _split(tokens: list[ast.Node], separator: str) -> list[list[ast.Node]]:
     return parts
 
 
-def _selector_text(tokens: list[ast.Node], prefix: str) -> str | None:
-    """The selector with its ids renamed, or None when it holds something a selector must not."""
-    out = []
+def selector_tokens(tokens: list[ast.Node], prefix: str | None) -> list[ast.Node] | None:
+    """The selector with its ids renamed ``prefix-id`` (kept as they are when ``prefix`` is None),
+    or None when it holds something a value's selector must not."""
+    out: list[ast.Node] = []
     for t in tokens:
         if isinstance(t, ast.HashToken):
-            out.append("#" + serialize_identifier(f"{prefix}-{t.value}"))
+            value = t.value if prefix is None else f"{prefix}-{t.value}"
+            out.append(ast.HashToken(t.source_line, t.source_column, value, True))
         elif isinstance(t, ast.FunctionBlock):
-            if t.lower_name not in _SELECTOR_FUNCTIONS:
-                return None
-            inner = _selector_text(t.arguments, prefix)
+            inner = selector_tokens(t.arguments, prefix) if t.lower_name in _SELECTOR_FUNCTIONS else None
             if inner is None:
                 return None
-            out.append(f"{serialize_identifier(t.name)}({inner})")
+            out.append(ast.FunctionBlock(t.source_line, t.source_column, t.name, inner))
         elif isinstance(t, ast.SquareBracketsBlock):
             if not all(isinstance(x, (ast.IdentToken, ast.StringToken, ast.LiteralToken, ast.WhitespaceToken))
                        for x in t.content):
                 return None
-            out.append(t.serialize())
+            out.append(t)
         elif isinstance(t, (ast.IdentToken, ast.LiteralToken, ast.WhitespaceToken, ast.NumberToken,
                             ast.DimensionToken, ast.StringToken)):
             if isinstance(t, ast.LiteralToken) and t.value in ("&", "{", "}", ";"):
                 return None  # nesting: the parent would be the page
-            out.append(t.serialize())
-        elif isinstance(t, ast.Comment):
-            continue
-        else:
+            out.append(t)
+        elif not isinstance(t, ast.Comment):
             return None
-    return "".join(out)
+    return out
 
 
 def _page_compound(compound: list[ast.Node]) -> bool:
@@ -209,13 +206,9 @@ def _page_compound(compound: list[ast.Node]) -> bool:
             and isinstance(compound[1], ast.IdentToken) and compound[1].lower_value == "root")
 
 
-def scope_selector(tokens: list[ast.Node], scope: str, prefix: str) -> str | None:
+def scope_selector(tokens: list[ast.Node], scope: str, prefix: str) -> list[ast.Node] | None:
     """One complex selector as the value's: under ``#scope``, the page's elements meaning the box."""
-    tokens = [t for t in tokens if not isinstance(t, ast.Comment)]
-    while tokens and isinstance(tokens[0], ast.WhitespaceToken):
-        tokens = tokens[1:]
-    while tokens and isinstance(tokens[-1], ast.WhitespaceToken):
-        tokens = tokens[:-1]
+    tokens = trimmed(tokens)
     if not tokens:
         return None
     # Leading compounds naming the page (html body .x) are the value's box itself.
@@ -224,31 +217,40 @@ def scope_selector(tokens: list[ast.Node], scope: str, prefix: str) -> str | Non
                     or (isinstance(t, ast.LiteralToken) and t.value in _COMBINATORS)), len(tokens))
         if not _page_compound(tokens[:end]):
             break
-        tokens = tokens[end:]
-        while tokens and isinstance(tokens[0], ast.WhitespaceToken):
-            tokens = tokens[1:]
+        tokens = trimmed(tokens[end:])
+    box = ast.HashToken(1, 1, scope, True)
     if not tokens:
-        return f"#{scope}"
+        return [box]
     first = tokens[0]
-    if isinstance(first, ast.LiteralToken) and first.value in ("+", "~"):
-        return None  # a sibling of the box is the page's
-    text = _selector_text(tokens, prefix)
-    if text is None or not text.strip():
+    if isinstance(first, ast.LiteralToken) and first.value in ("+", "~", "||"):
+        return None  # a sibling of the box (or its column's cell) is the page's
+    rest = selector_tokens(tokens, prefix)
+    if not rest:
         return None
-    return f"#{scope} {text.strip()}"
+    return [box, ast.WhitespaceToken(1, 1, " "), *rest]
+
+
+def _joined(selectors: list[list[ast.Node]]) -> list[ast.Node]:
+    """Selectors as one prelude: ``a, b``."""
+    out: list[ast.Node] = []
+    for selector in selectors:
+        if out:
+            out += [ast.LiteralToken(1, 1, ","), ast.WhitespaceToken(1, 1, " ")]
+        out += selector
+    return out
 
 
 def _rules(nodes: list[ast.Node], scope: str, prefix: str, depth: int = 0) -> list[str]:
     out: list[str] = []
     for node in nodes:
         if isinstance(node, ast.QualifiedRule):
-            selectors = [scope_selector(part, scope, prefix) for part in _split(node.prelude, ",")]
+            selectors = [scope_selector(part, scope, prefix) for part in split_tokens(node.prelude, ",")]
             kept = [s for s in selectors if s]
             body = clean_declarations(node.content, prefix)
             if kept and body:
-                out.append(f"{', '.join(kept)} {{ {body} }}")
+                out.append(rule_text(_joined(kept), body))
         elif isinstance(node, ast.AtRule) and node.lower_at_keyword in GROUPING and node.content is not None:
-            if depth > 8 or not _safe_tokens(node.prelude, FUNCTIONS | {"selector"}):
+            if depth > MAX_DEPTH or not safe_tokens(node.prelude, FUNCTIONS | {"selector"}):
                 continue
             inner = _rules(tinycss2.parse_blocks_contents(node.content, skip_comments=True,
                                                           skip_whitespace=True),
@@ -258,8 +260,7 @@ def _rules(nodes: list[ast.Node], scope: str, prefix: str, depth: int = 0) -> li
             if node.lower_at_keyword == "layer":
                 out.extend(inner)  # a cascade layer could only lower the value's rules: unwrapped
             else:
-                prelude = tinycss2.serialize(node.prelude).strip()
-                out.append(f"@{node.lower_at_keyword} {prelude} {{\n" + "\n".join(inner) + "\n}")
+                out.append(group_text(node.lower_at_keyword, node.prelude, inner))
         # Anything else (@import, @font-face, @keyframes, @property, @page, @namespace...) is dropped.
     return out
 
