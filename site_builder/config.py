@@ -70,6 +70,9 @@ class Config:
     entries: dict[str, EntryOverrides] = field(default_factory=dict)  # by section-qualified name
     sections: tuple[str, ...] = ()  # sections listed first on the index, in this order
     values: bool = True  # show the value of a block's last expression (as Jupyter does)
+    # Markdown prose's "--" and "---" as en and em dashes, straight quotes as curly ones (as
+    # Jupyter Book shows them); false: as written
+    typography: bool = True
     # modules the fork server imports before forking demos, besides those it learns; () disables
     preload: tuple[str, ...] | None = None
     api_docs: tuple[ApiDocsSource, ...] = ()  # [tool.site_builder.api_docs], in the order written
@@ -134,6 +137,7 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),
     "tolerance": ((int, float), "a relative tolerance"),
     "values": ((bool,), "true or false"),
+    "typography": ((bool,), "true or false"),
     "entry_heading": ((str,), "a string"),
     "entry_intro": ((str,), "a string"),
     "entry_url": ((str,), "a string"),

@@ -254,7 +254,8 @@ def test_a_gated_solution_spanning_cells_folds_the_cells_between(leftovers_site:
 
 
 def test_unbalanced_gates_are_closed_at_the_end_of_the_page() -> None:
-    from site_builder.site.prose.myst_scan import Gate, PageProse, gate_split
+    from site_builder.site.prose.markdown.context import PageContext as PageProse
+    from site_builder.site.prose.labels import Gate, gate_split
     from site_builder.site.prose.labels import Gates
 
     parts = gate_split("Before.\n\n```{solution-start} ex\n:class: dropdown\n```\n\nInside.")

@@ -118,7 +118,7 @@ def test_importing_the_build_command_loads_no_rendering_library() -> None:
     # A fresh interpreter: this test process has imported them already.
     probe = (
         "import sys, site_builder.commands.build, site_builder.cli;"
-        "print([m for m in ('jinja2', 'pygments', 'markdown', 'nbformat', 'docutils', 'numpy', 'matplotlib')"
+        "print([m for m in ('jinja2', 'pygments', 'markdown_it', 'nbformat', 'docutils', 'numpy', 'matplotlib')"
         " if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,

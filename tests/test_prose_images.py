@@ -182,7 +182,8 @@ def test_each_refusal_is_a_warning_naming_entry_and_path(built: tuple[Path, str]
         assert len(lines) == 1, (rel, stderr)  # once, though named twice
         assert "is not published" in lines[0] and why in lines[0], lines[0]
     assert "\x02" not in stderr and "\x03" not in stderr  # Python-Markdown's placeholders
-    assert "pictures: the image a_b.png " in stderr and "pictures: the image \u2026.png " in stderr
+    # markdown-it reads a destination as written: no math in it, backslash escapes undone
+    assert "pictures: the image a_b.png " in stderr and "pictures: the image $x$.png " in stderr
 
 
 def test_rest_images_follow_the_same_rule(built: tuple[Path, str]) -> None:

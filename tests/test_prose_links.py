@@ -12,7 +12,7 @@ import pytest
 from site_builder.apidocs.inventory import ApiDocs, load_api_docs
 from site_builder.config import ApiDocsSource
 from site_builder.site.prose import html as prose
-from site_builder.site.prose.myst_scan import PageProse
+from site_builder.site.prose.markdown.context import PageContext as PageProse
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.safety.html import clean_html
 from tests.conftest import run_cli, write_demo

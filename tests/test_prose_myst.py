@@ -12,7 +12,8 @@ import pytest
 
 from site_builder.run.execute import BlockResult, RunResult
 from site_builder.site.prose import html as prose
-from site_builder.site.prose.myst_scan import PageProse, collect_labels
+from site_builder.site.prose.markdown.context import PageContext as PageProse
+from site_builder.site.prose.markdown.resolve import labels_of as collect_labels
 from site_builder.site.pages.render import EntryBuild, SiteInfo, render_site
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.entries import Entry
@@ -88,8 +89,8 @@ See {eq}`energy` and {eq}`sum`; {eq}`missing` stays text."""
     assert 'id="label-energy"' in html and 'id="label-sum"' in html
     assert '<span class="eqno">(1)</span>' in html and '<span class="eqno">(2)</span>' in html
     assert html.count('class="eqno"') == 2  # the unlabelled one is not numbered
-    assert '<a href="#label-energy" rel="noopener noreferrer">(1)</a>' in html
-    assert '<a href="#label-sum" rel="noopener noreferrer">(2)</a>' in html
+    assert '<a class="xref xref-internal" href="#label-energy" rel="noopener noreferrer">(1)</a>' in html
+    assert '<a class="xref xref-internal" href="#label-sum" rel="noopener noreferrer">(2)</a>' in html
     assert "costs $5 and $10" in visible(html) and "missing" in visible(html)
     assert_no_raw_syntax(html.replace("$5 and $10", ""))
 
@@ -108,9 +109,9 @@ A caption.
 """
     html = render(text)
     assert '<h2 id="label-intro-label">Getting started</h2>' in html
-    assert '<a href="#label-intro-label" rel="noopener noreferrer">Getting started</a>' in html
-    assert '<a href="#label-intro-label" rel="noopener noreferrer">explicit</a>' in html
-    assert '<a href="#fig-one" rel="noopener noreferrer">Fig. 1</a>' in html
+    assert '<a class="xref xref-internal" href="#label-intro-label" rel="noopener noreferrer">Getting started</a>' in html
+    assert '<a class="xref xref-internal" href="#label-intro-label" rel="noopener noreferrer">explicit</a>' in html
+    assert '<a class="xref xref-internal" href="#fig-one" rel="noopener noreferrer">Fig. 1</a>' in html
     words = visible(html)
     assert "nowhere" in words and "page" in words
     assert_no_raw_syntax(html)
@@ -200,8 +201,8 @@ See {prf:ref}`thm-p` and {ref}`ex-limits`.
     assert html.count("<details") == 2
     gated = html[html.index("Solution to Exercise 1"):]
     assert "Gated answer" in gated.split("</details>")[0] and '<span class="n">x</span>' in gated
-    assert '<a href="#thm-p" rel="noopener noreferrer">Theorem 1</a>' in html
-    assert '<a href="#label-ex-limits" rel="noopener noreferrer">Exercise 2</a>' in html
+    assert '<a class="xref xref-internal" href="#thm-p" rel="noopener noreferrer">Theorem 1</a>' in html
+    assert '<a class="xref xref-internal" href="#label-ex-limits" rel="noopener noreferrer">Exercise 2</a>' in html
     assert_no_raw_syntax(html)
 
 
@@ -301,7 +302,7 @@ The caption.
     assert "Fig. 1" in page and "The caption." in page
     assert files["second/_images/img/plot.png"].source == tmp_path / "demos" / "img" / "plot.png"
     assert "second/_images/img/link.png" not in files and "linked away" in page  # a link: not read
-    assert '<img alt="markdown image" src="_images/img/plot.png">' in page
+    assert '<img src="_images/img/plot.png" alt="markdown image">' in page
     assert "escaping" in page and "outside.png" not in page
     assert 'id="label-shared-target"' in files["first/index.html"].data.decode()
 
@@ -316,7 +317,7 @@ def test_an_image_path_with_backslash_escapes_is_read_as_written(tmp_path: Path,
     ))
     with caplog.at_level(logging.WARNING):
         files = {f.path: f for f in render_site([build], SiteInfo())}
-    assert '<img alt="one" src="_images/img/plot_one.png">' in files["escapes/index.html"].data.decode()
+    assert '<img src="_images/img/plot_one.png" alt="one">' in files["escapes/index.html"].data.decode()
     assert "escapes/_images/img/plot_one.png" in files
     # The warning names the path as written, never Python-Markdown's placeholder of an escape.
     assert "escapes: the image img/gone_file.png of its prose is not published" in caplog.text
@@ -332,14 +333,17 @@ def test_house_style_markdown_cells_keep_rendering_as_before() -> None:
 
 
 def test_notebook_title_and_summary_from_the_prose() -> None:
-    from site_builder.source.markdown_head import title_and_summary, without_title
+    from site_builder.source.markdown_head import document_head, without_title
 
-    cells = ["(top)=\n% comment\n# The **title** with {math}`x`\n\n```{note}\nnot this\n```\n",
+    texts = ["(top)=\n% comment\n# The **title** with {math}`x`\n\n```{note}\nnot this\n```\n",
              "A [linked](https://e.org) *first* paragraph\nover two lines.\n\nSecond."]
-    assert title_and_summary(cells) == ("The title with x", "A linked first paragraph over two lines.")
-    assert title_and_summary(["Intro paragraph.\n\n# Late heading"]) == ("", "Intro paragraph.")
-    assert without_title(cells[0], "The title with x").split("\n")[:3] == ["(top)=", "% comment", ""]
-    assert without_title("# Other\n", "The title with x") == "# Other\n"
+    cells = [Cell("markdown", "", t, 0, None) for t in texts]
+    head = document_head(cells, "demos/page.md")
+    assert (head.title, head.summary) == ("The title with x", "A linked first paragraph over two lines.")
+    assert head.title_at == (0, 2, 3)
+    late = document_head([Cell("markdown", "", "Intro paragraph.\n\n## Late heading", 0, None)], "demos/p.md")
+    assert (late.title, late.summary) == ("Late heading", "Intro paragraph.")
+    assert without_title(texts[0], 2, 3).split("\n")[:3] == ["(top)=", "% comment", ""]
 
 
 def test_a_notebooks_title_and_summary_read_as_a_reader_sees_them(tmp_path: Path) -> None:

@@ -242,7 +242,7 @@ def test_the_works_cited_page_lists_each_work_with_the_entries_citing_it(site: P
 def test_cross_references_within_and_between_pages(site: Path) -> None:
     softmax = _page(site, "softmax")
     assert '<a class="xref xref-internal" href="#sec-formula" rel="noopener noreferrer">Definition</a>' in softmax
-    assert '<a class="xref xref-internal" href="#eq-soft" rel="noopener noreferrer">Equation (1)</a>' in softmax
+    assert '<a class="xref xref-internal" href="#eq-soft" rel="noopener noreferrer">Equation 1</a>' in softmax
     assert 'id="sec-formula"' in softmax and 'id="eq-soft"' in softmax
     attention = _page(site, "attention")
     assert ('<a class="xref xref-entry" href="../softmax/index.html#sec-formula" rel="noopener noreferrer">'
@@ -252,7 +252,7 @@ def test_cross_references_within_and_between_pages(site: Path) -> None:
 
 
 def test_an_unresolved_cross_reference_warns_and_reads_as_text(site: Path) -> None:
-    assert "softmax: demos/softmax.py:30: the cross-reference 'no-such-label' names no label" in _warnings(site)
+    assert "softmax: demos/softmax.py:30: {ref}`no-such-label`: no label 'no-such-label' in the site" in _warnings(site)
     page = _page(site, "softmax")
     assert '<span class="unresolved" title="Unresolved cross-reference">no-such-label</span>' in page
     assert '<span class="unresolved" title="Unresolved cross-reference">fig-none</span>' in page

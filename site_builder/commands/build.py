@@ -116,6 +116,7 @@ def site_info(config: Config, entries: tuple[Entry, ...] | list[Entry] = (),
         entry_intro=config.entry_intro, entry_url=config.entry_url,
         search_placeholder=config.search_placeholder, index_intro=config.index_intro,
         sections=tuple(sections(config.demos, entries)), section_order=config.sections, values=config.values,
+        typography=config.typography,
         output_fold_lines=config.output_fold_lines,
     )
 

@@ -63,6 +63,7 @@ class SiteInfo:
     search_placeholder: str = "Search"
     index_intro: str = ""
     output_fold_lines: int = 40  # longer outputs show head and tail around a "show all" control
+    typography: bool = True  # Markdown prose's dashes and quotes typeset (the typography setting)
     # the packages' API documentation ([tool.site_builder.api_docs]); its repr is its fingerprint,
     # so pages' cache keys (which hash this repr) change with the inventories
     api_docs: ApiDocs = field(default_factory=ApiDocs)

@@ -48,6 +48,9 @@ class Cell:
     options: tuple[tuple[str, str], ...] = ()  # Quarto "#| key: value" lines (left out of ``text``)
     run_text: str = ""  # what the child runs when it differs from ``text`` (IPython syntax rewritten)
     notes: tuple[str, ...] = ()  # what the page says about the cell's code (IPython syntax skipped)
+    # options its notebook metadata gives (MyST's :name: and :caption:, MyST-NB's figure name
+    # and caption, as "label" and "fig-cap"); ``options`` override them, downloads keep the metadata
+    metadata_options: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,8 @@ class Script:
     thumbnail_number: int | None = None  # sphinx_gallery_thumbnail_number (1-based, -1: last)
     imports: tuple[str, ...] = ()  # top-level modules imported outside functions, the stdlib's too
     run_source: str = ""  # a notebook's text its cells' line numbers count in ("" : the entry's source)
+    # a notebook's title heading: (cell index, first line, line after it), the page's <h1> shows it
+    title_at: tuple[int, int, int] | None = None
     aliases: tuple[str, ...] = ()  # other names of the entry's term (an Aliases section, front matter aliases:)
     bibliography: tuple[str, ...] = ()  # a notebook's front matter bibliography: files, from its folder
 
@@ -494,11 +499,13 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
     return Script(**{
         **data,
         "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]), "notes": tuple(cell["notes"]),
-                               "options": tuple((str(k), str(v)) for k, v in cell["options"])})
+                               "options": tuple((str(k), str(v)) for k, v in cell["options"]),
+                               "metadata_options": tuple((str(k), str(v)) for k, v in cell.get("metadata_options", ()))})
                        for cell in data["cells"]),
         "requirements": requirements_of(imports, local_dir),
         "warnings": tuple(data["warnings"]),
         "docstring_lines": (int(lines[0]), int(lines[1])) if lines else None,
+        "title_at": tuple(int(n) for n in data["title_at"]) if data.get("title_at") else None,
         "gallery_settings": dict(data["gallery_settings"]),
         "imports": imports,
         "aliases": tuple(str(a) for a in data.get("aliases", ())),

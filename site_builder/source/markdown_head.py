@@ -1,94 +1,104 @@
-"""A notebook's title and summary, read from its Markdown prose as Jupyter Book reads them.
+"""A notebook's title and summary, read from its Markdown cells as a reader sees the document.
 
-The title is the first ``# `` heading when the prose opens with one (``(label)=`` targets,
-MyST comments and blank lines may precede it); the summary is the first paragraph of
-prose after it. Both as plain text: roles, links, emphasis, code marks and inline HTML tags
-removed, character references (``&amp;``) read as the characters they stand for.
+The title is the ``title:`` of the first cell's front matter (as MyST reads it), else the
+first level-1 heading of the opening prose (the Markdown cells before the first code cell),
+whatever precedes it: raw blocks, ``(label)=`` targets, ``{index}`` and other directives,
+HTML comments, navigation cells, images. Else the first heading of any level, else the file
+name made readable ("01-Introducing_NumPy" -> "01 Introducing NumPy"); never the path. The summary is
+the first paragraph after the title (else the first one). Both are plain text: a role shows its text, markup
+is left out. Headings and paragraphs inside directives or lists are neither.
 """
 
 from __future__ import annotations
 
-import html
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
-_TITLE = re.compile(r"^#[ \t]+(?P<text>.+?)[ \t#]*$")
-_SKIPPED = re.compile(r"^\s*(?:\([^()\s]+\)=\s*$|%|\+\+\+|<!--)")
-_NOT_PROSE = re.compile(r"^\s*(?:#|```|~~~|:::|\$\$|\||>|!\[|<|[-*+]\s|\d+[.)]\s|---|===|\(\S+\)=)")
-_ROLE = re.compile(r"\{[\w:.+-]+\}`([^`]*)`")
-# A link or image: its text kept; its destination may hold parentheses ("javascript:f(1)").
-_LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()]|\([^()]*\))*\)")
-_AUTOLINK = re.compile(r"<((?:https?|mailto):[^<>\s]*)>")
-_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
-_CODE = re.compile(r"`([^`]+)`")
-_EXPLICIT = re.compile(r"^(.+?)\s*<[^<>]+>$")
+from site_builder.source.markdown_syntax import front_matter, inline_text, parse
 
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
-def plain_markdown(text: str) -> str:
-    """One line of MyST Markdown as the text a reader sees."""
-    text = _ROLE.sub(lambda m: (_EXPLICIT.sub(r"\1", m.group(1))), text)
-    text = _LINK.sub(r"\1", text)
-    pieces = _CODE.split(text)  # prose, code, prose...: code shows as written
-    return " ".join("".join(_plain_prose(p) if i % 2 == 0 else p for i, p in enumerate(pieces)).split())
+    from site_builder.source.blocks import Cell
 
 
-def _plain_prose(text: str) -> str:
-    text = re.sub(r"(\*\*|__|\*|`+)", "", text)
-    text = re.sub(r"(?<!\w)_(\S(?:.*?\S)?)_(?!\w)", r"\1", text)
-    text = _TAG.sub("", _AUTOLINK.sub(r"\1", text))
-    return html.unescape(text.replace("$", ""))
+@dataclass(frozen=True)
+class DocumentHead:
+    """A notebook's title and summary, and where the title's heading is."""
+
+    title: str
+    summary: str
+    # (index of the cell, its first line, the line after it): the heading the page's <h1>
+    # replaces; None when the title is no heading of the prose
+    title_at: tuple[int, int, int] | None = None
 
 
-def _paragraphs(text: str) -> Iterable[list[str]]:
-    block: list[str] = []
-    fence = ""
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if fence:
-            if stripped.startswith(fence):
-                fence = ""
+def readable_name(rel_path: str) -> str:
+    """A file name as a title: the stem, its ``_`` and ``-`` read as spaces."""
+    words = " ".join(re.sub(r"[_\s]+|(?<=\w)-(?=\w)|--+", " ", PurePosixPath(rel_path).stem).split())
+    return words[:1].upper() + words[1:] if words else PurePosixPath(rel_path).name
+
+
+def document_head(cells: Sequence[Cell], rel_path: str) -> DocumentHead:
+    """The title and summary of a notebook whose cells are ``cells`` (see the module docstring)."""
+    parsed = [(i, parse(c.text)) for i, c in enumerate(cells) if c.kind == "markdown"]
+    first_code = next((i for i, c in enumerate(cells) if c.kind == "code"), len(cells))
+    opening = [(i, tokens) for i, tokens in parsed if i < first_code]
+    found = ((_front_title(opening[0][1]) if opening else None) or _heading(opening, "h1")
+             or _heading(parsed, None))
+    if found is None:
+        return DocumentHead(readable_name(rel_path), _summary(parsed, None))
+    title, where = found
+    # no paragraph after the title: the document's first one
+    return DocumentHead(title or readable_name(rel_path), _summary(parsed, where) or _summary(parsed, None), where)
+
+
+def _heading(parsed: list[tuple[int, list[Token]]], tag: str | None
+             ) -> tuple[str, tuple[int, int, int]] | None:
+    """The text and place of the first top-level heading (of ``tag``, or any)."""
+    for index, tokens in parsed:
+        for k, token in enumerate(tokens):
+            if token.type == "heading_open" and token.level == 0 and (tag is None or token.tag == tag):
+                text = inline_text(tokens[k + 1].children)
+                if text and token.map:
+                    return text, (index, token.map[0], token.map[1])
+    return None
+
+
+def _front_title(tokens: list[Token]) -> tuple[str, None] | None:
+    """A ``title:`` in the front matter the text opens with (MyST's page title)."""
+    if not tokens or tokens[0].type != "front_matter":
+        return None
+    data = front_matter(tokens[0]) or {}
+    title = data.get("title")
+    return (" ".join(title.split()), None) if isinstance(title, str) and title.strip() else None
+
+
+def _summary(parsed: list[tuple[int, list[Token]]], where: tuple[int, int, int] | None) -> str:
+    """The first top-level paragraph with words, after the title's heading when there is one."""
+    for index, tokens in parsed:
+        if where is not None and index < where[0]:
             continue
-        match = re.match(r"^(`{3,}|~{3,}|:{3,})", stripped)
-        if match:
-            if block:
-                yield block
-            block, fence = [], match.group(1)
-            yield ["```"]
-            continue
-        if not stripped or _SKIPPED.match(line):
-            if block:
-                yield block
-            block = []
-            continue
-        block.append(line)
-    if block:
-        yield block
+        for k, token in enumerate(tokens):
+            if where is not None and index == where[0] and token.map and token.map[0] < where[2]:
+                continue
+            if token.type != "paragraph_open" or token.level != 0:
+                continue
+            children = tokens[k + 1].children or []
+            if all(c.type in ("image", "softbreak", "hardbreak", "html_inline") or
+                   (c.type == "text" and not c.content.strip()) for c in children):
+                continue  # a paragraph holding only an image (a logo, a badge) or raw HTML
+            text = inline_text(children)
+            if text:
+                return text
+    return ""
 
 
-def title_and_summary(texts: Iterable[str]) -> tuple[str, str]:
-    """The title (the opening ``# `` heading, "" when the prose opens otherwise) and the first paragraph."""
-    title, summary, first = "", "", True
-    for text in texts:
-        for block in _paragraphs(text):
-            heading = _TITLE.match(block[0].strip())
-            if first and heading:
-                title = plain_markdown(heading.group("text"))
-                block = block[1:]
-            first = False
-            if block and not _NOT_PROSE.match(block[0]):
-                summary = plain_markdown(" ".join(block))
-                return title, summary
-    return title, summary
-
-
-def without_title(text: str, title: str) -> str:
-    """``text`` minus its opening ``# `` heading when that is ``title`` (the page shows it as its h1)."""
+def without_title(text: str, first: int, end: int) -> str:
+    """``text`` with its lines ``first`` to ``end`` blank (the title's heading, which the page's
+    h1 shows; the other lines keep their numbers)."""
     lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if not line.strip() or _SKIPPED.match(line):
-            continue
-        heading = _TITLE.match(line.strip())
-        if heading and plain_markdown(heading.group("text")) == title:
-            return "\n".join(lines[:i] + lines[i + 1:])
-        return text
-    return text
+    return "\n".join(lines[:first] + [""] * (end - first) + lines[end:])

@@ -19,7 +19,7 @@ from typing import Any
 from site_builder.errors import ParseError
 from site_builder.source import cell_options, ipython_syntax
 from site_builder.source.blocks import Cell, Script, compile_cell, module_imports, option_warnings, requirements_of
-from site_builder.source.markdown_head import title_and_summary
+from site_builder.source.markdown_head import document_head
 
 # A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
 _CODE_CELL_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
@@ -134,6 +134,23 @@ def _tags(metadata: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def _line_of(lines: list[str], text: str, start: int) -> int:
+    """The 1-based line of ``lines`` (from ``start``) where ``text`` begins, 0 when not found
+    (a Markdown cell's line, for the warnings about its prose)."""
+    first = text.split("\n")[0]
+    return next((i + 1 for i in range(start, len(lines)) if lines[i] == first and first.strip()), 0)
+
+
+def _metadata_options(metadata: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """A cell's label and figure caption from its metadata: MyST's ``:name:`` and ``:caption:``,
+    MyST-NB's ``mystnb: figure: {name, caption}``."""
+    mystnb = metadata.get("mystnb") if isinstance(metadata.get("mystnb"), dict) else {}
+    figure = mystnb.get("figure") if isinstance(mystnb.get("figure"), dict) else {}
+    found = {"label": metadata.get("name") or metadata.get("label") or figure.get("name"),
+             "fig-cap": metadata.get("caption") or figure.get("caption")}
+    return tuple((key, " ".join(value.split())) for key, value in found.items() if isinstance(value, str) and value.strip())
+
+
 def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tuple[list[Cell], str]:
     """The notebook's cells as Cells, and the text their line numbers count in."""
     is_markdown = not rel_path.lower().endswith(".ipynb")
@@ -146,9 +163,12 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
     run_source_lines: list[str] = []  # the .ipynb's numbering: its code cells, one after the other
     cells: list[Cell] = []
     ordinal = 0
+    cursor = 0  # a Markdown notebook's line where the next cell is looked for
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            cells.append(Cell("markdown", "", cell.source, 0, None))
+            line = _line_of(text_lines, cell.source, cursor) if is_markdown else 0
+            cursor = max(cursor, line)
+            cells.append(Cell("markdown", "", cell.source, line, None))
             continue
         if cell.cell_type != "code":
             continue  # raw cells: Jupyter Book leaves them out of the page too
@@ -156,6 +176,7 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
         lines = cell.source.split("\n")
         if exact:
             first = starts[ordinal - 1]
+            cursor = first + len(lines) - 1
         else:
             first = len(run_source_lines) + 1
             run_source_lines += [*lines, ""]
@@ -168,6 +189,7 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
             "code", f"block-{ordinal}", text, first, first - taken,
             tags=_tags(cell.metadata), options=options,
             run_text=rewritten.text if rewritten else "", notes=notes,
+            metadata_options=_metadata_options(cell.metadata),
         ))
     return cells, source if exact or not cells else "\n".join(run_source_lines)
 
@@ -184,9 +206,9 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
             compile_cell(runnable, rel_path, entry)
             tree.body += ast.parse("\n" * (cell.first_line - 1) + runnable.text).body
     imports = module_imports(tree)
-    title, summary = title_and_summary(c.text for c in cells if c.kind == "markdown")
+    head = document_head(cells, rel_path)
     return Script(
-        summary=summary, title=title, purpose="", docstring="", cells=tuple(cells),
+        summary=head.summary, title=head.title, title_at=head.title_at, purpose="", docstring="", cells=tuple(cells),
         requirements=requirements_of(imports, local_dir),
         warnings=tuple(option_warnings(cells, rel_path, entry)),
         prose="markdown", imports=imports,
@@ -213,7 +235,9 @@ def outline_notebook(source: str, rel_path: str, entry: str) -> Script:
         cells, _ = notebook_cells(notebook, source, rel_path, entry)
     except ParseError:
         cells = []
-    return Script(summary="", purpose="", docstring="", cells=tuple(cells), requirements=())
+    head = document_head(cells, rel_path)  # its title, never its path, even when it fails
+    return Script(summary=head.summary, purpose="", docstring="", cells=tuple(cells), requirements=(),
+                  title=head.title, title_at=head.title_at)
 
 
 def notebook_as_script(source: str, rel_path: str) -> bytes:

@@ -37,7 +37,7 @@ def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
 
 class FigureNumbers:
     """Numbers the captioned figures of one page, in page order; ``anchor``: a cell's label ->
-    the id of its first captioned figure (the page's PageProse.anchor, see label_ids)."""
+    the id of its first captioned figure (the page's PageContext.anchor, see label_ids)."""
 
     def __init__(self, anchor: Callable[[str], str] = lambda label: "") -> None:
         self.count = 0

@@ -58,7 +58,7 @@ def reference_files(site: SiteReferences, page: Callable[..., bytes], url: Calla
                  for r in site_works(site.bibliography, list(site.cited_by))]
         files.append(SiteFile(WORKS_PAGE, page("works.html", root="../", canonical=url(WORKS_PAGE), works=works)))
     terms = glossary_terms_view(site)
-    if any(t.glossary or t.aliases for t in terms):
+    if site.aliased or any(t.glossary for t in terms):
         files.append(SiteFile(GLOSSARY_PAGE, page("glossary.html", root="../", canonical=url(GLOSSARY_PAGE),
                                                   terms=terms)))
     return files

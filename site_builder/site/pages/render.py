@@ -1,7 +1,7 @@
 """Render stage: entries, their parsed scripts and run results -> the site's files in memory.
 
 Jinja2 templates hold the markup (``templates/``), Pygments highlights the code and
-Python-Markdown renders the prose.  Nothing is written to disk here.
+markdown-it and docutils render the prose (site/prose).  Nothing is written to disk here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.gallery import hidden_lines
@@ -43,14 +43,14 @@ from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLinks
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
-from site_builder.site.prose.myst_scan import Gate, PageProse
-from site_builder.site.prose.labels import Gates, SiteLabels, expand_gates, prose_page
-from site_builder.site.references.page import PageReferences
+from site_builder.site.prose.markdown.context import PageContext
+from site_builder.site.prose.labels import Gate, Gates, SiteLabels, expand_gates, prose_page, say_warnings, text_line
+from site_builder.site.references.page import attach_references
 from site_builder.site.references.site import SiteReferences, entry_heading, entry_summary, site_references
 from site_builder.site.pages.reference_pages import reference_files
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
-from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, letter_groups, poster_of
+from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import notebook_path, ordered_builds, script_download
@@ -123,10 +123,11 @@ class _Renderer:
         return ProseLinks(self.info.api_docs, imported_names(entry.source), self.linkable,
                           "../" * (entry.name.count("/") + 1))
 
-    @staticmethod
-    def prose(text: str, language: str, id_prefix: str = "", page: PageProse | None = None) -> Markup:
+    def prose(self, text: str, language: str, id_prefix: str = "", page: PageContext | None = None,
+              first_line: int = 0) -> Markup:
         # Sanitised by prose.render (nh3): safe to mark up.
-        return Markup(prose.render(text, language, id_prefix=id_prefix, page=page))
+        page = page if page is not None else PageContext(typography=self.info.typography)
+        return Markup(prose.render(text, language, id_prefix=id_prefix, page=page, first_line=first_line))
 
     def learn_labels(self, builds: list[EntryBuild]) -> None:
         """Read the labels every page's prose defines, so a ``{ref}`` finds them on any page, and
@@ -201,18 +202,19 @@ class _Renderer:
 
         by_name = {b.name: b for b in result.blocks}
         root = "../" * (name.count("/") + 1)
-        page, images = prose_page(build, root, self.labels)
+        page, images = prose_page(build, root, self.labels, self.info.typography)
         page.links = self.prose_links(entry)
-        refs = page.refs = PageReferences(self.references, entry, page)
+        refs = attach_references(page, self.references, entry)
         code_links = self.code_links.of(result)
         figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
-        purpose = self.introduction(script, page)  # first: its labels and numbers come first on the page
+        purpose = self.introduction(build, page)  # first: its labels and numbers come first on the page
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
                                 figures, notebook=entry.format != "py", page=page,
                                 code_links=code_links.get(cell.name, ()), assets=assets)
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
+        say_warnings(page, entry)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
         plotly_data = [f"{BUILDER_DIR}/plotly-{n}.js" for n in range(1, len(assets.figures) + 1)]
@@ -243,6 +245,7 @@ class _Renderer:
             figure_data=plotly_data,
             cells=cells,
             toc=page_toc(cells),
+            document=entry.format != "py",
             failure=result.failure,
             shown_only=result.shown_only,
             source_format=entry.format,
@@ -279,34 +282,47 @@ class _Renderer:
         """The page's title: the docstring's reST title as text, else the entry_heading setting."""
         return entry_heading(build, self.info)
 
-    def introduction(self, script: Script, page: PageProse | None = None) -> Markup | None:
+    def introduction(self, build: EntryBuild, page: PageContext | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
-        if script.title:
-            return self.prose(script.intro, script.prose, "intro-", page) if script.intro.strip() else None
-        return self.prose(script.purpose, "markdown", "intro-", page) if script.purpose.strip() else None
+        script = build.script
+        text, language = (script.intro, script.prose) if script.title else (script.purpose, "markdown")
+        if not text.strip():
+            return None
+        return self.prose(text, language, "intro-", page, first_line=text_line(build.entry, text))
 
-    @staticmethod
-    def summary(script: Script) -> str:
-        """The one-line summary as plain text (reST markup resolved)."""
-        return entry_summary(script)
+    def description(self, cell: Cell, page: PageContext | None, script: Script | None) -> Markup:
+        """A block's description (the docstring's Blocks section: Markdown) as inline HTML."""
+        if not cell.description.strip():
+            return Markup("")
+        at = script.docstring.find(cell.description) if script is not None and script.docstring_lines else -1
+        line = script.docstring_lines[0] + script.docstring.count("\n", 0, at) if at >= 0 and script else 0
+        html = self.prose(cell.description, "markdown", f"{cell.name}-description-", page, first_line=line)
+        if html.startswith("<p>") and html.endswith("</p>") and html.count("</p>") == 1:
+            return Markup(html.removeprefix("<p>").removesuffix("</p>"))
+        return Markup(escape(html.striptags()))  # blocks (a list, raw HTML as text): their words
+
+    def summary(self, script: Script) -> str:
+        """The one-line summary as plain text (reST markup resolved, Markdown's typography applied)."""
+        return entry_summary(script, self.info.typography)
 
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
         result: RunResult | None = None, script: Script | None = None, index: int = 0,
-        figures: FigureNumbers | None = None, notebook: bool = False, page: PageProse | None = None,
+        figures: FigureNumbers | None = None, notebook: bool = False, page: PageContext | None = None,
         code_links: tuple[CodeLink, ...] = (), assets: PageAssets | None = None,
     ) -> CellView:
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
-            opening = notebook and script and script.title and "markdown" not in [c.kind for c in script.cells[:index]]
-            text = without_title(cell.text, script.title) if opening else cell.text  # the page's h1 shows it
+            title_at = script.title_at if notebook and script else None
+            # the page's h1 shows the title: its heading is left out of the prose
+            text = without_title(cell.text, *title_at[1:]) if title_at and title_at[0] == index else cell.text
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(text, language, f"prose-{index}-", page),
+                            html=self.prose(text, language, f"prose-{index}-", page, first_line=cell.first_line),
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
             block = BlockResult(name=cell.name, status="not-run", duration=0.0)
-        display = display_of(cell.tags, cell.options)
+        display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
         block = shown_streams(block, display)
         sizes = {a.path: (a.width, a.height) for a in block.artifacts if a.kind == "display"}
 
@@ -319,10 +335,12 @@ class _Renderer:
         note = f"Not run ({display.why_not_run})." if not display.runs else (
             block_note(block, result, expects_error) if result else "")
         artifacts = (figures or FigureNumbers()).caption(self.artifact_views(block, publish, files_dir), display)
+        description = self.description(cell, page, script)
         return CellView(
             kind="code",
             name=cell.name,
-            description=cell.description,
+            description=description.striptags(),
+            description_html=description,
             html=Markup(""),
             code=self.code_parts(cell, script.docstring_lines if script else None, code_links),
             status=block.status,
@@ -338,6 +356,7 @@ class _Renderer:
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
             notes=cell.notes,
+            **cell_names(cell, display, notebook, artifacts, page),
         )
 
     def artifact_views(self, block: BlockResult, publish: _Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:
@@ -420,7 +439,7 @@ class _Renderer:
         """(title, rendered header text or None) of a section; the folder name when it has no title."""
         text, id_prefix = section.header, "section-" + section.name.replace("/", "-") + "-"
         # on the index, at the site's root
-        page = PageProse(links=ProseLinks(self.info.api_docs, {}, self.linkable, ""))
+        page = PageContext(links=ProseLinks(self.info.api_docs, {}, self.linkable, ""), typography=self.info.typography)
         if section.header_kind == "md":
             first, _, rest = text.lstrip().partition("\n")
             if not first.startswith("# "):

@@ -1,4 +1,5 @@
-""""On this page": the page's prose headings, each with the blocks under it.
+""""On this page": the page's prose headings, each with the blocks under it (a notebook's
+cells only when they have a label of their own: the page reads as the document).
 
 A Sphinx-Gallery or Jupyter Book page is organised by its prose sections; listing only
 ``block-3``, ``block-4``... says nothing. The headings are read back from the rendered
@@ -63,7 +64,8 @@ def page_toc(cells: list[Any]) -> list[TocGroup]:
     groups = [TocGroup("", "", 0)]
     for cell in cells:
         if cell.kind == "code":
-            if not cell.display.removed:  # remove-cell, include: false
+            # not a cell left out (remove-cell, include: false), nor a notebook's unnamed cell
+            if not cell.display.removed and cell.label:
                 groups[-1].blocks.append(cell)
             continue
         for level, anchor, text in headings(str(cell.html)):

@@ -18,6 +18,8 @@ from site_builder.run.execute import BlockError
 from site_builder.site.outputs.shown import FigureCaption
 from site_builder.site.outputs.displays import DisplayView
 from site_builder.site.outputs.outcomes import OutputPart
+from site_builder.site.prose.markdown.context import PageContext
+from site_builder.source.blocks import Cell
 from site_builder.source.cell_options import CellDisplay
 
 # CSV previews: the first rows of a file a demo wrote, read from at most this many bytes.
@@ -90,7 +92,7 @@ class CellView:
 
     kind: str  # "code" or "markdown" (prose)
     name: str
-    description: str
+    description: str  # a code block's description as text (On this page)
     html: Markup  # rendered prose ("" for code cells: see code)
     status: str  # BlockStatus; "not-run" when the run has no result for the block
     duration: str  # "" when not run
@@ -106,11 +108,33 @@ class CellView:
     value: DisplayView | None = None  # its last expression's value, when one is shown
     display: CellDisplay = CellDisplay()  # its options: code and output shown, folded or left out
     notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
+    # what the page calls it: the block's name; a notebook cell's label ("" : none, it shows no name)
+    label: str = ""
+    anchor: str = ""  # where a link to it leads: its section, or the figure its label names
+    section_id: str = ""  # its section's id
+    description_html: Markup = Markup("")  # the description rendered (Markdown: citations, links, terms)
 
     @property
     def has_output(self) -> bool:
         """True when the cell shows something under its code (output, displays, value, files)."""
         return bool(self.outputs or self.outputs_tail or self.omitted_lines or self.value or self.artifacts)
+
+
+def cell_names(cell: Cell, display: CellDisplay, notebook: bool, artifacts: tuple[ArtifactView, ...] = (),
+               page: PageContext | None = None) -> dict[str, str]:
+    """What the page calls a code cell, where links to it lead and its section's id: a script's
+    block by its name; a notebook's cell by its label (``:name:``, ``#| label``) or nothing (its
+    ``block-N`` stays an id only). A label's id is of the label namespace (label_ids): its
+    captioned figure's (``artifacts``, captioned already), else the cell's section's."""
+    if not notebook:
+        return {"label": cell.name, "anchor": cell.name, "section_id": cell.name}
+    if not display.label:
+        return {"label": "", "anchor": cell.name, "section_id": cell.name}
+    figure = next((a.caption.anchor for a in artifacts if a.caption is not None and a.caption.anchor), "")
+    if figure or display.fig_cap or page is None:
+        return {"label": display.label, "anchor": figure or cell.name, "section_id": cell.name}
+    anchor = page.anchor(display.label) or cell.name
+    return {"label": display.label, "anchor": anchor, "section_id": anchor}
 
 
 # ---------------------------------------------------------------- small formatters

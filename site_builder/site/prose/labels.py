@@ -1,10 +1,11 @@
 """The site-wide side of MyST prose: every page's labels, and one page's prose context.
 
 A ``{ref}`` may name a label of any entry, so render_site reads all labels before it
-renders a page (myst_scan.collect_labels: no rendering). Images a page's prose shows are
-files of its entry's folder, published under ``<entry>/_images/`` when prose.images allows. A sphinx-exercise
-``{solution-start}`` whose ``{solution-end}`` is in a later cell folds the cells between
-(GateView: the template opens the ``<details>`` and closes it).
+renders a page (markdown.resolve.label_definitions: the resolve pass, no rendering); each
+gets an id of the label namespace (label_ids). Images a page's prose shows are files of its
+entry's folder, published under ``<entry>/_images/`` when prose.images allows. A
+sphinx-exercise ``{solution-start}`` whose ``{solution-end}`` is in a later cell folds the
+cells between (GateView: the template opens the ``<details>`` and closes it).
 """
 
 from __future__ import annotations
@@ -16,11 +17,14 @@ from pathlib import PurePosixPath
 
 from site_builder.site.prose.images import ProseImages
 from site_builder.site.prose.label_ids import ID_RULE, PageIds, is_id_label
-from site_builder.site.prose.myst_scan import Directive, Gate, Label, PageProse, gate_split, label_definitions, numbered
+from site_builder.site.prose.markdown.boxes import exercise_title, solution_title
+from site_builder.site.prose.markdown.context import Label, PageContext
+from site_builder.site.prose.markdown.resolve import label_definitions
 from site_builder.site.sitefiles import EntryBuild, SiteFile
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.cell_options import display_of
 from site_builder.source.entries import Entry
+from site_builder.source.markdown_syntax import directive_of, parse
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +44,7 @@ class SiteLabels:
     docs: dict[str, tuple[str, str]] = field(default_factory=dict)  # doc path -> (entry, title)
 
 
-def site_labels(pages: list[tuple[EntryBuild, str]]) -> SiteLabels:
+def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False) -> SiteLabels:
     """The labels and documents of the site, from each (build, page title), before any page renders.
 
     A ``{ref}`` links to its own page's label first; from another page, to the first page
@@ -50,7 +54,7 @@ def site_labels(pages: list[tuple[EntryBuild, str]]) -> SiteLabels:
     for build, title in pages:
         name = build.entry.name
         site.docs.setdefault(_doc_path(build.entry), (name, title))
-        own, problems = page_labels(build)
+        own, problems = page_labels(build, typography)
         site.pages[name] = own
         for label_name, label in own.items():
             first = site.first.setdefault(label_name, label)
@@ -62,14 +66,14 @@ def site_labels(pages: list[tuple[EntryBuild, str]]) -> SiteLabels:
     return site
 
 
-def page_labels(build: EntryBuild) -> tuple[dict[str, Label], list[str]]:
+def page_labels(build: EntryBuild, typography: bool = False) -> tuple[dict[str, Label], list[str]]:
     """The labels one page defines (prose, a code cell's ``#| label`` of a captioned figure),
     each with an id of the label namespace (label_ids), and what is wrong with them."""
     entry, script = build.entry, build.script
     ids = PageIds(tuple(c.name for c in script.cells if c.kind == "code"))
     own: dict[str, Label] = {}
     problems: list[str] = []
-    for label_name, text, where in _definitions(entry, script):
+    for label_name, text, number, where in _definitions(entry, script, typography):
         if not is_id_label(label_name):
             problems.append(f"{entry.name}: the label {label_name!r} at {where} cannot be an id ({ID_RULE}): "
                             "nothing links to it")
@@ -81,38 +85,49 @@ def page_labels(build: EntryBuild) -> tuple[dict[str, Label], list[str]]:
             if clash:
                 problems.append(f"{entry.name}: the label {label_name} at {where} would take the id of {clash}: "
                                 f"its id is {anchor}")
-            own[label_name] = Label(entry.name, anchor, text, where)
+            own[label_name] = Label(entry.name, anchor, text, where, number)
     return own, problems
 
 
-def _definitions(entry: Entry, script: Script) -> Iterator[tuple[str, str, str]]:
-    """(label, what a reference shows, where) of every label the page defines, in page order."""
-    markdown = script.prose == "markdown"
-    intro = (script.intro if markdown else "") if script.title else script.purpose  # as render's introduction
-    texts = [intro] + [c.text if markdown and c.kind == "markdown" else "" for c in script.cells]
-    found = label_definitions(texts)
+def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tuple[str, str, str, str]]:
+    """(label, what a reference shows, its number, where) of every label the page defines, in page order."""
+    intro, intro_language = (script.intro, script.prose) if script.title else (script.purpose, "markdown")
+    texts = [intro] + [c.text if c.kind == "markdown" else "" for c in script.cells]
+    languages = [intro_language] + [script.prose for _ in script.cells]
+    found = label_definitions(texts, typography, languages)
     figures = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
     for source, cell in enumerate((None, *script.cells)):
         for d in (d for d in found if d.source == source):
-            yield d.name, d.text, _place(entry, cell, source, texts[source], d.line)
+            yield d.name, d.text, d.number, _place(entry, cell, source, texts[source], d.line)
         if cell is not None and cell.kind == "code":
-            display = display_of(cell.tags, cell.options)
+            display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
             figures += bool(display.fig_cap)
+            where = f"{entry.rel_path}, block {cell.name}"
             if display.label and display.fig_cap:  # the id of its first captioned figure
-                yield display.label, f"Figure {figures}", f"{entry.rel_path}, block {cell.name}"
+                yield display.label, f"Figure {figures}", str(figures), where
+            elif display.label:  # a labelled cell (:name:, #| label:): its section, named by its label
+                yield display.label, display.label, "", where
+
+
+def text_line(entry: Entry, text: str) -> int:
+    """The 1-based line of the entry's source where ``text`` (a docstring's section, a MyST
+    notebook's cell) begins, as it is in the file; 0 when it is not there as written."""
+    start = entry.source.find(text) if entry.format != "ipynb" and text.strip() else -1
+    return entry.source.count("\n", 0, start) + 1 if start >= 0 else 0
 
 
 def _place(entry: Entry, cell: Cell | None, number: int, text: str, line: int) -> str:
     """Where line ``line`` of ``text`` (a cell's, or the docstring's when ``cell`` is None) is, for messages."""
     if cell is not None and cell.first_line > 0:
         return f"{entry.rel_path}:{cell.first_line + line}"
-    start = entry.source.find(text) if entry.format != "ipynb" and text else -1
-    if start >= 0:  # the docstring, a MyST notebook's cell: as it is in the file
-        return f"{entry.rel_path}:{entry.source.count(chr(10), 0, start) + 1 + line}"
+    start = text_line(entry, text)
+    if start:  # the docstring, a MyST notebook's cell: as it is in the file
+        return f"{entry.rel_path}:{start + line}"
     return f"{entry.rel_path}, cell {number}, line {line + 1}"
 
 
-def prose_page(build: EntryBuild, root: str, site: SiteLabels) -> tuple[PageProse, dict[str, SiteFile]]:
+def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool = False
+               ) -> tuple[PageContext, dict[str, SiteFile]]:
     """The prose context of ``build``'s page (``root``: from it to the site's root), and the
     images of its folder its prose shows (prose.images' rule), filled in as the page renders.
     Says what is wrong with the page's labels (warnings, as the page renders)."""
@@ -123,9 +138,61 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels) -> tuple[PagePros
     own = site.pages.get(entry.name, {})
     ids = PageIds(tuple(c.name for c in build.script.cells if c.kind == "code"))
     ids.taken.update(label.anchor for label in own.values())
-    page = PageProse(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
-                     publish_image=images.publish, own=own, ids=ids)
+    page = PageContext(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
+                       publish_image=images.publish, own=own, ids=ids, typography=typography)
     return page, images.files
+
+
+def say_warnings(page: PageContext, entry: Entry) -> None:
+    """Log what the page's prose could not resolve, each with its entry, file and line."""
+    for warning in page.warnings:
+        where = f"{entry.rel_path}:{warning.line}" if warning.line else entry.rel_path
+        log.warning("%s: %s: %s", entry.name, where, warning.message)
+
+
+# ---------------------------------------------------------------- gates across cells
+
+GATES = ("solution-start", "solution-end", "exercise-start", "exercise-end")
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A ``{solution-start}`` (or ``-end``, or exercise's) whose partner is in another cell."""
+
+    opens: bool
+    kind: str  # "solution" or "exercise"
+    args: str
+    options: dict[str, str]
+
+
+def gate_split(text: str) -> list[str | Gate]:
+    """``text`` cut at the gated directives whose partner is not in it (paired ones stay)."""
+    lines = text.split("\n")
+    found: list[tuple[int, int, Gate]] = []
+    for token in parse(text):
+        syntax = directive_of(token) if token.level == 0 and token.map else None
+        if syntax is not None and syntax.name in GATES:
+            assert token.map is not None
+            kind, _, end = syntax.name.partition("-")
+            found.append((token.map[0], token.map[1], Gate(end == "start", kind, syntax.argument, syntax.options)))
+    unpaired, j = [], 0
+    while j < len(found):
+        gate = found[j][2]
+        if gate.opens and j + 1 < len(found) and not found[j + 1][2].opens and found[j + 1][2].kind == gate.kind:
+            j += 2  # start and end in this text: one directive (see resolve._gathered)
+            continue
+        unpaired.append(found[j])
+        j += 1
+    parts: list[str | Gate] = []
+    start = 0
+    for first, last, gate in unpaired:
+        if "\n".join(lines[start:first]).strip():
+            parts.append("\n".join(lines[start:first]))
+        parts.append(gate)
+        start = last
+    if "\n".join(lines[start:]).strip():
+        parts.append("\n".join(lines[start:]))
+    return parts
 
 
 @dataclass(frozen=True)
@@ -153,7 +220,7 @@ def expand_gates(cells: tuple[Cell, ...], prose_language: str) -> Iterator[tuple
 class Gates:
     """Turns the gates of one page into views, numbering exercises in page order, balanced at the end."""
 
-    def __init__(self, page: PageProse) -> None:
+    def __init__(self, page: PageContext) -> None:
         self.page, self.open = page, []  # type: list[str]
 
     def view(self, gate: Gate) -> GateView | None:
@@ -167,10 +234,9 @@ class Gates:
         label = gate.options.get("label") or gate.options.get("name") or ""
         anchor = self.page.anchor(label) if label else ""
         if gate.kind == "exercise":
-            title, _text = numbered(Directive("exercise", gate.args, gate.options, [], ""), self.page)
+            title, _text = exercise_title("exercise", gate.args, gate.options, self.page)
             return GateView(True, "div", title, anchor)
-        target = self.page.find(gate.args)
-        return GateView(True, "details", f"Solution to {target.text}" if target else "Solution", anchor)
+        return GateView(True, "details", solution_title(gate.args, self.page), anchor)
 
     def closing(self) -> list[GateView]:
         """Ends for the gates still open when the page ends."""

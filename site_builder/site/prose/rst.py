@@ -11,8 +11,7 @@ import functools
 import io
 import logging
 import re
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from docutils import frontend, nodes
@@ -29,8 +28,11 @@ from pygments.lexers import PythonConsoleLexer, PythonLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from site_builder.site.prose.links import ProseLinks, api_role
-from site_builder.site.prose.rst_refs import LabelIds, reference_role
+from site_builder.site.prose.rst_refs import LabelsNumbered, reference_role
 from site_builder.site.prose.rst_refs import register as register_reference_constructs
+
+if TYPE_CHECKING:
+    from site_builder.site.prose.markdown.context import PageContext
 
 log = logging.getLogger(__name__)
 
@@ -322,7 +324,7 @@ class _Writer(Html5Writer):
 
 class _WebReader(Reader):
     def get_transforms(self) -> list[type[Transform]]:
-        return [*super().get_transforms(), _WebTransform, LabelIds]
+        return [*super().get_transforms(), _WebTransform, LabelsNumbered]
 
 
 @functools.cache
@@ -335,26 +337,27 @@ def _prepared_settings(html: bool) -> Any:
     return settings
 
 
-def _settings(html: bool, id_prefix: str = "", links: ProseLinks | None = None,
-              images: Callable[[str], str | None] | None = None, refs: Any = None) -> Any:
+def _settings(html: bool, id_prefix: str = "", page: PageContext | None = None, first_line: int = 0) -> Any:
     """A copy of the prepared settings for one publish (a run may set its own attributes on it)."""
     settings = copy.copy(_prepared_settings(html))
-    settings.id_prefix, settings.warning_stream, settings.site_builder_links = id_prefix, io.StringIO(), links
-    settings.site_builder_images, settings.site_builder_refs = images, refs
+    settings.id_prefix, settings.warning_stream = id_prefix, io.StringIO()
+    settings.site_builder_links = page.links if page is not None else None
+    settings.site_builder_images = page.publish_image if page is not None else None
+    # the page's labels, citations and terms, and the text's first line in the entry (rst_refs)
+    settings.site_builder_page, settings.site_builder_first_line = page, first_line
     return settings
 
 
-def rst_html(text: str, id_prefix: str, links: ProseLinks | None = None,
-             images: Callable[[str], str | None] | None = None, refs: Any = None) -> str | None:
-    """``text`` as HTML (not yet sanitised); None when docutils cannot render it.  ``links``:
-    where API roles, gallery labels and ``:doc:`` paths lead (None: they read as code or text);
-    ``images``: an image's path -> its URL once published with the page (None: alt text);
-    ``refs``: the page's citations, labels and terms (references.page.PageReferences)."""
+def rst_html(text: str, id_prefix: str, page: PageContext | None = None, first_line: int = 0) -> str | None:
+    """``text`` as HTML (not yet sanitised); None when docutils cannot render it.  ``page``: its
+    ``links`` (where API roles, gallery labels and ``:doc:`` paths lead; None: code or text), its
+    ``publish_image`` (an image's path -> its URL; None: alt text), the labels, citations and
+    terms the text's roles resolve to (rst_refs); ``first_line``: the text's line in the entry."""
     _register_sphinx_constructs()
     _register_roles(text)
     try:
         parts = publish_parts(text, writer=_Writer(), reader=_WebReader(),
-                              settings=_settings(True, id_prefix, links, images, refs))
+                              settings=_settings(True, id_prefix, page, first_line))
     except Exception:  # noqa: BLE001 (docutils' writers assert on odd trees: the page must still build)
         log.debug("reST prose could not be rendered; shown as Markdown", exc_info=True)
         return None

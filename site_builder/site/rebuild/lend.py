@@ -41,8 +41,8 @@ from site_builder.site.rebuild.state import (
 from site_builder.site.sitefiles import PACKAGE_DIR, TEMPLATES_DIR, SiteInfo
 
 # Libraries whose version can change a page's bytes (and the search index).
-RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown", "nbformat", "pagefind", "pagefind_bin",
-                        "pillow")  # Pillow makes the thumbnails
+RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown-it-py", "mdit-py-plugins", "nbformat",
+                        "pagefind", "pagefind_bin", "pillow")  # Pillow makes the thumbnails
 
 
 # ---------------------------------------------------------------- fingerprints
@@ -97,7 +97,7 @@ def settings_fingerprint(config: Config) -> str:
     wording = (config.entry_heading, config.entry_intro, repr(config.entry_url),
                config.search_placeholder, config.index_intro, config.prose)
     return sha_of(config.title, repr(config.site_url), repr(config.timeout), repr(overrides), *wording,
-                repr(config.output_fold_lines), repr(config.sections), repr(config.values),
+                repr(config.output_fold_lines), repr(config.sections), repr(config.values), repr(config.typography),
                 repr(config.figure_scale), config.run_pattern,
                 os.environ.get("SOURCE_DATE_EPOCH", ""))
 

@@ -3,13 +3,13 @@
 Every prose syntax (sphinxcontrib-bibtex's roles in reST and MyST, Pandoc's ``[@key]``)
 turns into a ``Citation`` of items and a mode; ``PageCitations.cite`` shows it with the
 site's style, linking each work to its entry in the References list at the page's end
-(numbered styles number the works in the order the page first cites them), and warns of a
-key no bibliography defines, which reads as "key?" on the page.
+(numbered styles number the works in the order the page first cites them: ``note`` them as
+the page's prose is resolved, in page order).  A key no bibliography defines reads as
+"key?" (the caller warns).
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,11 +18,9 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from site_builder.site.references.bibliography import Bibliography, Work
-from site_builder.site.references.macros import macro
+from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.references.styles import as_html
 from site_builder.site.safety.html import clean_html
-
-log = logging.getLogger(__name__)
 
 # sphinxcontrib-bibtex's roles (MyST ``{cite:t}``, reST ``:cite:t:``) -> the mode they show.
 ROLE_MODES = {
@@ -110,17 +108,12 @@ class PageCitations:
         self.entry = entry
         self.allocate = allocate  # a key -> a new id on the page
         self.anchors: dict[str, str] = {}  # the page's cited works, in order, with their entry's id
-        self.unresolved: dict[str, str] = {}  # unknown key -> where first
-        self.warnings: list[str] = []
         self._citeproc: Any = None
 
-    def cite(self, citation: Citation, where: str) -> Markup:
-        """The HTML of ``citation`` (``where``: its place, for warnings)."""
+    def cite(self, citation: Citation) -> Markup:
+        """The HTML of ``citation``."""
         style = self.bibliography.style
         known = [i for i in citation.items if i.key in self.bibliography.works]
-        for item in citation.items:
-            if item.key not in self.bibliography.works:
-                self._unknown(item.key, where)
         shown = dict(zip((i for i in known), self._shown(known)))
         parts = []
         for item in citation.items:
@@ -138,9 +131,9 @@ class PageCitations:
         return macro("citation", parts, layout.prefix if wrapped else "", delimiter,
                      layout.suffix if wrapped else "", citation.mode)
 
-    def expect(self, keys: list[str]) -> None:
-        """The keys a text is about to cite, in its order: a numbered style numbers them so,
-        whichever syntax of the text is resolved first (roles while it renders, Pandoc's after)."""
+    def note(self, keys: list[str]) -> None:
+        """Keys the page cites, in its order (unknown ones are left out): a numbered style numbers
+        the works so, the resolve pass noting them before the page's prose renders."""
         works = [self.bibliography.works[k] for k in keys if k in self.bibliography.works]
         new = list({w.key: w for w in works if w.key not in self.anchors}.values())
         if not new:
@@ -185,13 +178,6 @@ class PageCitations:
         if mode == "alt":
             return Markup(escape(f"{names} {year}"))
         return Markup(escape(f"{names} {layout.prefix or '('}{year}{layout.suffix or ')'}"))
-
-    def _unknown(self, key: str, where: str) -> None:
-        if key in self.unresolved:
-            return
-        self.unresolved[key] = where
-        self.warnings.append(f"{self.entry}: {where}: the citation key {key!r} is in no bibliography "
-                             "(it shows as unresolved)")
 
     def references(self) -> list[ReferenceView]:
         """The References list of the page: every cited work, in the style's order."""

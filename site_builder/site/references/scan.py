@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from site_builder.site.references.citations import is_cite_role
-from site_builder.site.references.pandoc import KEY
+from site_builder.source.citation_syntax import KEY
 from site_builder.site.references.terms import GlossaryTerm, glossary_terms
 
 _MYST_ROLE = re.compile(r"\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]+)`")
@@ -135,10 +135,13 @@ def scan_prose(texts: list[str]) -> PageScan:
         for pattern in (_MD_LINK, _RST_LINK):
             for match in pattern.finditer(text):
                 target = match.group("target")
-                if target.startswith("#"):
-                    scan.labels.add(target[1:])
-                else:
+                path, _, fragment = target.partition("#")
+                if fragment:  # [](#label), [text](other.md#label)
+                    scan.labels.add(fragment)
+                if path:
                     scan.links.add(target)
+                    if "/" not in path and "." not in path and not fragment:  # MyST's legacy [](label)
+                        scan.labels.add(path)
         prose.append(plain)
     scan.prose = "\n".join(prose)
     return scan

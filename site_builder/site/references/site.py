@@ -16,10 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from site_builder.names import stem_of
+from site_builder.site.prose.html import plain
 from site_builder.site.prose.labels import SiteLabels, site_labels
 from site_builder.site.references.bibliography import Bibliography
 from site_builder.site.references.scan import PageScan, scan_prose
-from site_builder.site.references.terms import SiteTerms, Term, mention_pattern, term_key
+from site_builder.site.references.terms import SiteTerms, Term, glossary_anchor, mention_pattern, term_key
 from site_builder.site.rebuild.state import sha_of
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
 from site_builder.source.blocks import Script
@@ -39,11 +40,6 @@ class EntryFacts:
     name: str
     title: str
     summary: str = ""
-
-
-def glossary_anchor(term: str) -> str:
-    """The id of a glossary term's definition on its page ("term-softmax")."""
-    return "term-" + (_NOT_ID.sub("-", term_key(term)).strip("-") or "x")
 
 
 def page_prose(build: EntryBuild) -> list[str]:
@@ -68,12 +64,14 @@ class SiteReferences:
     mentions: dict[str, set[str]] = field(default_factory=dict)  # entry -> the entry terms its prose mentions
     labels: SiteLabels = field(default_factory=SiteLabels)
     problems: list[str] = field(default_factory=list)
+    aliased: bool = False  # some entry names other names of its term (an Aliases section, aliases:)
 
     @classmethod
     def build(cls, builds: list[EntryBuild], bibliography: Bibliography, link_terms: bool,
               labels: SiteLabels, facts: dict[str, EntryFacts]) -> SiteReferences:
         """The connections of the site of ``builds`` (in site order)."""
-        site = cls(bibliography, link_terms, labels=labels, facts=facts)
+        site = cls(bibliography, link_terms, labels=labels, facts=facts,
+                   aliased=any(b.script.aliases for b in builds))
         for build in builds:
             name = build.entry.name
             site.scans[name] = scan_prose(page_prose(build))
@@ -192,7 +190,7 @@ class SiteReferences:
         works = self.bibliography.works
         cited = sorted(self.cited_by)
         return sha_of(self.bibliography.digest(cited), json.dumps(self.cited_by, sort_keys=True),
-                      *(repr(t) for t in self.terms.glossary()),
+                      repr(self.aliased), *(repr(t) for t in self.terms.terms.values()),
                       *(f"{n}:{self._title(n)}" for k in cited for n in self.cited_by[k]),
                       repr(sorted(k for k in works if k in self.cited_by)))
 
@@ -220,24 +218,17 @@ class SiteReferences:
 
 
 def entry_heading(build: EntryBuild, info: SiteInfo) -> str:
-    """An entry page's title as text: the docstring's (reST markup resolved), else the entry_heading setting."""
+    """An entry page's title as text: the docstring's (reST markup resolved, Markdown's
+    typography applied), else the entry_heading setting."""
     script, name = build.script, build.entry.name
     if script.title:
-        return _plain(script.title, script.prose) or name
+        return plain(script.title, script.prose, info.typography) or name
     return info.entry_heading.replace("{name}", name)
 
 
-def entry_summary(script: Script) -> str:
-    """An entry's one-line summary as text (reST markup resolved)."""
-    return _plain(script.summary, script.prose) if script.title else script.summary
-
-
-def _plain(text: str, language: str) -> str:
-    if language != "rst" or not text.strip():
-        return text
-    from site_builder.site.prose.rst import rst_plain  # docutils: only for reST
-
-    return rst_plain(text)
+def entry_summary(script: Script, typography: bool = False) -> str:
+    """An entry's one-line summary as text (reST markup resolved, Markdown's typography applied)."""
+    return plain(script.summary, script.prose, typography) if script.title else script.summary
 
 
 _last: list[tuple[SiteInfo, list[EntryBuild], SiteReferences]] = []
@@ -249,9 +240,9 @@ def site_references(builds: list[EntryBuild], info: SiteInfo) -> SiteReferences:
     if _last and _last[0][0] is info and len(_last[0][1]) == len(builds) and all(
             a.entry is b.entry and a.script is b.script for a, b in zip(_last[0][1], builds)):
         return _last[0][2]
-    labels = site_labels([(b, entry_heading(b, info)) for b in builds])
+    labels = site_labels([(b, entry_heading(b, info)) for b in builds], info.typography)
     facts = {b.entry.name: EntryFacts(b.entry.name, entry_heading(b, info) if b.script.title else b.entry.name,
-                                      entry_summary(b.script)) for b in builds}
+                                      entry_summary(b.script, info.typography)) for b in builds}
     site = SiteReferences.build(builds, info.bibliography or Bibliography(), info.link_terms, labels, facts)
     _last[:] = [(info, list(builds), site)]
     return site

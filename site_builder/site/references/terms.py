@@ -4,28 +4,40 @@
 an entry's term leads to its page, a glossary term to its definition.  With ``link_terms``
 the first mention of another entry's term in a page's prose links to that entry
 (``TermLinker``: whole words, longest first, never in code, headings, links or the entry's
-own page), found in the rendered HTML's text (html_text).
+own page, nor to an entry the page linked already), found in the text of the rendered HTML
+(read with Python's HTML tokenizer, whichever prose format made it), so the same pass
+serves Markdown and reST.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from html import escape as escape_text
+from html.parser import HTMLParser
 
 from markupsafe import Markup, escape
 
-from site_builder.site.references.html_text import HEADINGS, OPAQUE, rewrite_text
-
 # A term is a whole word: no letter, digit, "_" or "-" right before or after it.
 _EDGE_BEFORE, _EDGE_AFTER = r"(?<![\w-])", r"(?![\w-])"
-_GLOSSARY_TERM = re.compile(r"^(?P<indent>[ \t]*)(?P<term>\S.*?)[ \t]*$")
 MAX_TERM_CHARS = 120
+_NOT_ID = re.compile(r"[^\w.:-]+")
+VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+                  "track", "wbr"})
+# Text inside these is never a mention: code, links, math, scripts, headings.
+OPAQUE = frozenset({"a", "code", "pre", "kbd", "samp", "script", "style", "math", "textarea", "svg", "var",
+                    "h1", "h2", "h3", "h4", "h5", "h6"})
 
 
 def term_key(text: str) -> str:
     """How a term is compared: case folded, spaces collapsed."""
     return " ".join(text.split()).casefold()
+
+
+def glossary_anchor(term: str) -> str:
+    """The id of a glossary term's definition on its page ("term-softmax")."""
+    return "term-" + (_NOT_ID.sub("-", term_key(term)).strip("-") or "x")
 
 
 @dataclass(frozen=True)
@@ -127,18 +139,24 @@ def mention_pattern(texts: Iterable[str]) -> re.Pattern[str] | None:
 class TermLinker:
     """Links the first mention of each other entry's term in one page's prose (see the module docstring)."""
 
-    def __init__(self, terms: dict[str, Term], entry: str, link: Callable[[Term, str], Markup]) -> None:
+    def __init__(self, terms: dict[str, Term], entry: str, link: Callable[[Term, str], Markup],
+                 entry_of: Callable[[str], str | None] = lambda href: None) -> None:
         self.terms = {k: t for k, t in terms.items() if t.entry != entry}  # never the page's own entry
         self.pattern = mention_pattern(t.text for t in self.terms.values())
         self.link = link  # (term, the words as written) -> its link's HTML
+        self.entry_of = entry_of  # a link's href -> the entry whose page it leads to, or None
         self.linked: set[str] = set()  # entries linked on this page so far
 
     def __call__(self, html: str) -> str:
         if self.pattern is None:
             return html
-        return rewrite_text(html, self._rewrite, OPAQUE | HEADINGS)
+        parser = _Mentions(self)
+        parser.feed(html)
+        parser.close()
+        return "".join(parser.out)
 
-    def _rewrite(self, text: str, stack: Sequence[tuple[str, str]]) -> str | None:
+    def rewrite(self, text: str) -> str | None:
+        """``text`` (a text node's) with its first mentions linked, as HTML; None when it has none."""
         assert self.pattern is not None
         out: list[str] = []
         last = 0
@@ -153,3 +171,41 @@ class TermLinker:
             return None
         out.append(str(escape(text[last:])))
         return "".join(out)
+
+
+class _Mentions(HTMLParser):
+    """Rendered HTML as it is, but for the text nodes outside OPAQUE elements (TermLinker.rewrite);
+    a link met on the way counts its entry as linked."""
+
+    def __init__(self, linker: TermLinker) -> None:
+        super().__init__(convert_charrefs=True)
+        self.linker = linker
+        self.out: list[str] = []
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.out.append(self.get_starttag_text() or "")
+        if tag == "a":
+            linked = self.linker.entry_of(dict(attrs).get("href") or "")
+            if linked:
+                self.linker.linked.add(linked)
+        if tag not in VOID:
+            self.open.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.out.append(self.get_starttag_text() or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.out.append(f"</{tag}>")
+        if tag in self.open:
+            del self.open[len(self.open) - 1 - self.open[::-1].index(tag):]
+
+    def handle_data(self, data: str) -> None:
+        replaced = None if OPAQUE.intersection(self.open) else self.linker.rewrite(data)
+        self.out.append(escape_text(data, quote=False) if replaced is None else replaced)
+
+    def handle_comment(self, data: str) -> None:
+        self.out.append(f"<!--{data}-->")
+
+    def handle_decl(self, decl: str) -> None:
+        self.out.append(f"<!{decl}>")

@@ -1,4 +1,4 @@
-"""The markup of citations, cross-references and terms: the macros of templates/_references.html."""
+"""The markup of Markdown prose's constructs: the macros of templates/_prose_myst.html."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from markupsafe import Markup
 
 from site_builder.site.sitefiles import TEMPLATES_DIR
 
-REFERENCES_TEMPLATE = "_references.html"
+PROSE_TEMPLATE = "_prose_myst.html"
 
 
 @functools.lru_cache(maxsize=1)
@@ -20,7 +20,11 @@ def _environment() -> jinja2.Environment:
                               undefined=jinja2.StrictUndefined)
 
 
+def _module() -> Any:
+    """The template's macros (reloaded when the file changes, as under ``serve``)."""
+    return _environment().get_template(PROSE_TEMPLATE).module
+
+
 def macro(name: str, *args: Any, **kwargs: Any) -> Markup:
-    """The HTML of macro ``name`` of templates/_references.html (its arguments escaped unless Markup)."""
-    module = _environment().get_template(REFERENCES_TEMPLATE).module
-    return Markup(str(getattr(module, name)(*args, **kwargs)).strip())
+    """The HTML of macro ``name`` of templates/_prose_myst.html (its arguments escaped unless Markup)."""
+    return Markup(str(getattr(_module(), name)(*args, **kwargs)))

@@ -1,0 +1,179 @@
+"""Parse and resolve: Markdown text -> tokens whose roles, directives, targets and math know
+their handler, number, label and id, before anything is rendered.
+
+The same pass runs twice per page, with a fresh context each time: once before any page is
+rendered (``label_definitions``: what every page defines, so a ``{ref}`` resolves across the site),
+then when the page renders, so both number everything alike. A directive's Markdown body is
+parsed here, ``MAX_DIRECTIVE_DEPTH`` directives deep at most (deeper ones show their text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from site_builder.site.prose.label_ids import PageIds, is_id_label
+from site_builder.site.prose.markdown.context import Definition, Label, PageContext
+from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
+from site_builder.site.prose.markdown.xrefs import resolve_links
+from site_builder.source.citation_syntax import CITATION_TOKEN
+from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, DirectiveSyntax, directive_of, inline_text, parse
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a text is: its first line in the entry's source (0: unknown), the line of its
+    page's text it starts at (a directive's body: below the directive), its ids' prefix, its depth."""
+
+    first_line: int = 0
+    offset: int = 0
+    id_prefix: str = ""
+    depth: int = 0
+
+    def line(self, token_line: int) -> int:
+        """The source line of the text's 0-based line ``token_line`` (0 when unknown)."""
+        return self.first_line + self.offset + token_line if self.first_line else 0
+
+    def deeper(self, offset: int) -> Where:
+        """A directive's body, starting at line ``offset`` of the page's text."""
+        return Where(self.first_line, offset, self.id_prefix, self.depth + 1)
+
+
+def parse_resolved(text: str, page: PageContext, where: Where = Where()) -> tuple[list[Token], dict[str, object]]:
+    """The tokens of ``text``, resolved against ``page``, and the parse's env (references, footnotes)."""
+    env: dict[str, object] = {}
+    tokens = parse(text, page.typography, env)
+    resolve(tokens, page, where)
+    return tokens, env
+
+
+def resolve(tokens: list[Token], page: PageContext, where: Where) -> None:
+    """Resolve ``tokens`` in place, in page order (see the module docstring)."""
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.map:
+            page.at = where.offset + token.map[0]
+        line = where.line(token.map[0]) if token.map else 0
+        if token.type in ("fence", "colon_fence"):
+            syntax = directive_of(token)
+            if syntax is not None:
+                _directive(tokens, i, syntax, page, where, line)
+        elif token.type == "myst_target":
+            _target(tokens, i, page)
+        elif token.type == "math_block_label":
+            number = page.number("equation")
+            token.meta["number"] = number
+            token.meta["anchor"] = page.define(token.info, f"({number})", str(number))
+        elif token.type == "heading_open" and not token.attrGet("id"):
+            token.attrSet("id", page.heading_id(inline_text(tokens[i + 1].children), where.id_prefix))
+        elif token.type == "inline":
+            _roles(token.children or [], page, line)
+        i += 1
+
+
+def _directive(tokens: list[Token], index: int, syntax: DirectiveSyntax, page: PageContext, where: Where,
+               line: int) -> None:
+    registry = default_registry()
+    call = DirectiveCall(syntax.name, syntax.argument, syntax.options, syntax.body, line,
+                         line + syntax.body_line if line else 0)
+    body_offset = page.at + syntax.body_line
+    gathered = _gathered(tokens, index, call)
+    handler, known = registry.directive(call.name)
+    if not known:
+        page.warn(line, f"unknown directive {{{call.name}}}: its content is shown as text")
+    tokens[index].meta["call"], tokens[index].meta["handler"] = call, handler
+    handler.resolve(call, page)
+    if call.label and "anchor" not in call.data:  # its id now, before its content's labels
+        call.data["anchor"] = page.define(call.label, call.argument or call.label)
+    if gathered is not None:
+        call.children = gathered  # resolved in this pass already, as tokens of this text
+        resolve(gathered, page, where)
+    elif handler.content:
+        if where.depth >= MAX_DIRECTIVE_DEPTH:
+            page.warn(line, f"directives nested more than {MAX_DIRECTIVE_DEPTH} deep: "
+                            f"the body of {{{call.name}}} is shown as text")
+            call.data["too_deep"] = True
+            return
+        children, env = parse_resolved(call.body, page, where.deeper(body_offset))
+        call.children = children
+        call.data["env"] = env
+
+
+def _gathered(tokens: list[Token], index: int, call: DirectiveCall) -> list[Token] | None:
+    """The tokens between a ``{solution-start}`` (or exercise's) and its ``-end`` in the same text,
+    taken out of ``tokens``: the pair reads as one directive. None for other directives."""
+    if not call.name.endswith("-start"):
+        return None
+    base = call.name.removesuffix("-start")
+    for end in range(index + 1, len(tokens)):
+        syntax = directive_of(tokens[end]) if tokens[end].level == tokens[index].level else None
+        if syntax is not None and syntax.name == f"{base}-end":
+            inside = tokens[index + 1:end]
+            del tokens[index + 1:end + 1]
+            call.name = base
+            return inside
+    return None
+
+
+def _target(tokens: list[Token], index: int, page: PageContext) -> None:
+    """``(label)=``: the label names the element after it (its id), a heading by its text."""
+    token, name = tokens[index], tokens[index].content.strip()
+    after = tokens[index + 1] if index + 1 < len(tokens) else None
+    heading = after is not None and after.type == "heading_open"
+    anchor = page.define(name, inline_text(tokens[index + 2].children) if heading else name)
+    token.meta["anchor"] = anchor
+    if not anchor:
+        token.meta["attached"] = True  # a second definition, or no id: the target shows nothing
+    elif after is not None and after.nesting == 1 and not after.attrGet("id") and after.type != "inline":
+        after.attrSet("id", anchor)
+        token.meta["attached"] = True
+
+
+def _roles(children: list[Token], page: PageContext, line: int) -> None:
+    """Links to labels and pages, then roles (and Pandoc's citations, read as roles), in order."""
+    registry = default_registry()
+    resolve_links(children, page, line)
+    below = 0  # lines of the paragraph above the role (its line breaks so far)
+    for child in children:
+        below += child.type in ("softbreak", "hardbreak")
+        if child.type not in ("myst_role", CITATION_TOKEN):
+            continue
+        call = RoleCall(child.meta.get("name", ""), child.content, line + below if line else 0)
+        handler, known = registry.role(call.name)
+        if not known:
+            page.warn(call.line, f"unknown role {{{call.name}}}: its text is shown")
+        child.meta["call"], child.meta["handler"] = call, handler
+        handler.resolve(call, page)
+
+
+def label_definitions(texts: list[str], typography: bool = False, languages: Sequence[str] = ()) -> list[Definition]:
+    """The labels one page's prose texts define, in page order, numbered as rendering numbers
+    them (``Definition.source``: the text's index); a name may come twice.  ``languages``: each
+    text's ("markdown" when not given; "rst": read by prose.rst_refs)."""
+    page = PageContext(typography=typography)
+    for source, text in enumerate(texts):
+        page.source = source
+        if not text.strip():
+            continue
+        if source < len(languages) and languages[source] == "rst":
+            from site_builder.site.prose.rst_refs import rst_definitions  # docutils: only for reST
+
+            rst_definitions(text, page)
+        else:
+            parse_resolved(text, page)
+    return page.definitions
+
+
+def labels_of(entry: str, texts: list[str], typography: bool = False) -> dict[str, Label]:
+    """The labels Markdown texts (one page's) define, the first of each name that can be an id,
+    with their ids (labels.page_labels adds the page's blocks and says what is wrong)."""
+    ids, found = PageIds(), {}
+    for d in label_definitions(texts, typography):
+        if d.name not in found and is_id_label(d.name):
+            found[d.name] = Label(entry, ids.allocate(d.name)[0], d.text, "", d.number)
+    return found
