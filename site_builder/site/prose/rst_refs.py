@@ -60,7 +60,7 @@ def reference_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any
             page.links is not None and page.links.example(target, "ref")[0] is not None)):
         return None  # a Sphinx-Gallery example's label: its page when in the site, else its name (rst.py)
     try:
-        return nodes.raw(rawtext, role_html(name, text, page, _line(document, lineno)), format="html")
+        return nodes.raw(rawtext, role_html(name, text, page, _line(document, lineno), rawtext), format="html")
     except Exception:  # noqa: BLE001 (docutils would end the process on an exception in a role)
         log.warning("%s: %s could not be resolved (a bug of the builder; shown as text)", page.entry, rawtext,
                     exc_info=True)
@@ -77,12 +77,21 @@ class LabelsNumbered(Transform):
         if page is None:
             return
         explicit = {name for name, is_explicit in self.document.nametypes.items() if is_explicit}
+        done: set[str] = set()  # a figure's image holds its :name: (docutils): defined by the figure
         for node in list(self.document.findall(nodes.Element)):
             if isinstance(node, nodes.target):
                 continue
-            names = [n for n in node.get("names", []) if n in explicit]
-            page.at = max((node.line or 1) - 1, page.at) if node.line else page.at
+            names = [n for n in node.get("names", []) if n in explicit and n not in done]
+            page.at = node.line - 1 if node.line else page.at
             if isinstance(node, nodes.figure):
+                for child in (c for c in node.children if isinstance(c, nodes.Element)):
+                    for name in (n for n in child.get("names", []) if n in explicit and n not in names):
+                        names.append(name)  # and the id docutils gave it, for one element per id
+                        moved = self.document.nameids.get(name)
+                        if moved in child["ids"]:
+                            child["ids"].remove(moved)
+                            node["ids"].append(moved)
+                done.update(names)
                 self._figure(node, names, page)
             elif isinstance(node, nodes.math_block) and (node.get("label") or names):
                 self._equation(node, names, page)
@@ -112,7 +121,10 @@ class LabelsNumbered(Transform):
 
 
 def _anchored(node: nodes.Element, anchor: str) -> None:
-    if anchor and anchor not in node["ids"]:
+    """The element takes the label's id first (its other ids follow as docutils writes them)."""
+    if anchor:
+        if anchor in node["ids"]:
+            node["ids"].remove(anchor)
         node["ids"].insert(0, anchor)
 
 

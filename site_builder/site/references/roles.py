@@ -76,20 +76,26 @@ class PandocCitation(Role):
                 shown = label_link(out, f"@{part.key}", part.key, line=call.line)
                 return shown + (str(escape(f" [{part.suffix}]")) if part.suffix else "")
             return str(escape(call.content))  # an @word no bibliography defines: text
-        shown: list[Markup] = []
+        shown: list[Markup] = []  # in the bracket's order: citations of works, then a cross-reference, ...
         items: list[CiteItem] = []
         suppress = False
+
+        def cite_items() -> None:  # the works so far, as one citation ("[-@a]": (1956))
+            if items:
+                mode = "yearpar" if suppress and len(items) == 1 else "p"
+                shown.append(refs.cite(Citation(tuple(items), mode), out.page, call.line))
+                items.clear()
+
         for part in parts:
             if not refs.known_work(part.key) and (part.key.startswith(QUARTO_PREFIXES) or out.page.find(part.key)):
+                cite_items()
                 xref = Markup(label_link(out, call.content, part.key, line=call.line))
-                shown.append(escape(f"{part.prefix} " if part.prefix else "") + xref
-                             + escape(f" {part.suffix}" if part.suffix else ""))
+                suffix = part.suffix if part.suffix.startswith(",") else f" {part.suffix}"
+                shown.append(escape(f"{part.prefix} " if part.prefix else "") + xref + escape(suffix.rstrip()))
             else:
                 items.append(_item(part))
                 suppress = part.suppress_author
-        if items:  # "[-@a]": (1956)
-            mode = "yearpar" if suppress and len(items) == 1 else "p"
-            shown.append(refs.cite(Citation(tuple(items), mode), out.page, call.line))
+        cite_items()
         return str(Markup("; ").join(shown))
 
 

@@ -53,7 +53,7 @@ class Reference(Role):
     rst = True
 
     def render(self, call: RoleCall, out: Output) -> str:
-        return label_link(out, f"{{{call.name}}}`{call.content}`", call.target, call.title,
+        return label_link(out, call.data.get("written") or f"{{{call.name}}}`{call.content}`", call.target, call.title,
                           call.name.endswith("numref"), call.line)
 
 
