@@ -38,7 +38,16 @@ print("[B-a] ok")
 # (sec-target)=
 # ## The target section
 #
-# The first paragraph of the target section.
+# The first paragraph of the target section, citing [@Friedman1956].
+#
+# ```{exercise}
+# :label: ex-one
+# An exercise.
+# ```
+#
+# ```{solution} ex-one
+# Its solution, titled by a link to the exercise.
+# ```
 '''
 
 
@@ -75,11 +84,19 @@ def test_previews_open_on_hover_and_focus_and_close_with_escape(open_watched_pag
         pytest.fail("Tab never reached the cross-reference")
     preview.wait_for(state="visible")
     text = preview.inner_text()
-    assert "The target section" in text and "The first paragraph of the target section." in text
+    assert "The target section" in text and "The first paragraph of the target section, citing (Friedman, 1956)." in text
     serious = serious_violations(axe_violations(page))
     assert not serious, f"axe-core ({scheme}, preview open):\n" + describe_violations(serious)
     page.keyboard.press("Escape")
     preview.wait_for(state="hidden")
+    # a solution links to the exercise it solves (below its title: no control in a control)
+    page.goto(site_url + "target/index.html")
+    page.locator("details.solution summary").click()
+    page.locator(".solution-of a.xref").hover()
+    preview.wait_for(state="visible")
+    assert "An exercise." in preview.inner_text()
+    serious = serious_violations(axe_violations(page))
+    assert not serious, f"axe-core ({scheme}, a solution's title):\n" + describe_violations(serious)
     watch.assert_clean()
 
 

@@ -198,6 +198,10 @@ See {prf:ref}`thm-p` and {ref}`ex-limits`.
         assert title in words, title
     assert '<summary class="admonition-title">Solution to Exercise 2</summary>' in html
     assert '<summary class="admonition-title">Solution to Exercise 1</summary>' in html
+    # the exercise solved is linked, as sphinx-exercise and mystmd link it (below the summary: no
+    # control inside a control)
+    assert ('<p class="solution-of">Solves <a class="xref xref-internal" href="#label-ex-limits" '
+            'rel="noopener noreferrer">Exercise 2</a>.</p>') in html
     assert html.count("<details") == 2
     gated = html[html.index("Solution to Exercise 1"):]
     assert "Gated answer" in gated.split("</details>")[0] and '<span class="n">x</span>' in gated

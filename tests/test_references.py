@@ -219,7 +219,7 @@ def test_hostile_fields_are_escaped_and_bad_links_dropped(site: Path) -> None:
 def test_unknown_keys_warn_with_entry_line_and_key_and_show_unresolved(site: Path) -> None:
     warnings = _warnings(site)
     assert "softmax: demos/softmax.py:6: the citation key 'nokey' is in no bibliography" in warnings
-    assert "rstdemo: demos/rstdemo.py:5: the citation key 'missing' is in no bibliography" in warnings
+    assert "rstdemo: demos/rstdemo.py:6: the citation key 'missing' is in no bibliography" in warnings
     assert '<span class="unresolved" title="Not in the bibliography">nokey?</span>' in _page(site, "softmax")
 
 

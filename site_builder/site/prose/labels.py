@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 
 from site_builder.site.prose.images import ProseImages
 from site_builder.site.prose.label_ids import ID_RULE, PageIds, is_id_label
-from site_builder.site.prose.markdown.boxes import exercise_title, solution_title
+from site_builder.site.prose.markdown.boxes import exercise_title, solution_of, solution_title
 from site_builder.site.prose.markdown.context import Label, PageContext
 from site_builder.site.prose.markdown.resolve import label_definitions
 from site_builder.site.sitefiles import EntryBuild, SiteFile
@@ -204,7 +204,7 @@ class GateView:
     title: str = ""  # "Solution to Exercise 2", "Exercise 3 (title)"
     anchor: str = ""
     kind: str = "gate"
-    html: str = ""  # no prose of its own (On this page reads prose headings from html)
+    html: str = ""  # a solution's link to its exercise; no headings (On this page reads them from html)
 
 
 def expand_gates(cells: tuple[Cell, ...], prose_language: str) -> Iterator[tuple[int, Cell | Gate]]:
@@ -236,7 +236,8 @@ class Gates:
         if gate.kind == "exercise":
             title, _text = exercise_title("exercise", gate.args, gate.options, self.page)
             return GateView(True, "div", title, anchor)
-        return GateView(True, "details", solution_title(gate.args, self.page), anchor)
+        return GateView(True, "details", solution_title(gate.args, self.page), anchor,
+                        html=solution_of(gate.args, self.page))
 
     def closing(self) -> list[GateView]:
         """Ends for the gates still open when the page ends."""

@@ -356,8 +356,9 @@ def rst_html(text: str, id_prefix: str, page: PageContext | None = None, first_l
     _register_sphinx_constructs()
     _register_roles(text)
     try:
-        parts = publish_parts(text, writer=_Writer(), reader=_WebReader(),
-                              settings=_settings(True, id_prefix, page, first_line))
+        settings = _settings(True, id_prefix, page, first_line)
+        settings.site_builder_text = text  # (rst_refs finds a role's line in it)
+        parts = publish_parts(text, writer=_Writer(), reader=_WebReader(), settings=settings)
     except Exception:  # noqa: BLE001 (docutils' writers assert on odd trees: the page must still build)
         log.debug("reST prose could not be rendered; shown as Markdown", exc_info=True)
         return None

@@ -37,10 +37,15 @@ def _page(document: Any) -> PageContext | None:
     return getattr(getattr(document, "settings", None), "site_builder_page", None)
 
 
-def _line(document: Any, lineno: int | None) -> int:
-    """The entry's line of the text's line ``lineno`` (0: not known)."""
+def _line(document: Any, lineno: int | None, rawtext: str = "") -> int:
+    """The entry's line of ``rawtext`` in the paragraph starting at the text's line ``lineno`` (0: not known)."""
     first = getattr(document.settings, "site_builder_first_line", 0)
-    return first + lineno - 1 if first and lineno else 0
+    if not first or not lineno:
+        return 0
+    lines = str(getattr(document.settings, "site_builder_text", "")).split("\n")
+    start = rawtext.split("\n")[0]
+    below = next((n for n, text in enumerate(lines[lineno - 1:]) if start and start in text), 0)
+    return first + lineno - 1 + below
 
 
 def reference_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any) -> nodes.Node | None:
@@ -60,7 +65,7 @@ def reference_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any
             page.links is not None and page.links.example(target, "ref")[0] is not None)):
         return None  # a Sphinx-Gallery example's label: its page when in the site, else its name (rst.py)
     try:
-        return nodes.raw(rawtext, role_html(name, text, page, _line(document, lineno), rawtext), format="html")
+        return nodes.raw(rawtext, role_html(name, text, page, _line(document, lineno, rawtext), rawtext), format="html")
     except Exception:  # noqa: BLE001 (docutils would end the process on an exception in a role)
         log.warning("%s: %s could not be resolved (a bug of the builder; shown as text)", page.entry, rawtext,
                     exc_info=True)

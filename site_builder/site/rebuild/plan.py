@@ -51,7 +51,8 @@ from site_builder.site.rebuild.state import (
 from site_builder.site.publish.search import SEARCH_DIR, seedable
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, notebook_path, ordered_builds
 
-_REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`")
+# reST's :ref: and :doc: (gallery examples by title) and Jupyter Book's {tableofcontents} (every page's)
+_REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`|\{tableofcontents\}")
 
 
 @dataclass(frozen=True)

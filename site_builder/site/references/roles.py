@@ -66,7 +66,7 @@ class PandocCitation(Role):
     def render(self, call: RoleCall, out: Output) -> str:
         refs = references_of(out.page)
         bracketed, parts = parse_citation(call.content)
-        if refs is None or not parts:
+        if refs is None or not parts or out.env.get("in_link"):  # (a link's text holds no other link)
             return str(escape(call.content))
         if not bracketed:
             part = parts[0]

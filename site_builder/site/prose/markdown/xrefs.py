@@ -5,7 +5,8 @@ heading); ``{numref}``'s title puts the number in place of ``%s`` or ``{number}`
 resolve as MyST reads them: ``[text](#label)``, ``[](#label)`` (the label's text),
 ``[text](other.md#label)``, ``[](other.md)`` (the page's title), and the legacy ``[](label)``.
 What names nothing of the site reads as text, never as syntax, and warns with its line
-(reST's ``:ref:`` and Quarto's ``@fig-x`` resolve through ``label_link`` too).
+(reST's ``:ref:`` and Quarto's ``@fig-x`` resolve through ``label_link`` too).  Jupyter Book's
+``{tableofcontents}`` lists the site's other pages.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from urllib.parse import unquote
 from markdown_it.token import Token
 
 from site_builder.site.prose.label_ids import is_id_label
-from site_builder.site.prose.markdown.registry import Registry, Role, RoleCall, register_all, registers
+from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, Role, RoleCall
+from site_builder.site.prose.markdown.registry import register_all, registers
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
@@ -38,12 +40,17 @@ def label_link(out: Output, written: str, name: str, title: str = "", numbered: 
             out.warn(line, f"{written}: no label {name!r} in the site (it shows as text)")
         if numbered and ("%s" in title or "{number}" in title):
             title = ""  # the number of nothing: the label's name reads instead
-        return out.macro("unresolved", title or name, "cross-reference")
+        return out.macro("unresolved", _title(out, title, line) or name, "cross-reference")
     if numbered and title:
         number = label.number or (label.text.split() or [""])[-1]
         title = title.replace("%s", number).replace("{number}", number)
     kind = "internal" if label.entry == out.page.entry else "entry"
-    return out.macro("xref", out.page.href(label), title or label.text, kind)
+    return out.macro("xref", out.page.href(label), _title(out, title, line) or label.text, kind)
+
+
+def _title(out: Output, title: str, line: int) -> str:
+    """An explicit title's inline Markdown ("*steady state*") as HTML; plain text as it is."""
+    return out.inline(title, line) if title and any(c in title for c in "*_`$[<\\{") else title
 
 
 @registers(*REFERENCES)
@@ -69,6 +76,18 @@ class Document(Role):
                 out.warn(call.line, f"{{{call.name}}}`{call.content}`: no entry {call.target!r} in the site")
             return out.macro("element", "span", shown, "unresolved" if call.name != "download" else "")
         return out.macro("link", f"{out.page.root}{found[0]}/index.html", shown)
+
+
+@registers("tableofcontents")
+class TableOfContents(Directive):
+    """Jupyter Book's ``{tableofcontents}``: links to the site's other pages, in the site's order."""
+
+    content = False
+
+    def render(self, call: DirectiveCall, out: Output) -> str:
+        pages = [(f"{out.page.root}{entry}/index.html", title) for entry, title in dict(out.page.docs.values()).items()
+                 if entry != out.page.entry]
+        return out.macro("pages", pages) if pages else ""
 
 
 def resolve_links(children: list[Token], page: PageContext, line: int = 0) -> None:
@@ -101,6 +120,20 @@ def _link(children: list[Token], index: int, page: PageContext, line: int) -> No
         _lead(children, index, f"{page.root}{doc[0]}/index.html", doc[1] if empty else "", "")
     elif empty and name:  # [](#nothing), [](nothing): reads as an unresolved {ref} (which warns)
         children[index:index + 2] = [Token("myst_role", "", 0, content=name, meta={"name": "ref"})]
+    elif legacy:  # [text](nothing): MyST reads a label or a page, the site has neither: its text
+        page.warn(line, f"[...]({href}): no label or entry {path!r} in the site (its text shows, unlinked)")
+        _unlinked(children, index)
+
+
+def _unlinked(children: list[Token], index: int) -> None:
+    """The link at ``index`` shows its text, marked unresolved, leading nowhere."""
+    depth = 0
+    for token in children[index:]:
+        depth += 1 if token.type == "link_open" else -1 if token.type == "link_close" else 0
+        if token.type in ("link_open", "link_close") and depth <= 1:
+            token.tag, token.attrs = "span", {"class": "unresolved", "title": "Unresolved cross-reference"}
+        if depth == 0:
+            break
 
 
 def _is_doc_path(path: str) -> bool:
@@ -119,4 +152,4 @@ def _lead(children: list[Token], index: int, href: str, text: str, css: str) -> 
 
 
 def register(registry: Registry) -> None:
-    register_all(registry, Reference, Document)
+    register_all(registry, Reference, Document, TableOfContents)
