@@ -258,3 +258,38 @@ def test_a_glossary_in_rest_and_myst_defines_terms(tmp_path: Path) -> None:
     assert '<a class="term" href="../plot_terms/index.html#term-gradient"' in myst
     glossary = (tmp_path / "build" / "glossary" / "index.html").read_text()
     assert "The vector of partial derivatives." in glossary and "A score before the softmax." in glossary
+
+
+def test_a_renumbered_rest_figure_re_renders_the_pages_citing_its_number(
+        tmp_path: Path, rendered_pages: list[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "r"\n')
+    figures = '''\
+        """
+        Figures
+        =======
+
+        .. figure:: missing.png
+
+           First.
+
+        .. figure:: missing.png
+           :name: fig-b
+
+           Second.
+        """
+        # %%
+        print(1)
+        '''
+    write_demo(tmp_path, "plot_figures", figures)
+    (tmp_path / "demos" / "refers.md").write_text(MYST_FRONT_MATTER + "\n# Refers\n\nSee {numref}`fig-b`.\n")
+    write_demo(tmp_path, "plain", '"""plain.py — nothing.\n\nPurpose\n-------\nNothing.\n"""\n# %% B-a\nprint(1)\n')
+    config = load_config(tmp_path)
+    assert build(config, BuildOptions()).ok
+    assert ">Fig. 2</a>" in _page(tmp_path, "refers")
+    source = tmp_path / "demos" / "plot_figures.py"
+    source.write_text(source.read_text().replace(".. figure:: missing.png\n\n   First.\n\n", ""))
+    rendered_pages.clear()
+    report = build(config, BuildOptions())
+    assert report.ok and report.from_cache >= {"refers", "plain"}
+    assert sorted(p for p in rendered_pages if not p.endswith((".html", ".xml"))) == ["plot_figures", "refers"]
+    assert ">Fig. 1</a>" in _page(tmp_path, "refers")
