@@ -2,7 +2,8 @@
 
     python benchmarks/run.py            # 5 runs of each measurement, medians
     python benchmarks/run.py --quick    # 2 runs, smaller CPU-bound entries
-    python benchmarks/run.py --only a,b # some of the measurements ((g)-(j) live in scale.py)
+    python benchmarks/run.py --only a,b # some of the measurements ((g)-(j) live in scale.py,
+                                        # (k) in notebooks.py)
 
 Every build is ``python -m site_builder build -q`` run as a subprocess in a fresh
 temporary project; the baselines (plain ``python demos/<entry>.py``) are measured in the
@@ -28,6 +29,8 @@ same run, interleaved with the builds, so both see the same machine load.
 (i) 1000 two-block entries, a comment edited in one: rebuild     target <= 1 s
 (j) serve: from saving a one-line change in a small NumPy + pyplot demo to the new page
     being served, less the demo's own run time                  target <= 0.3 s
+(k) a trivial notebook (cells run in IPython) against the same cells as a percent script: the
+    demo process's CPU per entry, notebook minus script             target <= 0.05 s
 Builds (g)-(i) print the peak memory of the builder and of the fork server beside the times.
 """
 
@@ -226,7 +229,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, help="runs per measurement (default 5; --quick: 2)")
     parser.add_argument("--quick", action="store_true", help="fewer runs, smaller CPU-bound entries")
-    parser.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j", help="comma-separated subset of a,...,j")
+    parser.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k", help="comma-separated subset of a,...,k")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects")
     parser.add_argument("--gallery", type=int, default=60, help="entries of (g) (default 60; a few to try the code path)")
     parser.add_argument("--gallery-dir", type=Path, metavar="DIR",
@@ -261,6 +264,10 @@ def main() -> int:
                                   ("i", scale.bench_thousand), ("j", scale.bench_serve)):
                 if letter in only:
                     results += bench(workdir, runs)
+        if "k" in only:
+            import notebooks  # (k): IPython's cost (issue 27)
+
+            results += notebooks.bench_notebooks(workdir, runs)
     finally:
         if args.keep:
             print(f"projects kept in {workdir}", file=sys.stderr)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NoReturn, Sequence
 from site_builder import __version__
 from site_builder.config import Config, load_config, source_date_epoch, with_overrides
 from site_builder.fs import relative_to_root
-from site_builder.errors import SiteBuilderError, UsageError
+from site_builder.errors import OneLineFormatter, SiteBuilderError, UsageError, one_line, print_line
 from site_builder.site.publish.swap import failed_dir
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+        self.exit(EXIT_USAGE, one_line(f"{self.prog}: error: {message} (see --help)") + "\n")
 
 
 def _positive_float(text: str) -> float:
@@ -149,7 +149,7 @@ def _run_new(args: argparse.Namespace) -> int:
 
     config = with_overrides(load_config(Path.cwd()), demos=args.demos)
     path = new_entry(config, args.name)
-    print(f"created {os.path.relpath(path)}; preview it with: python -m site_builder serve")
+    print_line(f"created {os.path.relpath(path)}; preview it with: python -m site_builder serve", sys.stdout)
     return EXIT_OK
 
 
@@ -196,7 +196,7 @@ def _report_failure_for_ci(junit: Path | None, config: Config, suite: Suite, exc
     try:
         _report_for_ci(junit, config, suite, error=str(exc))
     except SiteBuilderError as also:  # e.g. the disk is full for the report as well
-        print(f"error: {also}", file=sys.stderr)
+        print_line(f"error: {also}", sys.stderr)
 
 
 def _annotating() -> bool:
@@ -271,18 +271,19 @@ def _run_build(args: argparse.Namespace) -> int:
         log.info("site written to %s", os.path.relpath(config.output))
         return EXIT_OK
     for failure in report.failures:
-        print(f"error: {failure}", file=sys.stderr)
-    kept = os.path.relpath(failed_dir(config.output))
+        print_line(f"error: {failure}", sys.stderr)
     output = os.path.relpath(config.output)
-    previous = f"{output} was left as it was" if config.output.is_dir() else f"no site was written to {output}"
+    kept = output if report.published else os.path.relpath(failed_dir(config.output))
     pages = [f"{kept}/{b.entry.name}/index.html" for b in report.builds
              if b.result.failure and b.entry.name not in report.not_run]
     shown = ", ".join(pages[:5]) + (f" and {len(pages) - 5} more" if len(pages) > 5 else "")
-    print(
-        f"build failed ({len(report.failures)} problem(s)); {previous}; "
-        f"the failed build's pages are in {kept}" + (f": {shown}" if shown else ""),
-        file=sys.stderr,
-    )
+    if report.published:  # on_failure = "publish"
+        where = f"the site was written to {output} (on_failure = \"publish\"), the failed entries' pages showing their errors"
+    else:
+        previous = f"{output} was left as it was" if config.output.is_dir() else f"no site was written to {output}"
+        where = f"{previous}; the failed build's pages are in {kept}"
+    print_line(f"build failed ({len(report.failures)} problem(s)); {where}" + (f": {shown}" if shown else ""),
+               sys.stderr)
     return EXIT_FAILED
 
 
@@ -292,7 +293,7 @@ def _list_shard(config: Config, shard: tuple[int, int]) -> int:
     from site_builder.run.shards import shard_entries
 
     for entry in shard_entries(config, discover(config.demos, config.root, ignore=config.ignored()), shard):
-        print(entry.name)
+        print_line(entry.name, sys.stdout)
     return EXIT_OK
 
 
@@ -303,11 +304,11 @@ def _shard_outcome(shard: tuple[int, int], report: BuildReport, records: str) ->
             f"({ran} ran, {len(report.from_cache)} from the records), records in {records}/; "
             "no site written: `build --frozen` assembles it from all shards' records")
     for failure in report.failures:
-        print(f"error: {failure}", file=sys.stderr)
+        print_line(f"error: {failure}", sys.stderr)
     if report.ok:
         log.info("%s", line)
         return EXIT_OK
-    print(f"{line}; {len(report.failures)} problem(s)", file=sys.stderr)
+    print_line(f"{line}; {len(report.failures)} problem(s)", sys.stderr)
     return EXIT_FAILED
 
 
@@ -345,11 +346,10 @@ def run() -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args = make_parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.WARNING if getattr(args, "quiet", False) else logging.INFO,
-        format="%(message)s",
-        stream=sys.stderr,
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLineFormatter("%(message)s"))  # a message is one line, whatever it quotes
+    logging.basicConfig(level=logging.WARNING if getattr(args, "quiet", False) else logging.INFO,
+                        handlers=[handler])
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if on_main_thread else None
     try:
@@ -364,11 +364,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return _run_serve(args)
     except SiteBuilderError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_line(f"error: {exc}", sys.stderr)
         return exc.exit_status
     except OSError as exc:  # a disk error where no write site expected one: still one line, no traceback
         where = f" ({relative_to_root(Path(exc.filename), Path.cwd())})" if exc.filename else ""
-        print(f"error: {exc.strerror or exc}{where}; fix it and run again", file=sys.stderr)
+        print_line(f"error: {exc.strerror or exc}{where}; fix it and run again", sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt as exc:
         what = "terminated" if isinstance(exc, Terminated) else "interrupted"

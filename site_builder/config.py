@@ -14,8 +14,13 @@ from urllib.parse import urlsplit
 
 from site_builder.names import check_qualified_name
 from site_builder.errors import UsageError
+from site_builder.fs import relative_to_root
+from site_builder.patterns import PathPattern
 
 PROSE_LANGUAGES = ("auto", "markdown", "rst")
+# What a build does when an entry fails: keep the last good site (the failed build's pages go to
+# build.failed/), or publish the site with the failed entries' pages showing their errors.
+ON_FAILURE = ("keep", "publish")
 
 
 @dataclass(frozen=True)
@@ -84,14 +89,15 @@ class Config:
     bibliography: tuple[str, ...] = ()
     citation_style: str = ""  # a CSL style's name ("apa", "ieee") or a .csl file in the project; "": author-year
     link_terms: bool = False  # link the first mention of another entry's term in a page's prose
+    on_failure: str = "keep"  # one of ON_FAILURE; the exit status is 1 after a failure either way
 
     def runs(self, demos_path: str) -> bool:
         """True when the entry at ``demos_path`` (in the demos folder) is run, not only shown."""
-        return not self.run_pattern or re.search(self.run_pattern, demos_path) is not None
+        return not self.run_pattern or PathPattern("run_pattern", self.run_pattern).search(demos_path)
 
-    def ignored(self) -> re.Pattern[str] | None:
-        """The ignore_pattern setting compiled, None when unset."""
-        return re.compile(self.ignore_pattern) if self.ignore_pattern else None
+    def ignored(self) -> PathPattern | None:
+        """The ignore_pattern setting, None when unset."""
+        return PathPattern("ignore_pattern", self.ignore_pattern) if self.ignore_pattern else None
 
     def timeout_for(self, name: str) -> float:
         """The timeout of entry ``name``: its override, else the default."""
@@ -153,6 +159,7 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "animation_size": ((int,), "a number of bytes"),
     "citation_style": ((str,), "a CSL style's name (e.g. 'apa', 'ieee') or a .csl file in the project"),
     "link_terms": ((bool,), "true or false"),
+    "on_failure": ((str,), "one of " + ", ".join(repr(p) for p in ON_FAILURE)),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "timeout": ((int, float), "a number of seconds"),
@@ -204,7 +211,7 @@ def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -
         except re.error as exc:
             raise UsageError(f"pyproject.toml: [tool.site_builder] {key} is not a valid regular "
                              f"expression ({exc}): {value!r}") from None
-    if key.endswith("prose") and value not in PROSE_LANGUAGES:
+    if (key.endswith("prose") and value not in PROSE_LANGUAGES) or (key == "on_failure" and value not in ON_FAILURE):
         raise UsageError(f"pyproject.toml: [tool.site_builder] {key} must be {human}, not {value!r}")
     if key == "entry_url" and not _is_site_url(value.replace("{name}", "x/"), folder=False):
         raise UsageError(
@@ -480,23 +487,17 @@ def _check_folders(config: Config) -> None:
         if folder == root or folder in root.parents:
             relation = "is" if folder == root else "contains"
             raise UsageError(f"the {what} {relation} the project folder: "
-                             f"{_shown(config.root, folder)}; give it a folder of its own, e.g. '{default}'")
+                             f"{relative_to_root(folder, config.root)}; give it a folder of its own, e.g. '{default}'")
     for i, what in enumerate(names):
         folder = folders[what]
         for other in names[i + 1:]:
             a, b = folder, folders[other]
             if a == b or a in b.parents or b in a.parents:
                 relation = "is" if a == b else "contains" if a in b.parents else "is inside"
-                raise UsageError(f"the {what} {relation} the {other}: {_shown(config.root, a)}; "
+                raise UsageError(f"the {what} {relation} the {other}: {relative_to_root(a, config.root)}; "
                                  "each needs a folder of its own (one build replaces what the other holds)")
 
 
 _DEFAULTS = ("build", "_freeze", "demos")
 
 
-def _shown(root: Path, folder: Path) -> str:
-    """``folder`` for a message: relative to the project when inside it, else its name."""
-    try:
-        return folder.relative_to(root.resolve()).as_posix() or "."
-    except ValueError:
-        return folder.name or str(folder)

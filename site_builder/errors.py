@@ -1,12 +1,73 @@
-"""The builder's own exceptions: each carries a one-line message meant for the user."""
+"""The builder's own exceptions, each carrying a one-line message meant for the user, and
+:func:`one_line`, which makes any text safe to show as (part of) such a line."""
 
 from __future__ import annotations
+
+import logging
+import re
+from typing import TextIO
+
+# What a terminal, a CI log or a page would not show as it is: C0 controls but tab (a newline
+# ends the line, ESC starts a terminal command, NUL ends C strings), DEL, C1 controls, the
+# Unicode line and paragraph separators, bidirectional overrides (text shown in another order
+# than it reads), and lone surrogates (a file name's undecodable bytes, which UTF-8 cannot carry).
+_UNSHOWABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r"}
+# Workflow commands the GitHub Actions runner reads from a job's output: "::name ...::data" at
+# the start of a line (after spaces) and the older "##[name ...]data" anywhere in it.
+_COMMAND_START = re.compile(r"^(\s*):")
+_OLD_COMMAND = "##["
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for the undecodable byte code - 0xDC00
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line a terminal, a CI log or a page shows as it is, and that no CI runner
+    reads as a command: characters that would act (newline, ESC, NUL, C1, bidi overrides...) or
+    that UTF-8 cannot carry are written as escapes (``\\n``, ``\\x1b``, ``\\xff`` for an
+    undecodable byte of a file name), and a workflow command's ``::`` or ``##[`` is broken
+    (``\\x3a:``, ``#\\x23[``).  Ordinary text comes back unchanged."""
+    if _UNSHOWABLE.search(text):
+        text = _UNSHOWABLE.sub(_escape, text)
+    if _OLD_COMMAND in text:
+        text = text.replace(_OLD_COMMAND, "#\\x23[")
+    if text.lstrip().startswith("::"):
+        text = _COMMAND_START.sub(r"\1\\x3a", text, count=1)
+    return text
+
+
+def print_line(text: str, stream: TextIO) -> None:
+    """Print the message ``text`` on ``stream`` as one line (see :func:`one_line`)."""
+    stream.write(one_line(text) + "\n")
+    stream.flush()
+
+
+class OneLineFormatter(logging.Formatter):
+    """The logging format of the command line: each message one line (:func:`one_line`), and
+    each line of a traceback (``exc_info``, debug only) made safe the same way."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return one_line(super().formatMessage(record))
+
+    def formatException(self, ei: object) -> str:
+        return "\n".join(one_line(line) for line in super().formatException(ei).split("\n"))  # type: ignore[arg-type]
 
 
 class SiteBuilderError(Exception):
     """A problem the user must fix; ``str(error)`` is the complete one-line message."""
 
     exit_status = 1
+
+    def __init__(self, message: str = "", *args: object) -> None:
+        super().__init__(one_line(str(message)), *args)
 
 
 class UsageError(SiteBuilderError):

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from site_builder.errors import SiteBuilderError, UsageError, WriteError
+from site_builder.errors import SiteBuilderError, UsageError, WriteError, one_line
 
 log = logging.getLogger(__name__)
 
@@ -469,8 +469,9 @@ def walk_files(folder: Path, prefix: str = "") -> Iterator[tuple[str, Path]]:
 
 
 def relative_to_root(path: Path, root: Path) -> str:
-    """``path`` relative to the project root when inside it, else its bare name."""
+    """``path`` as a message shows it: relative to the project root when inside it, else its bare
+    name; a name's control characters and undecodable bytes escaped (errors.one_line)."""
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return one_line(path.resolve().relative_to(root.resolve()).as_posix())
     except ValueError:
-        return path.name
+        return one_line(path.name or path.as_posix())  # "/" has no name

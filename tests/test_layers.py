@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "site_builder"
 
 # Lower rank = deeper layer. A module may import modules of its own rank or below.
 RANKS = {
-    "errors": 0, "fs": 0, "names": 0, "ansi": 0, "config": 0,
+    "errors": 0, "fs": 0, "names": 0, "ansi": 0, "config": 0, "patterns": 0,
     "apidocs": 0.5,  # Sphinx inventories: on the shared bottom only; site and commands use it
     "project": 0.7,  # the project's cache folder and build lock, shared by every command
     "source": 1,
@@ -72,15 +72,39 @@ def test_imports_run_only_downward() -> None:
     assert not upward, "imports against the stages:\n" + "\n".join(upward)
 
 
-def test_runner_and_fork_server_use_the_standard_library_only() -> None:
+# The one exception to STDLIB_ONLY: a notebook's cells run in IPython (run/child/shell.py), which
+# imports IPython (and traitlets, its configuration) inside its functions only, so that a
+# script's process never loads them. Nothing else of the child side may.
+NOTEBOOK_SHELL = "run/child/shell.py"
+NOTEBOOK_SHELL_PACKAGES = frozenset({"IPython", "traitlets"})
+
+
+def _outside_stdlib(names: list[str]) -> list[str]:
     import sys
 
+    return [name for name in names if name.split(".")[0] not in sys.stdlib_module_names and name != "__future__"]
+
+
+def test_runner_and_fork_server_use_the_standard_library_only() -> None:
     for rel in STDLIB_ONLY:
-        outside = [
-            name for name in _imports(PACKAGE / rel)
-            if name.split(".")[0] not in sys.stdlib_module_names and name != "__future__"
-        ]
+        outside = _outside_stdlib(_imports(PACKAGE / rel))
+        if rel == NOTEBOOK_SHELL:
+            outside = [name for name in outside if name.split(".")[0] not in NOTEBOOK_SHELL_PACKAGES]
         assert not outside, f"{rel} imports {outside}"
+
+
+def test_the_notebook_shell_imports_ipython_only_inside_its_functions() -> None:
+    tree = ast.parse((PACKAGE / NOTEBOOK_SHELL).read_text(encoding="utf-8"))
+    functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    lazy = {id(node) for function in functions for node in ast.walk(function)}
+    found = []
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        for name in _outside_stdlib(names):
+            found.append(name)
+            assert id(node) in lazy, f"{NOTEBOOK_SHELL}:{node.lineno} imports {name} at its top"
+    assert {name.split(".")[0] for name in found} == NOTEBOOK_SHELL_PACKAGES
 
 
 def test_child_modules_import_each_other_only_at_their_top() -> None:
@@ -100,7 +124,8 @@ def test_child_modules_import_each_other_only_at_their_top() -> None:
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             late += [f"{path.name}:{node.lineno} imports {n}" for n in names
-                     if n.split(".")[0] not in sys.stdlib_module_names and n != "__future__"]
+                     if n.split(".")[0] not in sys.stdlib_module_names and n != "__future__"
+                     and not (path.name == "shell.py" and n.split(".")[0] in NOTEBOOK_SHELL_PACKAGES)]
     assert not late, late
     assert len(list(child.glob("*.py"))) > 5
 

@@ -165,5 +165,5 @@ def test_values_worth_showing(value: object, text: str | None) -> None:
 @pytest.mark.parametrize("source", ['"""The module docstring."""', 'import os\n"a string used as a comment"'])
 def test_a_bare_string_is_not_a_value(source: str) -> None:
     # A setup cell that is only its docstring must not show the docstring again as a value.
-    assert compile_cell(source, "x.py", 0, True)[1] is None
-    assert compile_cell(source + "\n41 + 1", "x.py", 0, True)[1] is not None
+    assert compile_cell(source, 1, "x.py", 0, True)[1] is None
+    assert compile_cell(source + "\n41 + 1", 1, "x.py", 0, True)[1] is not None

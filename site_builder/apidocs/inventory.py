@@ -31,8 +31,10 @@ log = logging.getLogger(__name__)
 MAX_DECOMPRESSED = 64 << 20  # the largest inventories known (Python's, NumPy's) are a few MiB
 _HEADER = "# Sphinx inventory version 2"
 # Sphinx's own line pattern: name, domain:role, priority, uri, display name.
-_LINE = re.compile(r"(.+?)\s+(\S+)\s+(-?\d+)\s+?(\S*)\s+(.*)")
-_ENTRY = re.compile(r"^\S.*?\s\S+:\S+\s+-?\d+\s", re.MULTILINE)  # some line is an entry
+# Sphinx's own line pattern, with possessive runs where giving characters back cannot help: an
+# inventory is data from elsewhere, and the plain pattern is quadratic on a long line that fails.
+_LINE = re.compile(r"(.*?\S)\s++(\S++)\s++(-?\d++)\s+?(\S*+)\s+(.*)")  # a name ends at a non-blank
+_ENTRY = re.compile(r"^\S.*?\s[^\s:]++:\S++\s+-?\d+\s", re.MULTILINE)  # some line is an entry
 # What a relative URL of a documentation page may hold; no quote, space, '<', '>' or '\'.
 _SAFE_URI = re.compile(r"[A-Za-z0-9\-._~/#%+!$&'()*,;=:@?]*")
 PYTHON = "python"  # the settings key whose inventory is the standard library's

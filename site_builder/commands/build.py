@@ -290,7 +290,8 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
     search_index = rebuild.search_index(files)  # None: some page's text changed
     seeds = rebuild.index_seeds() if search_index is None else []  # then Pagefind writes only what changed
     files += search_index or seeds
-    report.published = report.ok
+    # on_failure = "publish": the site goes out with the failed entries' pages showing their errors
+    report.published = report.ok or config.on_failure == "publish"
 
     def finish(staged: Path) -> None:
         warning = None
@@ -300,7 +301,9 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
         if warning:  # a missing Pagefind only warns
             log.warning("%s", warning)
             report.warnings.append(warning)
-        if report.published:  # described while staged: the swap keeps every file's stat
+        # Described while staged: the swap keeps every file's stat. Never a site with failures:
+        # the next build would find nothing changed and call it good.
+        if report.ok:
             # saved before the swap: a state that cannot be saved leaves the published site as it was
             rebuild.save(rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files))
             saved.append(True)
@@ -309,7 +312,8 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
     if report.published:
         forget(config)  # until the new site is in place
     try:
-        report.site_dir = write_site(config.output, files, publish=report.ok, finish=finish, spare=spare_dir(config))
+        report.site_dir = write_site(config.output, files, publish=report.published, finish=finish,
+                                     spare=spare_dir(config))
     except BaseException:
         if saved:
             forget(config)  # it describes the staged site, which never went in place

@@ -25,7 +25,7 @@ from site_builder.project.lock import project_lock
 from site_builder.run.records.drift import Comparison, compare_runs, environment_rows
 from site_builder.fs import relative_to_root
 from site_builder.source.entries import Entry, discover
-from site_builder.errors import ParseError, SiteBuilderError, UsageError
+from site_builder.errors import ParseError, SiteBuilderError, UsageError, one_line
 from site_builder.run.execute import RunResult, run_demo
 from site_builder.run.records.record_json import RecordError
 from site_builder.run.records.inputs import run_options
@@ -231,7 +231,7 @@ def _report(result: EntryCheck, config: Config, out: TextIO, colour: dict) -> No
     if not result.drifted:
         out.write(f"{colour['green'](name + ': matches its record')} ({blocks}){tolerance}\n")
     else:
-        names = ", ".join(d.block for d in result.against_record.drifts)
+        names = one_line(", ".join(d.block for d in result.against_record.drifts))
         where = f"{relative_to_root(config.records, config.root)}/{name}"
         recorded = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(target.record.started_at))
         out.write(colour["red"](f"{name}: drift in {len(result.against_record.drifts)} of {blocks} "
@@ -246,17 +246,18 @@ def _report(result: EntryCheck, config: Config, out: TextIO, colour: dict) -> No
         for drift in result.against_record.drifts:
             _diff(drift.diff, out, colour)
     for note in result.against_record.notes:
-        out.write(f"  note: {note}\n")
+        out.write(f"  note: {one_line(note)}\n")
     for i, between in enumerate(result.between_runs, start=2):
         for drift in between.drifts:
-            out.write(colour["yellow"](f"attention: the output of {drift.block} differs between two runs "
+            out.write(colour["yellow"](f"attention: the output of {one_line(drift.block)} differs between two runs "
                                        f"(run 1 and run {i}): missing seed?") + "\n")
             _diff(drift.diff, out, colour)
         for note in between.notes:
-            out.write(f"  note (run 1 and run {i}): {note}\n")
+            out.write(f"  note (run 1 and run {i}): {one_line(note)}\n")
 
 
 def _environment_table(rows: list[tuple[str, str, str]], out: TextIO, colour: dict) -> None:
+    rows = [(one_line(a), one_line(b), one_line(c)) for a, b, c in rows]  # a record's values are data
     header = ("environment", "record", "now")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
     out.write("    " + "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip() + "\n")
@@ -266,7 +267,7 @@ def _environment_table(rows: list[tuple[str, str, str]], out: TextIO, colour: di
 
 
 def _diff(lines: list[str], out: TextIO, colour: dict) -> None:
-    for line in lines:
+    for line in map(one_line, lines):  # what the demo printed, escaped as the builder's other lines
         if line.startswith(("---", "+++")):
             line = colour["bold"](line)
         elif line.startswith("@@"):

@@ -24,7 +24,7 @@ import watchfiles
 from site_builder.commands.build import BuildOptions, build
 from site_builder.config import Config, load_config, with_overrides
 from site_builder.fs import relative_to_root
-from site_builder.errors import SiteBuilderError, UsageError
+from site_builder.errors import SiteBuilderError, UsageError, print_line
 from site_builder.run.demo_process import close_fork_server
 from site_builder.run.execute import path_scrubber
 from site_builder.site.publish.swap import failed_dir
@@ -145,7 +145,7 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
     try:
         config = _load(root, options)
     except SiteBuilderError as exc:
-        print(f"error: {exc}", file=sys.stderr, flush=True)
+        print_line(f"error: {exc}", sys.stderr)
         state.publish(None, str(exc), state.snapshot().title)
         return
     watcher.retarget(config.demos)
@@ -154,7 +154,7 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
             f"demos folder not found: {relative_to_root(config.demos, root)} "
             "(create an entry with: python -m site_builder new NAME); waiting for it"
         )
-        print(f"error: {message}", file=sys.stderr, flush=True)
+        print_line(f"error: {message}", sys.stderr)
         state.publish(None, message, config.title)
         return
     try:
@@ -162,18 +162,18 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
         report = build(config, BuildOptions(jobs=options.jobs, keep_warm=True),
                        make_progress(sys.stderr, quiet=False))
     except SiteBuilderError as exc:
-        print(f"error: {exc}", file=sys.stderr, flush=True)
+        print_line(f"error: {exc}", sys.stderr)
         state.publish(None, str(exc), config.title)
         return
     except Exception as exc:  # the server must outlive any build problem; say what it was
         # shown in the browser too: no absolute path of this machine
         scrub = path_scrubber([(root, "."), (TEMPLATES_DIR, "templates"), (Path.home(), "~")])
         message = scrub(f"the build failed unexpectedly: {type(exc).__name__}: {exc}")
-        print(f"error: {message}", file=sys.stderr, flush=True)
+        print_line(f"error: {message}", sys.stderr)
         state.publish(None, message, config.title)
         return
     for failure in report.failures:
-        print(f"error: {failure}", file=sys.stderr)
+        print_line(f"error: {failure}", sys.stderr)
     where = os.path.relpath(report.site_dir) if report.site_dir else "?"
     ran = len(report.builds) - len(report.from_cache)
     verdict = (
@@ -182,7 +182,7 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
         if report.ok
         else f"build failed ({len(report.failures)} problem(s)); showing {where}"
     )
-    print(f"{verdict}; waiting for changes", file=sys.stderr, flush=True)
+    print_line(f"{verdict}; waiting for changes", sys.stderr)
     state.publish(report.site_dir, None, config.title)
 
 
@@ -209,7 +209,7 @@ def serve(root: Path, options: ServeOptions) -> int:
     watcher = Watcher(root, config.demos, changed)
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="http", daemon=True).start()
     watcher.start()
-    print(f"serving {server.url} (Ctrl-C to stop)", flush=True)
+    print_line(f"serving {server.url} (Ctrl-C to stop)", sys.stdout)
     try:
         _build_once(root, options, state, watcher)
         while True:

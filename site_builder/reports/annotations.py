@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
+from site_builder.errors import one_line
 from site_builder.reports.junit import Case
 
 
@@ -17,8 +18,8 @@ def enabled() -> bool:
 
 
 def _data(text: str) -> str:
-    """Escape a command's message (GitHub's toolkit rules)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a command's message (GitHub's toolkit rules; other control characters as one_line has them)."""
+    return one_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _property(text: str) -> str:

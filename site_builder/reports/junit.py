@@ -12,20 +12,24 @@ The file is written atomically through ``fs``.
 
 from __future__ import annotations
 
+import re
 import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from site_builder.errors import one_line
 from site_builder.fs import make_dirs, write_atomic, writing
 from site_builder.run.execute import RunResult
 
 if TYPE_CHECKING:
     from site_builder.reports.build_report import BuildReport
 
-# XML 1.0 cannot hold most control characters, even escaped: a demo's output may print them.
-_NOT_XML = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0xFFFE, 0xFFFF], "\N{REPLACEMENT CHARACTER}")
+# XML 1.0 cannot hold most control characters, even escaped (a demo's output may print them),
+# nor lone surrogates (a file name's undecodable bytes); C1 controls and noncharacters it holds
+# but discourages, and stricter readers refuse.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff]")
 
 
 @dataclass(frozen=True)
@@ -91,8 +95,8 @@ def to_xml(suite: Suite) -> bytes:
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(suite.started_at))
     element = ET.SubElement(root, "testsuite", {"name": suite.name, **counts, "timestamp": stamp})
     for case in suite.cases:
-        item = ET.SubElement(element, "testcase", {"classname": classname(case.file), "name": case.name,
-                                                   "file": case.file, "time": f"{case.seconds:.3f}"})
+        item = ET.SubElement(element, "testcase", {"classname": classname(case.file), "name": one_line(case.name),
+                                                   "file": one_line(case.file), "time": f"{case.seconds:.3f}"})
         if case.problem is not None and case.problem.line:
             item.set("line", str(case.problem.line))
         if case.cached:
@@ -102,21 +106,25 @@ def to_xml(suite: Suite) -> bytes:
                 ET.SubElement(properties, "property", {"name": "recorded_time",
                                                        "value": f"{case.recorded_seconds:.3f}"})
         if case.skipped:
-            ET.SubElement(item, "skipped", {"message": _clean(case.skipped)})
+            ET.SubElement(item, "skipped", {"message": one_line(case.skipped)})
         if case.problem is not None:
             problem = ET.SubElement(item, "error" if case.error else "failure",
-                                    {"message": _clean(case.problem.message), "type": _clean(case.problem.type)})
+                                    {"message": one_line(case.problem.message), "type": one_line(case.problem.type)})
             where = ", ".join(p for p in (f"block {case.problem.block}" if case.problem.block else "",
                                           f"line {case.problem.line}" if case.problem.line else "") if p)
-            problem.text = _clean(f"{case.file}{f' ({where})' if where else ''}\n{case.problem.text}".rstrip() + "\n")
+            problem.text = f"{one_line(case.file)}{f' ({where})' if where else ''}\n{case.problem.text}".rstrip() + "\n"
         if case.output:
-            ET.SubElement(item, "system-out").text = _clean(case.output)
+            ET.SubElement(item, "system-out").text = case.output
+    for node in root.iter():  # one place where every attribute and text is made what XML 1.0 holds
+        node.attrib = {key: _clean(value) for key, value in node.attrib.items()}
+        node.text = _clean(node.text) if node.text else node.text
     ET.indent(root)
     return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
 
 
 def _clean(text: str) -> str:
-    return text.translate(_NOT_XML).encode("utf-8", "replace").decode("utf-8")
+    """``text`` without what XML 1.0 cannot hold (each such character becomes U+FFFD)."""
+    return _NOT_XML.sub("\N{REPLACEMENT CHARACTER}", text)
 
 
 def write_report(path: Path, suite: Suite, root: Path) -> None:

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import TextIO
 
+from site_builder.errors import one_line
 from site_builder.run.execute import BlockEvent, RunResult
 from site_builder.site.formatting import format_duration
 from site_builder.site.pages.timings import entry_status
@@ -101,8 +102,9 @@ class Progress:
         """Print the end-of-build table."""
 
     def _print(self, text: str) -> None:
+        """Write ``text``, the builder's lines, each made safe (what they quote may hold anything)."""
         assert self.stream is not None
-        self.stream.write(text + "\n")
+        self.stream.write("".join(one_line(line) + "\n" for line in text.split("\n")))
         self.stream.flush()
 
 
@@ -185,7 +187,7 @@ class LiveProgress(PlainProgress):
         ]
         lines.append(f"{self.finished}/{self.total} entries")
         assert self.stream is not None
-        self.stream.write("".join(f"\x1b[2K{line}\n" for line in lines))
+        self.stream.write("".join(f"\x1b[2K{one_line(line)}\n" for line in lines))
         self.stream.flush()
         self.drawn_lines = len(lines)
 

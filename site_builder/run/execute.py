@@ -48,6 +48,9 @@ log = logging.getLogger(__name__)
 # folder the demo does not know of, and moved in only once the demo is dead: whatever the
 # demo left under this name (a link, a file) is removed first, never written through.
 BUILDER_DIR = "_site_builder"
+# IPython's profile folder for a notebook's shell, in the builder's folder while the demo runs
+# (never the user's ~/.ipython); removed before that folder is published.
+IPYTHON_DIR = ".ipython"
 
 
 EventCallback = Callable[[BlockEvent], None]
@@ -91,6 +94,7 @@ def run_demo(
     try:
         make_dirs(builder_dir)
         result = _run(entry, script, cells, files_dir, builder_dir, options, on_event, cancel)
+        shutil.rmtree(builder_dir / IPYTHON_DIR, ignore_errors=True)  # left by a notebook killed mid-run
         planted = adopt_dir(builder_dir, files_dir / BUILDER_DIR)
     except BaseException:
         shutil.rmtree(builder_dir, ignore_errors=True)
@@ -113,12 +117,15 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         "files_dir": str(files_dir),
         "builder_dir": str(builder_dir),
         "project_root": str(root),
+        "notebook": entry.format != "py",  # cells run in IPython (a script as `python demos/x.py`)
+        "ipython_dir": str(builder_dir / IPYTHON_DIR),
         "figure_scale": options.figure_scale,
         "display_limit": options.display_limit,
         "animations": {"ffmpeg": find_ffmpeg(), "animation_frames": options.animation_frames,
                        "animation_size": options.animation_size},
         "blocks": [
-            {"name": c.name, "text": c.run_text or c.text, "first_line": c.first_line, "tags": list(c.tags)}
+            {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags),
+             "raises": display_of(c.tags, c.options).raises}
             for c in cells
         ],
     }
@@ -419,7 +426,7 @@ def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str,
     frames: list[str] = []
     _, found, current = runner_stderr.partition("Current thread")
     if found:
-        for m in re.finditer(r'^\s*File "([^"]+)", line (\d+) in (.*)$', current, re.M):
+        for m in re.finditer(r'^[ \t]*File "([^"]+)", line (\d+) in (.*)$', current, re.M):  # [ \t]: linear
             if m.group(1) == rel_path:
                 frames.append(m.group(0).strip())
                 if line is None:

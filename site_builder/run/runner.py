@@ -67,7 +67,7 @@ _child = load_child_modules()
 process, streams, files = _child["process"], _child["streams"], _child["files"]
 cells, figures, environment = _child["cells"], _child["outputs.figures"], _child["environment"]
 displays_out = _child["outputs.displays"]
-api_names = _child["api_names"]
+api_names, shell_module = _child["api_names"], _child["shell"]
 # What fork_server.py calls on the runner it loaded.
 become_subreaper = process.become_subreaper
 kill_tree = process.kill_tree
@@ -114,18 +114,26 @@ def _run(job: dict[str, Any], events: Any) -> None:
     sys.stderr = streams.TextStream(sink, "stderr", 2)
     process.report_os_exit(events, sink, rel_path)
     displays = displays_out.Displays(sink, job["builder_dir"], job.get("display_limit", 5_000_000))
-    displays_out.hook_ipython_display(displays)
+    notebook = bool(job.get("notebook"))
+    if not notebook:  # a notebook's display() is IPython's own, publishing through its shell
+        displays_out.hook_ipython_display(displays)
     _child["outputs.plotly_show"].hook_plotly(displays)
 
     lines = job["source"].splitlines(keepends=True)
     linecache.cache[rel_path] = (len(job["source"]), None, lines, rel_path)
     module = types.ModuleType("__main__")
+    # (Jupyter gives a notebook no __file__; here its working folder is the run folder, so the
+    # notebook's path is how it finds the files next to it, as a script does.)
     module.__file__ = script
     module.__builtins__ = builtins  # type: ignore[attr-defined]  # a module, as in python x.py
     sys.modules["__main__"] = module
-    sys.path.insert(0, os.path.dirname(script))
+    # A kernel's path starts with "" (the working folder: files a cell wrote import, as after
+    # %%writefile); the notebook's folder comes next, where its helper modules are.
+    sys.path[:0] = ["", os.path.dirname(script)] if notebook else [os.path.dirname(script)]
     sys.argv = [script]
     ns = module.__dict__
+    shell = shell_module.NotebookShell(module, rel_path, paths, displays, job["ipython_dir"], job["builder_dir"],
+                                       job.get("figure_scale", 2.0), job.get("animations")) if notebook else None
     if environment.PRELOADED:
         environment.track_preloaded_imports()
     audit = files.ReadAudit()
@@ -151,16 +159,25 @@ def _run(job: dict[str, Any], events: Any) -> None:
         before_ns = dict(ns)
         resolving = time.thread_time() - resolving
         t0 = time.perf_counter()
-        status, error, stop, flags, value = cells.run_cell(cell, ns, rel_path, paths, flags, displays.value)
+        if shell is not None:
+            status, error, stop, value = shell.run_cell(cell)
+        else:
+            status, error, stop, flags, value = cells.run_cell(cell, ns, rel_path, paths, flags, displays.value)
         if stop or index == len(job["blocks"]) - 1:
             files.flush_demo_files(ns)  # the script has ended
         duration = time.perf_counter() - t0
         audit.on = False
         resolving -= time.thread_time()
-        names = resolver.block_names(cell, before_ns, ns)
+        if shell is None:
+            names = resolver.block_names(cell, before_ns, ns)
+        else:
+            names = shell.block_names(resolver, cell, before_ns)
         resolving += time.thread_time()
-        artifacts = figures.save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0), ns,
-                                         job.get("animations"))
+        if shell is None:
+            artifacts = figures.save_figures(cell["name"], job["builder_dir"], job.get("figure_scale", 2.0), ns,
+                                             job.get("animations"))
+        else:
+            artifacts = shell.cell_figures()
         artifacts += files.file_artifacts(before, files.snapshot(files_dir), files_dir)
         sink.finish()
         artifacts += displays.end()
@@ -172,6 +189,8 @@ def _run(job: dict[str, Any], events: Any) -> None:
     run_resolving -= time.thread_time()
     parameters = resolver.parameter_names()  # known only now the script has ended
     run_resolving += time.thread_time()
+    if shell is not None:
+        shell.close()
     sink.stop()
     process.kill_descendants(os.getpid())  # no process the demo started outlives it
     # The script's namespace and those of project modules it imported (demos/_shared.py).

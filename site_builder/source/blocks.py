@@ -46,8 +46,6 @@ class Cell:
     description: str = ""  # from the docstring's Blocks section, "" when none
     tags: tuple[str, ...] = ()  # Jupytext cell metadata tags, e.g. ("raises-exception",)
     options: tuple[tuple[str, str], ...] = ()  # Quarto "#| key: value" lines (left out of ``text``)
-    run_text: str = ""  # what the child runs when it differs from ``text`` (IPython syntax rewritten)
-    notes: tuple[str, ...] = ()  # what the page says about the cell's code (IPython syntax skipped)
     # options its notebook metadata gives (MyST's :name: and :caption:, MyST-NB's figure name
     # and caption, as "label" and "fig-cap"); ``options`` override them, downloads keep the metadata
     metadata_options: tuple[tuple[str, str], ...] = ()
@@ -215,17 +213,32 @@ def _syntax_error(entry: str, block: str, rel_path: str, error: SyntaxError | Va
     return ParseError(f"{prefix} cannot be compiled ({rel_path}): {error}", block=block)
 
 
-def compile_cell(cell: Cell, rel_path: str, entry: str) -> None:
-    """Compile a code cell at its line in the script; ParseError (worded as a run's) when it cannot."""
-    # Pad with newlines so reported line numbers are the script's; dont_inherit keeps
-    # this module's own __future__ imports out of the demo's code.
-    padded = "\n" * (cell.first_line - 1) + cell.text + "\n"
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
-            compile(padded, rel_path, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as error:
-        raise _syntax_error(entry, cell.name, rel_path, error) from None
+def compile_cell(cell: Cell, rel_path: str, entry: str) -> ast.Module:
+    """Compile a code cell at its line in the script and return its tree (its line numbers
+    counted in the cell); ParseError (worded as a run's, at the script's line) when it cannot."""
+    # The cell alone, its lines moved after parsing: padding it with the lines before it made
+    # parsing a notebook quadratic in its cells.  dont_inherit keeps this module's own
+    # __future__ imports out of the demo's code.
+    offset = cell.first_line - 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
+        try:
+            tree = compile(cell.text + "\n", rel_path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as error:  # counted in the cell: moved to the script's lines
+            error.lineno = error.lineno + offset if error.lineno else error.lineno
+            error.end_lineno = error.end_lineno + offset if error.end_lineno else error.end_lineno
+            raise _syntax_error(entry, cell.name, rel_path, error) from None
+        except (ValueError, RecursionError, MemoryError) as error:  # a NUL byte; nesting the parser refuses
+            raise _syntax_error(entry, cell.name, rel_path, ValueError(str(error) or type(error).__name__)) from None
+        try:
+            compile(tree, rel_path, "exec", dont_inherit=True)  # what only the compiler finds
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            try:  # again at the script's lines, for a message that names the right one
+                compile(ast.increment_lineno(tree, offset), rel_path, "exec", dont_inherit=True)
+            except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+                raise _syntax_error(entry, cell.name, rel_path, error if isinstance(error, SyntaxError)
+                                    else ValueError(str(error) or type(error).__name__)) from None
+    return tree
 
 
 def module_imports(tree: ast.Module) -> tuple[str, ...]:
@@ -498,7 +511,7 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
     lines = data["docstring_lines"]
     return Script(**{
         **data,
-        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]), "notes": tuple(cell["notes"]),
+        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]),
                                "options": tuple((str(k), str(v)) for k, v in cell["options"]),
                                "metadata_options": tuple((str(k), str(v)) for k, v in cell.get("metadata_options", ()))})
                        for cell in data["cells"]),

@@ -22,10 +22,11 @@ KNOWN_TAGS = frozenset({
 _TAG_ALIASES = {tag.replace("-", "_"): tag for tag in KNOWN_TAGS}
 # Quarto's cell options the builder acts on.
 KNOWN_OPTIONS = frozenset({
-    "echo", "output", "eval", "include", "code-fold", "code-summary", "fig-cap", "fig-alt", "label",
+    "echo", "output", "eval", "include", "error", "code-fold", "code-summary", "fig-cap", "fig-alt", "label",
 })
 # "#| key: value" (Quarto's cell option comment), only in the cell's leading lines.
-_OPTION_LINE = re.compile(r"^#\|\s*(?P<key>[A-Za-z][\w.-]*)\s*:\s*(?P<value>.*?)\s*$")
+# The value ends possessively at its last non-blank (a lazy ".*?" before "\s*$" is quadratic in a blank run).
+_OPTION_LINE = re.compile(r"^#\|\s*(?P<key>[A-Za-z][\w.-]*)\s*:\s*(?P<value>(?:\S(?:\s*+\S)*+)?)\s*$")
 _FALSE = ("false", "no", "off")
 _TRUE = ("true", "yes", "on")
 
@@ -41,7 +42,7 @@ class CellDisplay:
     removed: bool = False  # remove-cell / include: false: nothing on the page (it still runs)
     runs: bool = True  # skip-execution / eval: false: shown, never run
     why_not_run: str = ""  # the option that stops it, for the page's note
-    raises: bool = False  # raises-exception: an error is expected, shown, and the run goes on
+    raises: bool = False  # raises-exception / error: true: an error is allowed, shown, and the run goes on
     summary: str = ""  # code-summary: the fold control's text ("" : the template's default)
     fig_cap: str = ""  # the caption of the cell's figures (numbered on the page)
     fig_alt: str = ""  # their alt text
@@ -78,7 +79,7 @@ def problems(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> lis
     for key, value in options:
         if key not in KNOWN_OPTIONS:
             found.append(f"unknown cell option '#| {key}'")
-        elif key in ("echo", "output", "eval", "include") and value.lower() not in (*_TRUE, *_FALSE):
+        elif key in ("echo", "output", "eval", "include", "error") and value.lower() not in (*_TRUE, *_FALSE):
             found.append(f"'#| {key}: {value}' should be true or false")
         elif key == "code-fold" and value.lower() not in (*_TRUE, *_FALSE, "show"):
             found.append(f"'#| code-fold: {value}' should be true, false or show")
@@ -91,7 +92,7 @@ def problems(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> lis
 def display_of(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> CellDisplay:
     """The CellDisplay of a cell with these tags and ``#|`` options (later options win)."""
     known = {canonical_tag(t) for t in tags}
-    opts = {key: value.lower() if key in ("echo", "output", "eval", "include", "code-fold") else value
+    opts = {key: value.lower() if key in ("echo", "output", "eval", "include", "error", "code-fold") else value
             for key, value in options}
     code: Literal["show", "fold", "open", "remove"] = "show"
     output: Literal["show", "fold", "remove"] = "show"
@@ -110,7 +111,7 @@ def display_of(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> C
            else "#| eval: false" if opts.get("eval") in _FALSE else "")
     return CellDisplay(
         code=code, output=output, stdout="remove-stdout" not in known, stderr="remove-stderr" not in known,
-        removed=removed, runs=not why, why_not_run=why, raises="raises-exception" in known,
+        removed=removed, runs=not why, why_not_run=why, raises="raises-exception" in known or opts.get("error") in _TRUE,
         summary=opts.get("code-summary", ""), fig_cap=opts.get("fig-cap", ""),
         fig_alt=opts.get("fig-alt", ""), label=opts.get("label", ""),
     )

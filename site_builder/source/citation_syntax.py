@@ -25,7 +25,8 @@ CITATION_ROLE = "pandoc:cite"  # the name its token's handler is registered unde
 # Pandoc's citation key: letters, digits and _, with internal punctuation :.#$%&-+?<>~/ ;
 # or any text in braces.
 KEY = r"(?:\{(?P<braced>[^{}\s]+)\}|(?P<key>\w(?:\w|[:.#$%&\-+?<>~/](?=\w))*))"
-_BRACKETED = re.compile(r"\[(?P<body>[^\[\]]*@[^\[\]]*)\]")
+# (possessive: the text before the first "@" and after it each match one way only)
+_BRACKETED = re.compile(r"\[(?P<body>[^\[\]@]*+@[^\[\]]*+)\]")
 _PART = re.compile(rf"^(?P<prefix>.*?)(?<![\w@])(?P<minus>-)?@{KEY}(?P<suffix>.*)$", re.DOTALL)
 _BARE = re.compile(rf"@{KEY}(?:[ \t](?P<locator>\[[^\[\]@]*\])(?![(\[]))?")
 _NOT_BEFORE = re.compile(r"[\w@\\]")

@@ -16,8 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from site_builder.errors import EntryError, UsageError
+from site_builder.errors import EntryError, UsageError, one_line
 from site_builder.fs import relative_to_root
+from site_builder.patterns import PathPattern
 from site_builder.names import MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
 
 log = logging.getLogger(__name__)
@@ -73,12 +74,12 @@ def is_notebook_markdown(text: str) -> bool:
 
 
 def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = None,
-             ignore: re.Pattern[str] | None = None) -> list[Entry]:
+             ignore: PathPattern | None = None) -> list[Entry]:
     """Read every entry file of ``demos_dir`` and its section folders into an Entry, sorted by name.
 
     A file that cannot be an entry raises EntryError, or, when ``problems`` is given, is
     skipped with its one-line message appended there (the build keeps going, then fails).
-    Files whose demos-folder path matches ``ignore`` (re.search) are no entries.
+    Files whose demos-folder path matches ``ignore`` (the ignore_pattern setting) are no entries.
     """
     if not demos_dir.is_dir():
         raise UsageError(f"demos folder not found: {relative_to_root(demos_dir, project_root)}")
@@ -143,7 +144,7 @@ class _Locator:
             return path.resolve(), relative_to_root(path, self.root)
         sub = path.relative_to(self.demos_dir).as_posix()  # section folders are never links
         rel = f"{self.demos_rel}/{sub}" if self.demos_rel is not None else path.name
-        return self.demos_abs / sub, rel
+        return self.demos_abs / sub, one_line(rel)  # a file name may hold anything but "/"
 
 
 def _candidates(folder: Path, root: Path, found: list[str], section: str = "") -> Iterable[tuple[Path, str]]:

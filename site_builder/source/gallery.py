@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from site_builder.source.blocks import Cell
 
 # "# sphinx_gallery_KEY = VALUE", at any indentation (as Sphinx-Gallery reads them).
-GALLERY_SETTING = re.compile(r"^[ \t]*#\s*sphinx_gallery_(?P<key>\w+)\s*=\s*(?P<value>.*?)\s*$")
+# The value ends possessively at its last non-blank (a lazy ".*?" before "\s*$" is quadratic in a blank run).
+GALLERY_SETTING = re.compile(r"^[ \t]*#\s*sphinx_gallery_(?P<key>\w+)\s*=\s*(?P<value>(?:\S(?:\s*+\S)*+)?)\s*$")
 IGNORE_START = re.compile(r"^[ \t]*#\s*sphinx_gallery_start_ignore\b")
 IGNORE_END = re.compile(r"^[ \t]*#\s*sphinx_gallery_end_ignore\b")
 _TRIPLE = re.compile(r"^[rRuU]?(\"\"\"|''')")
@@ -98,8 +99,7 @@ def split_string_blocks(cells: list[Cell]) -> list[Cell]:
     """Code cells split at their bare triple-quoted strings, which become prose; blocks renumbered."""
     out: list[Cell] = []
     for cell in cells:
-        plain = cell.kind == "code" and not cell.run_text  # (rewritten IPython syntax: left whole)
-        blocks = _string_blocks(cell.text, cell.name == "setup") if plain else []
+        blocks = _string_blocks(cell.text, cell.name == "setup") if cell.kind == "code" else []
         if not blocks:
             out.append(cell)
             continue

@@ -20,15 +20,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from site_builder.source.yaml_guard import load_plain_yaml
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
 MAX_NESTING = 20  # markdown-it's maxNesting: block and inline nesting levels within one text
 MAX_DIRECTIVE_DEPTH = 8  # directives inside directives (each body is parsed on its own)
-_DIRECTIVE_INFO = re.compile(r"^\{(?P<name>[^{}\s]+)\}(?:[ \t]+(?P<argument>.*?))?[ \t]*$", re.DOTALL)
-_OPTION_LINE = re.compile(r"^:(?P<key>[\w.-]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
-_EXPLICIT_TITLE = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
+# A line's text up to its last non-blank, matched possessively: a lazy ".*?" before "[ \t]*$"
+# tries every length against every blank run (quadratic in a long run followed by more text).
+_TEXT = r"[^ \t\n](?:[ \t]*+[^ \t\n])*+"
+_DIRECTIVE_INFO = re.compile(rf"^\{{(?P<name>[^{{}}\s]+)\}}(?:[ \t]+(?P<argument>{_TEXT}))?[ \t]*$")
+_OPTION_LINE = re.compile(rf"^:(?P<key>[\w.-]+):(?:[ \t]+(?P<value>{_TEXT}))?[ \t]*$")
+# The title ends at a non-blank: a lazy title before "\s*<" would try every length against a blank run.
+_EXPLICIT_TITLE = re.compile(r"^(?P<title>.*?\S)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*):")
 _IGNORED_IN_URL = re.compile(r"[\x00-\x20\x7f]+")  # what browsers skip in a URL's scheme
 LINK_SCHEMES = ("http", "https", "mailto")
@@ -185,12 +191,7 @@ def directive_options(content: str) -> tuple[dict[str, str], str, int]:
 
 def _yaml_options(text: str) -> dict[str, str]:
     """A YAML options block as strings (a malformed one: its ``key: value`` lines as written)."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError:
-        data = None
+    data = load_plain_yaml(text)
     if isinstance(data, dict):
         return {str(k): "" if v is None else _yaml_text(v) for k, v in data.items()}
     found = {}
@@ -211,13 +212,8 @@ def _yaml_text(value: object) -> str:
 
 def front_matter(token: Token) -> dict[str, Any] | None:
     """The mapping a ``front_matter`` token holds, None when it is no YAML mapping (then the
-    ``---`` lines were thematic breaks, as CommonMark reads them)."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(token.content)
-    except yaml.YAMLError:
-        return None
+    ``---`` lines were thematic breaks, as CommonMark reads them) or uses anchors or aliases."""
+    data = load_plain_yaml(token.content)
     return data if isinstance(data, dict) else None
 
 

@@ -1,7 +1,9 @@
 """Parse stage for notebooks: an ``.ipynb`` or a Jupytext Markdown notebook -> the same Script.
 
-Read with jupytext (``.md``: MyST ``{code-cell}`` or Jupytext Markdown, as its front matter
-says). Stored outputs are never read: the cells run as a script's blocks do. Line numbers:
+Read and checked by notebook_input (``.md`` with jupytext: MyST ``{code-cell}`` or Jupytext
+Markdown, as its front matter says). Stored outputs are never read: the cells run as a script's
+blocks do, through IPython (``run/child/shell.py``), and nothing is compiled here: a cell that
+cannot be compiled fails at its turn, as in Jupyter. Line numbers:
 in a Markdown notebook, the file's own lines; in an ``.ipynb``, lines counted through its
 code cells (the first cell's first line is line 1, each cell one line after the last),
 as the page numbers them.
@@ -10,7 +12,7 @@ as the page numbers them.
 from __future__ import annotations
 
 import ast
-import logging
+import bisect
 import re
 import warnings
 from pathlib import Path
@@ -18,8 +20,9 @@ from typing import Any
 
 from site_builder.errors import ParseError
 from site_builder.source import cell_options, ipython_syntax
-from site_builder.source.blocks import Cell, Script, compile_cell, module_imports, option_warnings, requirements_of
+from site_builder.source.blocks import Cell, Script, module_imports, option_warnings, requirements_of
 from site_builder.source.markdown_head import document_head
+from site_builder.source.notebook_input import read_notebook
 
 # A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
 _CODE_CELL_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
@@ -30,47 +33,6 @@ _PYTHON_NAMES = ("python", "python3", "ipython", "ipython3")
 _OTHER_KERNELS = ("ir", "julia", "coconut", "bash", "javascript", "typescript", "deno", "xcpp", "ruby",
                   "haskell", "scala", "sas", "octave", "matlab", "rust", "evcxr", "gophernotes", "java",
                   "kotlin", "csharp", ".net", "sos", "wolfram", "gnuplot", "sparkmagic", "pysparkkernel")
-# The front matter's "kernelspec:" key and a child line "  name: python3" right under it.
-_KERNELSPEC_NAME = re.compile(r"^(?P<head>kernelspec:[ \t]*\n)(?P<indent>[ \t]+)name:[ \t]*(?P<name>\S[^\n]*)\n",
-                              re.MULTILINE)
-
-
-def read_notebook(source: str, rel_path: str, entry: str) -> Any:
-    """The notebook (nbformat's NotebookNode) in ``source``; ParseError when it cannot be read."""
-    import jupytext
-
-    suffix = ".ipynb" if rel_path.lower().endswith(".ipynb") else ".md"
-    # nbformat logs schema complaints (an nbformat 4.4 notebook with cell ids, ...) through
-    # traitlets' logger, and warns: the notebook still reads, and the build's own checks speak.
-    quiet = logging.getLogger("traitlets")
-    level = quiet.level
-    quiet.setLevel(logging.CRITICAL)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                return jupytext.reads(source, fmt=suffix)
-            except Exception as exc:
-                named = _with_kernel_display_name(source) if "display_name" in str(exc) else None
-                if named is None:
-                    raise
-                return jupytext.reads(named, fmt=suffix)
-    except Exception as exc:  # jupytext and nbformat raise many kinds: all mean "not a notebook"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ParseError(f"{entry}: {rel_path} cannot be read as a notebook: {first}") from None
-    finally:
-        quiet.setLevel(level)
-
-
-def _with_kernel_display_name(source: str) -> str | None:
-    """``source`` with a ``display_name`` added to its front matter's kernelspec (MyST-NB reads
-    ``kernelspec: {name: python3}`` alone; nbformat's schema, hence jupytext, refuses it)."""
-    front_end = source.find("\n---", 3)
-    match = _KERNELSPEC_NAME.search(source, 0, front_end + 1) if source.startswith("---") and front_end > 0 else None
-    if match is None:
-        return None
-    cut = match.end("head")
-    return f"{source[:cut]}{match['indent']}display_name: {match['name']}\n{source[cut:]}"
 
 
 def _check_kernel(notebook: Any, rel_path: str, entry: str) -> None:
@@ -134,11 +96,14 @@ def _tags(metadata: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _line_of(lines: list[str], text: str, start: int) -> int:
-    """The 1-based line of ``lines`` (from ``start``) where ``text`` begins, 0 when not found
-    (a Markdown cell's line, for the warnings about its prose)."""
-    first = text.split("\n")[0]
-    return next((i + 1 for i in range(start, len(lines)) if lines[i] == first and first.strip()), 0)
+def _line_of(where: dict[str, list[int]], text: str, start: int) -> int:
+    """The 1-based line (from ``start``) where ``text`` begins, 0 when not found (a Markdown
+    cell's line, for the warnings about its prose); ``where``: each line's 0-based indexes, in
+    order (a lookup, not a scan from ``start``: a notebook's cells are found in linear time)."""
+    first = text.split("\n", 1)[0]
+    found = where.get(first, []) if first.strip() else []
+    at = bisect.bisect_left(found, start)
+    return found[at] + 1 if at < len(found) else 0
 
 
 def _metadata_options(metadata: dict[str, Any]) -> tuple[tuple[str, str], ...]:
@@ -157,6 +122,9 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
     starts = _markdown_lines(source) if is_markdown else []
     code_sources = [c.source for c in notebook.cells if c.cell_type == "code"]
     text_lines = source.split("\n")
+    where: dict[str, list[int]] = {}
+    for i, line in enumerate(text_lines if is_markdown else ()):
+        where.setdefault(line, []).append(i)
     exact = is_markdown and len(starts) == len(code_sources) and all(
         text_lines[start - 1:start - 1 + len(code.split("\n"))] == code.split("\n")
         for start, code in zip(starts, code_sources) if code)
@@ -166,7 +134,7 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
     cursor = 0  # a Markdown notebook's line where the next cell is looked for
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            line = _line_of(text_lines, cell.source, cursor) if is_markdown else 0
+            line = _line_of(where, cell.source, cursor) if is_markdown else 0
             cursor = max(cursor, line)
             cells.append(Cell("markdown", "", cell.source, line, None))
             continue
@@ -183,14 +151,8 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
         options, taken = cell_options.split_options(lines)
         text = "\n".join(lines[taken:]).rstrip("\n")
         first += taken
-        rewritten = ipython_syntax.rewrite(text)
-        notes = tuple(f"Line {first + row}: {note}." for row, note in rewritten.notes) if rewritten else ()
-        cells.append(Cell(
-            "code", f"block-{ordinal}", text, first, first - taken,
-            tags=_tags(cell.metadata), options=options,
-            run_text=rewritten.text if rewritten else "", notes=notes,
-            metadata_options=_metadata_options(cell.metadata),
-        ))
+        cells.append(Cell("code", f"block-{ordinal}", text, first, first - taken, tags=_tags(cell.metadata),
+                          options=options, metadata_options=_metadata_options(cell.metadata)))
     return cells, source if exact or not cells else "\n".join(run_source_lines)
 
 
@@ -199,13 +161,19 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
     notebook = read_notebook(source, rel_path, entry)
     _check_kernel(notebook, rel_path, entry)
     cells, run_source = notebook_cells(notebook, source, rel_path, entry)
-    tree = ast.Module(body=[], type_ignores=[])
+    found: list[str] = []
     for cell in cells:
         if cell.kind == "code":
-            runnable = Cell(cell.kind, cell.name, cell.run_text or cell.text, cell.first_line, cell.marker_line)
-            compile_cell(runnable, rel_path, entry)
-            tree.body += ast.parse("\n" * (cell.first_line - 1) + runnable.text).body
-    imports = module_imports(tree)
+            # Nothing is compiled here: as in Jupyter, a cell that cannot be compiled fails at its
+            # turn (ran by IPython, its magics too), and the cells before it run. Each cell is read
+            # alone (no padding with the lines before it: linear in the number of cells).
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
+                    found += module_imports(ast.parse(ipython_syntax.as_python(cell.text)))  # in cell order
+            except (SyntaxError, ValueError):
+                pass  # it imports nothing we can know of
+    imports = tuple(dict.fromkeys(found))
     head = document_head(cells, rel_path)
     return Script(
         summary=head.summary, title=head.title, title_at=head.title_at, purpose="", docstring="", cells=tuple(cells),

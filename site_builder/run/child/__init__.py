@@ -2,12 +2,15 @@
 
 ``process`` (subreaper, killing the tree, orphan check, ``os._exit``), ``streams`` (events
 pipe, output capture), ``files`` (project paths, reads, written files), ``errors``
-(tracebacks), ``cells`` (compile and run a block), ``outputs/`` (values, ``display()``,
+(tracebacks), ``cells`` (compile and run a block), ``shell`` (a notebook's cells through
+IPython: the one module importing something outside the standard library, inside its
+functions only), ``outputs/`` (values, ``display()``,
 figures, animations, Plotly), ``environment`` (Python, packages), ``api_names`` (what each name of a block's code
 denoted, for the links to API documentation) with ``api_scopes`` (which names are the
 module's, by Python's scoping) and ``api_calls`` (what the functions' parameters held).
 
-Standard library only, and never ``import site_builder``: ``runner.py`` loads these (and
+Standard library only (``shell`` aside: IPython, in a notebook's process only), and never
+``import site_builder``: ``runner.py`` loads these (and
 those of ``outputs/``) by path
 under a private package name and takes it out of ``sys.modules`` once they are loaded, so
 the demo's ``sys.modules`` and ``sys.path`` are those of ``python demos/x.py``.  Hence the

@@ -90,10 +90,13 @@ class NameResolver:
 
     def block_names(self, cell: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> list[list[Any]]:
         """:meth:`resolve` for one of the job's cells; [] when that cannot be told."""
+        index = self._blocks
         try:
             return self.resolve(cell["text"], cell["first_line"], before, after)
         except Exception:  # a demo's odd object must never cost it its run
             return []
+        finally:
+            self._blocks = index + 1  # the next cell's index, whether this one could be read or not
 
     def resolve(self, text: str, first_line: int, before: dict[str, Any], after: dict[str, Any]
                 ) -> list[list[Any]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import __future__
 import ast
 import sys
+import warnings
 from typing import Any, Callable
 
 from .errors import describe_error
@@ -17,12 +18,31 @@ for _name in __future__.all_feature_names:
 HIDE_VALUE_TAG = "hide-value"
 
 
-def compile_cell(source: str, rel_path: str, flags: int, with_value: bool) -> tuple[Any, Any]:
+def parse_cell(text: str, first_line: int, rel_path: str, flags: int) -> ast.Module:
+    """The cell's tree, its line numbers the script's: parsed alone, then moved (padding each cell
+    with the lines before it made running a notebook quadratic in its cells)."""
+    offset = first_line - 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            tree = compile(text + "\n", rel_path, "exec", flags=flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as exc:
+            exc.lineno = exc.lineno + offset if exc.lineno else exc.lineno
+            exc.end_lineno = exc.end_lineno + offset if exc.end_lineno else exc.end_lineno
+            raise
+    for caught_warning in caught:  # the parser's own (an invalid escape...), at the script's line, as
+        line = caught_warning.lineno + offset  # compiling the whole script would have said them
+        try:
+            warnings.warn_explicit(caught_warning.message, caught_warning.category, caught_warning.filename, line)
+        except SyntaxWarning as exc:  # the demo's filters make it an error: the compiler's SyntaxError
+            raise SyntaxError(str(exc), (rel_path, line, None, None)) from None
+    return ast.increment_lineno(tree, offset)
+
+
+def compile_cell(text: str, first_line: int, rel_path: str, flags: int, with_value: bool) -> tuple[Any, Any]:
     """(statements, last expression or None): the last expression is compiled apart, as IPython does."""
-    if not with_value:
-        return compile(source, rel_path, "exec", flags=flags, dont_inherit=True), None
-    tree = compile(source, rel_path, "exec", flags=flags | ast.PyCF_ONLY_AST, dont_inherit=True)
-    last = tree.body[-1] if tree.body else None
+    tree = parse_cell(text, first_line, rel_path, flags)
+    last = tree.body[-1] if tree.body and with_value else None
     # A bare string is a docstring or a comment in a script (Sphinx-Gallery's text blocks), not a result.
     is_text = isinstance(last, ast.Expr) and isinstance(last.value, ast.Constant) and isinstance(last.value.value, str)
     if not isinstance(last, ast.Expr) or is_text:
@@ -39,11 +59,10 @@ def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Pat
     """Run one cell; return (status, error, stop, future flags for later cells, its value or None).
 
     ``describe`` turns the value of the cell's last expression into its record (or None)."""
-    source = "\n" * (cell["first_line"] - 1) + cell["text"] + "\n"
     shown = None
     try:
         with_value = HIDE_VALUE_TAG not in cell["tags"]
-        code, expression = compile_cell(source, rel_path, flags, with_value)
+        code, expression = compile_cell(cell["text"], cell["first_line"], rel_path, flags, with_value)
         flags |= code.co_flags & FUTURE_FLAGS  # `from __future__` in setup covers later cells
         exec(code, ns)
         if expression is not None:
@@ -65,7 +84,7 @@ def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Pat
         return "exited", err, True, flags, None
     except BaseException as exc:
         err = describe_error(exc, rel_path, paths)
-        if "raises-exception" in cell["tags"]:
+        if cell.get("raises"):  # tagged raises-exception (or #| error: true)
             return "expected-error", err, False, flags, None
         return "error", err, True, flags, None
     return "ok", None, False, flags, shown

@@ -1,5 +1,6 @@
 """A demo's exception as the page shows it: type, message, script line, and a traceback
-keeping only the script's and the project's frames."""
+keeping only the frames of the script, of the project's files and of those the demo wrote
+in its working folder (``%%writefile`` then ``%run``; the parent shows them relative to it)."""
 
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ def _keep_script_frames(te: Any, rel_path: str, paths: Paths, seen: set[int]) ->
     if te is None or id(te) in seen:
         return
     seen.add(id(te))
-    keep = [f for f in te.stack
-            if f.filename == rel_path or (os.path.isabs(f.filename) and paths.project_rel(f.filename))]
+    keep = [f for f in te.stack if f.filename == rel_path or (os.path.isabs(f.filename) and (
+        paths.project_rel(f.filename) or paths.in_run_folder(f.filename)))]
     te.stack = traceback.StackSummary.from_list(keep)
     _keep_script_frames(te.__cause__, rel_path, paths, seen)
     _keep_script_frames(te.__context__, rel_path, paths, seen)

@@ -39,6 +39,10 @@ class Paths:
         rel = os.path.relpath(real, self.root).replace(os.sep, "/")
         return None if "__pycache__" in rel.split("/") else rel
 
+    def in_run_folder(self, path: str) -> bool:
+        """Whether ``path`` is a file the demo wrote in its working folder (a module it then imports)."""
+        return inside(cached_realpath(path), self.files_dir)
+
 
 _REALPATHS: dict[str, str] = {}
 

@@ -18,6 +18,7 @@ from typing import Any
 from site_builder.config import Config
 from site_builder.run.execute import RunOptions, RunResult
 from site_builder.source.blocks import Cell, Script
+from site_builder.source.ipython_syntax import looks_like_ipython
 
 # environment keys that are not package distributions
 _NOT_PACKAGES = frozenset({"python", "platform", "blas"})
@@ -67,16 +68,19 @@ def _code_tokens(cell: Cell) -> tuple[list[list[str]], bool]:
     return [[tokenize.tok_name[t.type]] if t.type in layout else [t.string] for t in significant], uses_doc
 
 
-def code_fingerprint(script: Script) -> tuple[str, bool]:
-    """(sha256 of the code and block structure, whether the code reads ``__doc__``)."""
+def code_fingerprint(script: Script, notebook: bool = False) -> tuple[str, bool]:
+    """(sha256 of the code and block structure, whether the code reads ``__doc__``); in a
+    ``notebook`` a cell of IPython syntax counts whole (a comment in ``%%writefile`` is no comment)."""
     blocks = []
     uses_doc = False
     for cell in script.code_cells:
         tokens, doc = _code_tokens(cell)
         uses_doc = uses_doc or doc
         block: dict[str, Any] = {"name": cell.name, "tags": list(cell.tags), "tokens": tokens}
-        if cell.options or cell.run_text:  # "#| eval: false" or rewritten IPython syntax change the run
-            block.update(options=[list(o) for o in cell.options], run=cell.run_text)
+        if cell.options:  # "#| eval: false" changes the run
+            block.update(options=[list(o) for o in cell.options])
+        if notebook and looks_like_ipython(cell.text):
+            block.update(text=cell.text)
         blocks.append(block)
     data = json.dumps(blocks, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     return hashlib.sha256(data).hexdigest(), uses_doc

@@ -71,9 +71,10 @@ log = logging.getLogger(__name__)
 
 # Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
-EXECUTION_VERSION = 6  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
+EXECUTION_VERSION = 7  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
 # 4: display() calls and every MIME type of a value; animations; 5: blocks record what their names denoted (api_names)
 # 6: names in function and class bodies scoped by symtable; parameters from the calls seen (3.12+)
+# 7: notebooks run in IPython (magics, help, the displayhook); tracebacks keep the run folder's frames
 
 
 class FrozenError(SiteBuilderError):
@@ -191,7 +192,7 @@ class RecordStore:
 
     def _mismatch(self, entry: Entry, script: Script, options: RunOptions, inputs: RunInputs,
                   frozen: bool) -> str:
-        code, _ = code_fingerprint(script)
+        code, _ = code_fingerprint(script, entry.format != "py")
         if inputs.code != code:
             return "its code changed"
         if inputs.exact and inputs.source != sha_text(entry.source):
@@ -287,7 +288,7 @@ class RecordStore:
 
     def inputs(self, entry: Entry, script: Script, result: RunResult, options: RunOptions) -> RunInputs:
         """The cache key of a run that just finished."""
-        code, uses_doc = code_fingerprint(script)
+        code, uses_doc = code_fingerprint(script, entry.format != "py")
         reads = {}
         for rel in result.reads:
             try:

@@ -18,6 +18,7 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import Markup, escape
 
+from site_builder.errors import one_line
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.gallery import hidden_lines
 from site_builder.source.markdown_head import without_title
@@ -246,7 +247,7 @@ class _Renderer:
             cells=cells,
             toc=page_toc(cells),
             document=entry.format != "py",
-            failure=result.failure,
+            failure=one_line(result.failure) if result.failure else None,
             shown_only=result.shown_only,
             source_format=entry.format,
             ran_at=format_ran_at(result.started_at),
@@ -355,7 +356,6 @@ class _Renderer:
             artifacts=artifacts,
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
-            notes=cell.notes,
             **cell_names(cell, display, notebook, artifacts, page),
         )
 

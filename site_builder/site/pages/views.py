@@ -107,7 +107,6 @@ class CellView:
     code: tuple[CodePart, ...] = ()  # the code, in parts (one unless something is folded or hidden)
     value: DisplayView | None = None  # its last expression's value, when one is shown
     display: CellDisplay = CellDisplay()  # its options: code and output shown, folded or left out
-    notes: tuple[str, ...] = ()  # about its code (IPython syntax skipped)
     # what the page calls it: the block's name; a notebook cell's label ("" : none, it shows no name)
     label: str = ""
     anchor: str = ""  # where a link to it leads: its section, or the figure its label names

@@ -65,7 +65,7 @@ DOCUTILS_ROLES = frozenset({
     "abbreviation", "ab", "acronym", "ac", "raw",
 })
 _ROLE = re.compile(r":((?:[A-Za-z0-9][-\w.+]*:)?[A-Za-z0-9][-\w.+]*):`")
-_EXPLICIT_TITLE = re.compile(r"^(.+?)\s*<([^<>]*)>$", re.DOTALL)
+_EXPLICIT_TITLE = re.compile(r"^(.*?\S)\s*<([^<>]*)>$", re.DOTALL)  # the title ends at a non-blank: linear
 # Markup docutils could not resolve here (a link to a section of another cell, an undefined
 # substitution, a footnote): its text without the markup.
 _UNRESOLVED = re.compile(r"^(?:`(?P<link>.+?)`__?|(?P<word>[\w.-]+)__?|\|(?P<sub>.+?)\|_{0,2}|\[[^\]]*\]_)$", re.DOTALL)
@@ -73,6 +73,7 @@ _UNRESOLVED = re.compile(r"^(?:`(?P<link>.+?)`__?|(?P<word>[\w.-]+)__?|\|(?P<sub
 _RST_SETTINGS: dict[str, Any] = {
     "report_level": 5,  # quiet: nothing is printed, per occurrence or otherwise
     "halt_level": 5,
+    "traceback": True,  # an error (nesting past Python's recursion limit...) raises: never docutils' sys.exit
     "raw_enabled": False,  # prose is data: no raw HTML ...
     "file_insertion_enabled": False,  # ... and no reading files of the building machine
     "_disable_config": True,  # no docutils.conf from the current folder

@@ -22,6 +22,7 @@ from urllib.parse import unquote, urlsplit
 
 import jinja2
 
+from site_builder.errors import one_line
 from site_builder.site.pages.render import TEMPLATES_DIR
 
 log = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ class SiteState:
         with self._changed:
             self._generation += 1
             keep = site_dir or self._snapshot.site_dir
-            self._snapshot = SiteSnapshot(self._version(), keep, error, title)
+            self._snapshot = SiteSnapshot(self._version(), keep, one_line(error) if error else error, title)
             self._changed.notify_all()
 
     def wait_for_change(self, seen: str | None, timeout: float) -> str:

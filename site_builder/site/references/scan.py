@@ -14,16 +14,18 @@ from dataclasses import dataclass, field
 
 from site_builder.site.references.citations import is_cite_role
 from site_builder.source.citation_syntax import KEY
+from site_builder.source.markdown_syntax import explicit_title
 from site_builder.site.references.terms import GlossaryTerm, glossary_terms
 
 _MYST_ROLE = re.compile(r"\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]+)`")
-_RST_ROLE = re.compile(r"(?<![\w`]):(?P<role>[\w:+.-]+):`(?P<content>[^`]+)`")
+# a role's name holds one ":" at most (``cite:p``, ``py:func``): its parts cannot trade characters
+_ROLE_NAME = r"(?:[A-Za-z0-9][-\w.+]*:)?[A-Za-z0-9][-\w.+]*"
+_RST_ROLE = re.compile(rf"(?<![\w`]):(?P<role>{_ROLE_NAME}):`(?P<content>[^`]+)`")
 _PANDOC = re.compile(rf"(?<![\w@\\])-?@{KEY}")
 _MD_LINK = re.compile(r"\]\((?P<target>[^()\s]+)(?:\s+\"[^\"]*\")?\)")
 _RST_LINK = re.compile(r"<(?P<target>[^<>\s`]+)>`__?")
-_EXPLICIT = re.compile(r"^(?:.*?)<(?P<target>[^<>]+)>\s*$", re.DOTALL)
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>[^\n]*)$")
-_INLINE_CODE = re.compile(r"(?<![}:])(`+)(?!\s*$)[^`]*?\1(?!`)")
+_BACKTICKS = re.compile(r"`+")
 _GLOSSARY_FENCE = re.compile(r"^\{glossary\}")
 _RST_DIRECTIVE = re.compile(r"^[ \t]*\.\.[ \t]+(?P<name>[\w:.+-]+)::")
 CODE_DIRECTIVES = frozenset({"code", "code-block", "sourcecode", "literalinclude", "math", "raw", "ipython",
@@ -49,8 +51,27 @@ class PageScan:
 
 
 def _target(content: str) -> str:
-    match = _EXPLICIT.match(content)
-    return (match.group("target") if match else content).strip()
+    return explicit_title(content)[1]
+
+
+def _without_code_spans(text: str) -> str:
+    """``text`` with its inline code (a run of backticks to the next run as long) blanked."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    closing: dict[int, int] = {}  # a run's index -> the index of the next run as long
+    after: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        if length in after:
+            closing[i] = after[length]
+        after[length] = i
+    out, last, i = [], 0, 0
+    while i < len(runs):
+        if i in closing:
+            out += [text[last:runs[i][0]], " "]
+            last, i = runs[closing[i]][1], closing[i] + 1
+        else:
+            i += 1
+    return "".join(out) + text[last:]
 
 
 def _without_code(text: str, scan: PageScan) -> str:
@@ -125,7 +146,7 @@ def scan_prose(texts: list[str]) -> PageScan:
                     scan.docs.add(_target(content))
                 elif role in TERM_ROLES:
                     scan.terms.add(_target(content))
-        plain = _INLINE_CODE.sub(" ", _MYST_ROLE.sub(" ", _RST_ROLE.sub(" ", text)))
+        plain = _without_code_spans(_MYST_ROLE.sub(" ", _RST_ROLE.sub(" ", text)))
         for match in _PANDOC.finditer(plain):
             key = match.group("braced") or match.group("key")
             start = match.start()

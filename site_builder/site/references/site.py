@@ -19,7 +19,7 @@ from site_builder.names import stem_of
 from site_builder.site.prose.html import plain
 from site_builder.site.prose.labels import SiteLabels, site_labels
 from site_builder.site.references.bibliography import Bibliography
-from site_builder.site.references.scan import PageScan, scan_prose
+from site_builder.site.references.scan import _ROLE_NAME, PageScan, scan_prose
 from site_builder.site.references.terms import SiteTerms, Term, glossary_anchor, mention_pattern, term_key
 from site_builder.site.rebuild.state import sha_of
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
@@ -30,7 +30,7 @@ GLOSSARY_PAGE = "glossary/index.html"
 _NOT_ID = re.compile(r"[^\w.:-]+")
 _SOURCE_SUFFIXES = (".md", ".ipynb", ".py", ".qmd", ".rst")
 # a role's markup in a definition shown as plain text: {cite:t}`k`, :term:`x` -> its text
-_ROLE_MARKUP = re.compile(r"(?:\{[\w:+.-]+\}|:[\w:+.-]+:)?`(?P<text>[^`]*)`_{0,2}")
+_ROLE_MARKUP = re.compile(rf"(?:\{{[\w:+.-]+\}}|:{_ROLE_NAME}:)?`(?P<text>[^`]*)`_{{0,2}}")
 
 
 @dataclass(frozen=True)

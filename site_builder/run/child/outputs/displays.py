@@ -6,10 +6,11 @@ types and SVG are written as files next to the figures (``files``: never inline,
 script in an SVG can run); JSON types as JSON text; a representation over the size cap
 is left out and its size kept (``omitted``), so the page can say so.
 
-``display()`` is IPython's: when the demo imports IPython (or it was preloaded), its
-``display`` function is replaced by one that publishes here, in order with the
-block's printed output.  Without IPython installed a demo's ``display`` call fails as
-it would under ``python demos/x.py``.
+``display()`` is IPython's.  In a script, when the demo imports IPython (or it was
+preloaded), its ``display`` function is replaced by one that publishes here, in order with
+the block's printed output (without IPython installed a demo's ``display`` call fails as it
+would under ``python demos/x.py``).  In a notebook, IPython's own display publisher and
+displayhook publish here (``shell.py``), with IPython's formatters' bundles.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import sys
 from typing import Any
 
 from ..files import BUILDER_DIR, png_size
-from .values import FILE_TYPES, describe_value, mime_bundle
+from .values import FILE_TYPES, describe_value, mime_bundle, normalised, worth_showing
 
 DISPLAY_MODULE = "IPython.core.display_functions"  # where IPython >= 7.23 defines display()
 
@@ -49,15 +50,27 @@ class Displays:
         bundle = describe_value(value)
         return self.record(bundle) if bundle else None
 
+    def formatted_value(self, value: Any, data: dict[str, Any], metadata: Any = None) -> dict[str, Any] | None:
+        """The record of a block's value from the bundle IPython's formatters made of it
+        (``data``, ``metadata``), or None when it is not worth showing."""
+        bundle = worth_showing(value, normalised(data))
+        return self.record(bundle, metadata) if bundle else None
+
     def show(self, obj: Any, raw: bool = False) -> None:
         """Publish one display() argument, after everything printed before it."""
+        self.publish(mime_bundle(obj, raw))
+
+    def publish(self, bundle: dict[Any, Any], metadata: Any = None) -> None:
+        """Publish one display output (a MIME bundle, as IPython's display publisher gets it)."""
         if self.index is None:  # between blocks (an atexit hook): nowhere to show it
             return
-        bundle = mime_bundle(obj, raw)
+        bundle = normalised(bundle)
         if bundle:
-            self.sink.display(self.record(bundle))
+            self.sink.display(self.record(bundle, metadata))
 
-    def record(self, bundle: dict[str, str | bytes]) -> dict[str, Any]:
+    def record(self, bundle: dict[str, str | bytes], metadata: Any = None) -> dict[str, Any]:
+        """The record of a bundle, its files written; ``metadata`` may give an image's shown
+        size (Jupyter's ``{MIME: {"width": W, "height": H}}``, as a retina PNG carries it)."""
         data: dict[str, str] = {}
         files: dict[str, str] = {}
         omitted: dict[str, int] = {}
@@ -67,14 +80,14 @@ class Displays:
             if mime != "text/plain" and size > self.limit:
                 omitted[mime] = size
             elif mime in FILE_TYPES:
-                path = self._write(mime, content)
+                path = self._write(mime, content, _shown_size(metadata, mime))
                 if path:
                     files[mime] = path
             elif isinstance(content, str):
                 data[mime] = content
         return {"data": data, "files": files, "omitted": omitted}
 
-    def _write(self, mime: str, content: str | bytes) -> str | None:
+    def _write(self, mime: str, content: str | bytes, shown: tuple[int, int] | None = None) -> str | None:
         name = f"{self.safe}-display-{self.count}{FILE_TYPES[mime]}"
         path = os.path.join(self.builder_dir, name)
         try:
@@ -83,11 +96,22 @@ class Displays:
         except OSError as exc:
             sys.stderr.write(f"site_builder: could not save a {mime} output: {exc}\n")
             return None
-        size = png_size(path) if mime == "image/png" else None
+        size = shown or (png_size(path) if mime == "image/png" else None)
         rel = f"{BUILDER_DIR}/{name}"
         self.artifacts.append({"path": rel, "kind": "display", "size": os.path.getsize(path), "alt": "",
                                "width": size[0] if size else None, "height": size[1] if size else None})
         return rel
+
+
+def _shown_size(metadata: Any, mime: str) -> tuple[int, int] | None:
+    """(width, height) an image's metadata asks it to be shown at, when it gives both."""
+    entry = metadata.get(mime) if isinstance(metadata, dict) else None
+    if not isinstance(entry, dict):
+        return None
+    width, height = entry.get("width"), entry.get("height")
+    if all(isinstance(v, int) and not isinstance(v, bool) and 0 < v < 100_000 for v in (width, height)):
+        return width, height
+    return None
 
 
 def hook_ipython_display(displays: Displays) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import struct
@@ -14,47 +15,59 @@ from ..files import BUILDER_DIR, png_size
 
 
 def save_figures(block: str, builder_dir: str, scale: float = 2.0, namespace: dict[str, Any] | None = None,
-                 settings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+                 settings: dict[str, Any] | None = None, shown: list[Any] | None = None,
+                 first: int = 1) -> list[dict[str, Any]]:
     """Save every open Matplotlib figure as a PNG artifact (``scale`` pixels per CSS pixel),
-    then close them all.  A figure an animation of ``namespace`` draws is saved as that
-    animation (see animations.py), its poster frame as the figure's PNG.
+    then close them all; then the figures of ``shown`` (a notebook cell's value that is a figure
+    pyplot no longer holds, as Jupyter shows it).  A figure an animation of ``namespace`` draws
+    is saved as that animation (see animations.py), its poster frame as the figure's PNG.
+    The figures are numbered from ``first`` (a notebook's ``plt.show()`` saved the earlier ones).
 
     ``builder_dir`` is the builder's own folder, outside the demo's working folder: the
     builder moves it to BUILDER_DIR of the run's folder once the demo is dead.
     """
     plt = sys.modules.get("matplotlib.pyplot")
-    if plt is None:
+    if plt is None and not shown:
         return []
-    arts = []
+    arts: list[dict[str, Any]] = []
     safe = re.sub(r"[^A-Za-z0-9_.-]", "_", block)  # as execute._safe_name
     animated = live_animations(namespace) if namespace is not None else {}
-    for k, num in enumerate(plt.get_fignums(), start=1):
-        rel = f"{BUILDER_DIR}/{safe}-figure-{k}.png"
-        path = os.path.join(builder_dir, f"{safe}-figure-{k}.png")
+    figures = [(num, None) for num in plt.get_fignums()] if plt is not None else []
+    figures += [(None, fig) for fig in shown or ()]
+    for k, (num, fig) in enumerate(figures, start=first):
         try:
-            fig = plt.figure(num)
-            animation = animated.get(id(fig))
-            movie = None
-            if animation is not None:
-                stem = os.path.join(builder_dir, f"{safe}-animation-{k}")
-                try:
-                    movie = save_animation(animation, fig, path, stem, scale * fig.dpi, settings or {}, save_png)
-                except Exception as exc:  # the figure still shows, as a still
-                    sys.stderr.write(f"site_builder: could not save the animation of figure {num}: "
-                                     f"{type(exc).__name__}: {exc}\n")
-            if animation is None or not os.path.isfile(path):  # no frame drawn: the figure as it is
-                save_png(fig, path, scale * fig.dpi)
-            size = png_size(path)
-            arts.append({"path": rel, "kind": "figure", "size": os.path.getsize(path),
-                         "alt": figure_alt(fig), "width": round(size[0] / scale) if size else None,
-                         "height": round(size[1] / scale) if size else None})
-            if movie is not None:  # after its poster, the figure's PNG, which it takes its size from
-                arts.append({**movie, "alt": arts[-1]["alt"], "width": arts[-1]["width"],
-                             "height": arts[-1]["height"]})
+            _save_figure(plt.figure(num) if fig is None else fig, k, safe, builder_dir, scale, animated,
+                         settings or {}, arts)
         except Exception as exc:
-            sys.stderr.write(f"site_builder: could not save figure {num}: {type(exc).__name__}: {exc}\n")
-    plt.close("all")
+            sys.stderr.write(f"site_builder: could not save figure {num or k}: {type(exc).__name__}: {exc}\n")
+    if plt is not None:
+        plt.close("all")
     return arts
+
+
+def _save_figure(fig: Any, k: int, safe: str, builder_dir: str, scale: float, animated: dict[int, Any],
+                 settings: dict[str, Any], arts: list[dict[str, Any]]) -> None:
+    """Save figure number ``k`` of the block (or its animation) and add its artifacts to ``arts``."""
+    rel = f"{BUILDER_DIR}/{safe}-figure-{k}.png"
+    path = os.path.join(builder_dir, f"{safe}-figure-{k}.png")
+    animation = animated.get(id(fig))
+    movie = None
+    if animation is not None:
+        stem = os.path.join(builder_dir, f"{safe}-animation-{k}")
+        try:
+            movie = save_animation(animation, fig, path, stem, scale * fig.dpi, settings, save_png)
+        except Exception as exc:  # the figure still shows, as a still
+            sys.stderr.write(f"site_builder: could not save the animation of figure {k}: "
+                             f"{type(exc).__name__}: {exc}\n")
+    if animation is None or not os.path.isfile(path):  # no frame drawn: the figure as it is
+        save_png(fig, path, scale * fig.dpi)
+    size = png_size(path)
+    arts.append({"path": rel, "kind": "figure", "size": os.path.getsize(path),
+                 "alt": figure_alt(fig), "width": round(size[0] / scale) if size else None,
+                 "height": round(size[1] / scale) if size else None})
+    if movie is not None:  # after its poster, the figure's PNG, which it takes its size from
+        arts.append({**movie, "alt": arts[-1]["alt"], "width": arts[-1]["width"],
+                     "height": arts[-1]["height"]})
 
 
 class _Pixels:
@@ -100,7 +113,14 @@ def encode_png(pixels: Any, dpi: float) -> bytes:
 
 
 def save_png(fig: Any, path: str, dpi: float) -> None:
-    """Save ``fig`` as the PNG ``savefig`` would draw it, without an alpha channel when it is opaque.
+    """Write ``fig`` to ``path`` as :func:`png_bytes` draws it."""
+    data = png_bytes(fig, dpi)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def png_bytes(fig: Any, dpi: float) -> bytes:
+    """``fig`` as the PNG ``savefig`` would draw it, without an alpha channel when it is opaque.
 
     An opaque figure (most are) then takes a quarter less to compress and to download.
     Backends that write no shaped buffer get ``savefig``'s own PNG.
@@ -112,13 +132,13 @@ def save_png(fig: Any, path: str, dpi: float) -> None:
         fig.savefig(pixels, format="rgba", dpi=dpi)  # the same drawing (bbox, facecolor) as png
         shape = getattr(pixels.buffer, "shape", None)
     if shape is None or len(shape) != 3 or shape[2] != 4:
-        fig.savefig(path, format="png", dpi=dpi, metadata={"Software": None})
-        return
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+        return buffer.getvalue()
     image = image_module.frombuffer("RGBA", (shape[1], shape[0]), pixels.buffer, "raw", "RGBA", 0, 1)
     if image.getchannel("A").getextrema() == (255, 255):
         image = image.convert("RGB")  # Pillow drops a channel faster than a strided NumPy copy
-    with open(path, "wb") as f:
-        f.write(encode_png(np.asarray(image), dpi))
+    return encode_png(np.asarray(image), dpi)
 
 
 def figure_alt(fig: Any) -> str:

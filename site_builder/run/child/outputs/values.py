@@ -134,19 +134,19 @@ def mime_bundle(value: Any, raw: bool = False) -> dict[str, str | bytes]:
                 found["text/plain"] = repr(value)
             except Exception:
                 pass
-    kept = {}
-    for mime, data in found.items():
-        norm = normalise(mime, data)
-        if norm is not None:
-            kept[mime] = norm
-    return kept
+    return normalised(found)
 
 
 def describe_value(value: Any) -> dict[str, str | bytes] | None:
     """The bundle of a block's last expression, as Jupyter shows it, or None for nothing worth showing."""
     if value is None:
         return None
-    bundle = mime_bundle(value)
+    return worth_showing(value, mime_bundle(value))
+
+
+def worth_showing(value: Any, bundle: dict[str, str | bytes]) -> dict[str, str | bytes] | None:
+    """``bundle`` (``value``'s, normalised) with its text cut to VALUE_TEXT_LIMIT, or None when
+    it tells a reader nothing: no form at all, or only a repr naming a memory address."""
     text = bundle.get("text/plain")
     if not isinstance(text, str):
         if not bundle:
@@ -157,3 +157,14 @@ def describe_value(value: Any) -> dict[str, str | bytes] | None:
     if len(text) > VALUE_TEXT_LIMIT:
         bundle["text/plain"] = text[:VALUE_TEXT_LIMIT] + "\n…"
     return bundle
+
+
+def normalised(found: dict[Any, Any]) -> dict[str, str | bytes]:
+    """The representations of ``found`` (MIME type -> data, as IPython's formatters give them)
+    that the record can keep, normalised (see :func:`normalise`)."""
+    kept = {}
+    for mime, data in found.items():
+        norm = normalise(mime, data)
+        if norm is not None:
+            kept[mime] = norm
+    return kept

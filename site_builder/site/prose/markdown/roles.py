@@ -26,7 +26,9 @@ ELEMENTS = {"sub": "sub", "subscript": "sub", "sup": "sup", "superscript": "sup"
 # Roles shown as their text (their explicit title, else their target).
 TEXT = ("index", "glue", "glue:", "glue:text", "glue:md", "menuselection", "keyword", "option", "envvar",
         "pep", "rfc")
-_ABBREVIATION = re.compile(r"^(?P<short>.+?)\s*\((?P<long>.+)\)$", re.DOTALL)
+# The short form ends at a non-blank (linear: no lazy text tried against every blank run); a text
+# not ending in ")" is refused before the pattern runs (".+" would be tried from every "(").
+_ABBREVIATION = re.compile(r"^(?P<short>.*?\S)\s*\((?P<long>.+)\)$", re.DOTALL)
 
 
 @registers("math")
@@ -38,7 +40,8 @@ class InlineMath(Role):
 @registers("abbr")
 class Abbreviation(Role):
     def render(self, call: RoleCall, out: Output) -> str:
-        match = _ABBREVIATION.match(call.content.strip())
+        text = call.content.strip()
+        match = _ABBREVIATION.match(text) if text.endswith(")") else None
         if match is None:
             return out.macro("element", "abbr", call.content)
         return out.macro("element", "abbr", match.group("short"), "", match.group("long"))
