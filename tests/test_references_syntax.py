@@ -8,14 +8,13 @@ in reST and a MyST notebook that refer to each other; every page and bibliograph
 
 from __future__ import annotations
 
-import logging
 import re
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import MYST_FRONT_MATTER, write_demo
+from conftest import MYST_FRONT_MATTER, build_keeping_warnings, write_demo
 from site_builder.commands.build import BuildOptions, build
 from site_builder.config import load_config
 from site_builder.source.citation_syntax import CitePart, citation_parts, parse_citation
@@ -110,21 +109,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_demo(project, "plot_gallery", GALLERY)
     (project / "demos" / "nb").mkdir(parents=True, exist_ok=True)
     (project / "demos" / "nb" / "cells.md").write_text(NOTEBOOK)
-    said: list[str] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            said.append(record.getMessage())
-
-    keep = Keep(logging.WARNING)
-    logging.getLogger("site_builder").addHandler(keep)
-    try:
-        report = build(load_config(project), BuildOptions())
-    finally:
-        logging.getLogger("site_builder").removeHandler(keep)
-    assert report.ok, report.failures
-    (project / "warnings.txt").write_text("\n".join(said))
-    return project
+    return build_keeping_warnings(project)
 
 
 def _page(site: Path, name: str) -> str:
