@@ -133,6 +133,7 @@ HOSTILE_PROSE = {
     "citation-ats": "@a@" * 20_000,
     "citation-keys": "@" + "a:" * 30_000,
     "legacy-links": "[](a)" * 10_000,
+    "quarto-attributes": "# a" + " {#a" * 20_000 + "}",
 }
 
 
@@ -196,13 +197,13 @@ def test_pattern_settings_still_match_as_re_does(tmp_path: Path) -> None:
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     from site_builder.apidocs import inventory
     from site_builder.site.prose import links, mathml, rst
-    from site_builder.site.prose.markdown import roles, xrefs
+    from site_builder.site.prose.markdown import quarto, roles, xrefs
     from site_builder.site.references import bibtex, scan, site, styles, terms
     from site_builder.source import cell_options, citation_syntax, docstring, gallery, ipython_syntax, markdown_syntax
 
     found = []
     for module in (inventory, links, rst, roles, cell_options, docstring, gallery, ipython_syntax, markdown_syntax,
-                   citation_syntax, xrefs, bibtex, scan, site, styles, terms):
+                   citation_syntax, xrefs, quarto, bibtex, scan, site, styles, terms):
         short = module.__name__.rpartition(".")[2]
         for name, value in vars(module).items():
             if isinstance(value, re.Pattern) and isinstance(value.pattern, str):

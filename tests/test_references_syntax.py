@@ -47,6 +47,18 @@ HOUSE = '''\
     # ## The house section
     #
     # As @Friedman1956 says; the equation {eq}`eq-rst` of the gallery.
+    #
+    # ## Quarto's section {#sec-quarto}
+    #
+    # $$
+    # E = mc^2
+    # $$ {#eq-energy}
+    #
+    # | a | b |
+    # |---|---|
+    # | 1 | 2 |
+    #
+    # : Rates {#tbl-rates}
 '''
 GALLERY = '''\
     """
@@ -86,6 +98,7 @@ NOTEBOOK = MYST_FRONT_MATTER + """
 # Cells
 
 The gallery's {numref}`fig-rst` and [](#eq-rst); {ref}`the house <sec-house>`.
+Quarto's labels: @sec-quarto, @eq-energy and [see @tbl-rates].
 
 ```{code-cell} ipython3
 :name: cell-plain
@@ -169,6 +182,26 @@ def test_block_descriptions_and_comment_prose_cite_and_refer(site: Path) -> None
     assert 'href="../plot_gallery/index.html#eq-rst" rel="noopener noreferrer">(1)</a>' in page
     toc = (site / "build" / "house" / "index.html").read_text()
     assert 'title="computes what (Knuth, 1984) describes, see Fig. 2"' in toc  # On this page: its text
+
+
+def test_quarto_labels_are_site_wide_targets_of_quarto_references(site: Path) -> None:
+    house = _page(site, "house")
+    assert '<h2 id="sec-quarto">Quarto’s section</h2>' in house and "{#" not in house.split("how-to-run")[1]
+    assert '<div class="math-block" id="eq-energy">' in house and '<span class="eqno">(1)</span>' in house
+    assert '<table id="tbl-rates">\n<caption>Table 1: Rates</caption>' in house
+    notebook = _page(site, "nb/cells")
+    for href, text in (("#sec-quarto", "Quarto’s section"), ("#eq-energy", "(1)"), ("#tbl-rates", "Table 1")):
+        assert f'href="../../house/index.html{href}" rel="noopener noreferrer">{text}</a>' in notebook, href
+    assert "see <a class=" in notebook
+
+
+def test_a_quarto_figure_is_a_numbered_figure() -> None:
+    from site_builder.site.prose.html import render
+
+    html = render("![A *caption*](img.png){#fig-plot}\n\nSee @fig-plot.", "markdown")
+    assert '<figure class="myst-figure" id="fig-plot">' in html and 'alt="A caption"' in html
+    assert '<span class="caption-number">Fig. 1 </span><p>A <em>caption</em></p>' in html
+    assert '<a class="xref xref-internal" href="#fig-plot" rel="noopener noreferrer">Fig. 1</a>' in html
 
 
 # ---------------------------------------------------------------- notebook cells as labels

@@ -64,13 +64,17 @@ class PandocCitation(Role):
             refs.note([part.key for part in parse_citation(call.content)[1] if refs.known_work(part.key)])
 
     def render(self, call: RoleCall, out: Output) -> str:
-        refs = references_of(out.page)
+        refs = references_of(out.page)  # (None: a text without a page: its cross-references still resolve)
         bracketed, parts = parse_citation(call.content)
-        if refs is None or not parts or out.env.get("in_link"):  # (a link's text holds no other link)
+        if not parts or out.env.get("in_link"):  # (a link's text holds no other link)
             return str(escape(call.content))
+
+        def work(key: str) -> bool:
+            return refs is not None and refs.known_work(key)
+
         if not bracketed:
             part = parts[0]
-            if refs.known_work(part.key):
+            if refs is not None and work(part.key):
                 return refs.cite(Citation((_item(part),), "t"), out.page, call.line)
             if part.key.startswith(QUARTO_PREFIXES):
                 shown = label_link(out, f"@{part.key}", part.key, line=call.line)
@@ -81,13 +85,15 @@ class PandocCitation(Role):
         suppress = False
 
         def cite_items() -> None:  # the works so far, as one citation ("[-@a]": (1956))
-            if items:
+            if items and refs is None:
+                shown.append(escape("[" + "; ".join(i.key for i in items) + "]"))
+            elif items and refs is not None:
                 mode = "yearpar" if suppress and len(items) == 1 else "p"
                 shown.append(refs.cite(Citation(tuple(items), mode), out.page, call.line))
-                items.clear()
+            items.clear()
 
         for part in parts:
-            if not refs.known_work(part.key) and (part.key.startswith(QUARTO_PREFIXES) or out.page.find(part.key)):
+            if not work(part.key) and (part.key.startswith(QUARTO_PREFIXES) or out.page.find(part.key)):
                 cite_items()
                 xref = Markup(label_link(out, call.content, part.key, line=call.line))
                 suffix = part.suffix if part.suffix.startswith(",") else f" {part.suffix}"

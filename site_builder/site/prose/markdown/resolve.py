@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from site_builder.site.prose.label_ids import PageIds, is_id_label
 from site_builder.site.prose.markdown.context import Definition, Label, PageContext
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
+from site_builder.site.prose.markdown.quarto import quarto_labels
 from site_builder.site.prose.markdown.xrefs import resolve_links
 from site_builder.source.citation_syntax import CITATION_TOKEN
 from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, DirectiveSyntax, directive_of, inline_text, parse
 
-if TYPE_CHECKING:
-    from markdown_it.token import Token
+from markdown_it.token import Token
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,7 @@ def parse_resolved(text: str, page: PageContext, where: Where = Where()) -> tupl
 
 def resolve(tokens: list[Token], page: PageContext, where: Where) -> None:
     """Resolve ``tokens`` in place, in page order (see the module docstring)."""
+    quarto_labels(tokens)
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -69,6 +70,16 @@ def resolve(tokens: list[Token], page: PageContext, where: Where) -> None:
             number = page.number("equation")
             token.meta["number"] = number
             token.meta["anchor"] = page.define(token.info, f"({number})", str(number))
+        elif token.type == "heading_open" and token.meta.get("label"):  # Quarto's "## Title {#sec-x}"
+            text = inline_text(tokens[i + 1].children)
+            anchor = page.define(token.meta["label"], text)
+            token.attrSet("id", anchor or page.heading_id(text, where.id_prefix))
+        elif token.type == "table_open" and token.meta.get("label"):  # Quarto's ": Caption {#tbl-x}"
+            number = page.number("table")
+            anchor = page.define(token.meta["label"], f"Table {number}", str(number))
+            if anchor:
+                token.attrSet("id", anchor)
+            (tokens[i + 2].children or []).insert(0, Token("text", "", 0, content=f"Table {number}: "))
         elif token.type == "heading_open" and not token.attrGet("id"):
             token.attrSet("id", page.heading_id(inline_text(tokens[i + 1].children), where.id_prefix))
         elif token.type == "inline":
