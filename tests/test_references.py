@@ -179,7 +179,7 @@ def test_rst_citations_and_notebook_front_matter_bibliography(site: Path) -> Non
     assert ">Gödel and von Neumann (1931)</a>" in rst
     assert ">Friedman, 1956</a>; <a class=\"citation-link\" href=\"#bib-vaswani2017\"" in rst
     notebook = _page(site, "nb/scores")
-    assert ">Roe, 2020</a>" in notebook  # its front matter's own bibliography
+    assert ">Roe (2020)</a>" in notebook  # its front matter's own bibliography; {cite} of one work: narrative
     assert ">Vaswani, Shazeer, and Parmar, 2017</a>" in notebook  # {cite:ps}: every author
     assert ">1956</a>" in notebook  # {cite:year}
 

@@ -99,6 +99,7 @@ NOTEBOOK = MYST_FRONT_MATTER + """
 
 The gallery's {numref}`fig-rst` and [](#eq-rst); {ref}`the house <sec-house>`.
 Quarto's labels: @sec-quarto, @eq-energy and [see @tbl-rates].
+As {cite}`Knuth84` wrote, or two works {cite}`Friedman1956,Knuth84`.
 
 ```{code-cell} ipython3
 :name: cell-plain
@@ -193,6 +194,9 @@ def test_quarto_labels_are_site_wide_targets_of_quarto_references(site: Path) ->
     for href, text in (("#sec-quarto", "Quarto’s section"), ("#eq-energy", "(1)"), ("#tbl-rates", "Table 1")):
         assert f'href="../../house/index.html{href}" rel="noopener noreferrer">{text}</a>' in notebook, href
     assert "see <a class=" in notebook
+    # MyST's {cite} of one work is narrative, as Jupyter Book 2 (mystmd) shows it; of two, parenthetical
+    assert 'citation-t"><a class="citation-link" href="#bib-Knuth84" rel="noopener noreferrer">Knuth (1984)</a>' in notebook
+    assert '(<a class="citation-link" href="#bib-Friedman1956" rel="noopener noreferrer">Friedman, 1956</a>; ' in notebook
 
 
 def test_a_quarto_figure_is_a_numbered_figure() -> None:

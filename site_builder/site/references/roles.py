@@ -16,6 +16,7 @@ read as their keys and terms as their text.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from markupsafe import Markup, escape
@@ -37,7 +38,9 @@ if TYPE_CHECKING:
 
 @registers(*ROLE_MODES)
 class CiteRole(Role):
-    """A sphinxcontrib-bibtex role: ``{cite:t}`a,b```."""
+    """A sphinxcontrib-bibtex role: ``{cite:t}`a,b```.  MyST's plain ``{cite}`` of one work is
+    narrative, "Friedman (1956)", as Jupyter Book 2 (mystmd) shows it; of several, and reST's
+    ``:cite:`` always, parenthetical, as sphinxcontrib-bibtex shows them."""
 
     rst = True
 
@@ -48,6 +51,8 @@ class CiteRole(Role):
 
     def render(self, call: RoleCall, out: Output) -> str:
         citation = role_citation(call.name, call.content)
+        if call.name == "cite" and not call.data.get("rst") and len(citation.items) == 1:
+            citation = replace(citation, mode="t")
         refs = references_of(out.page)
         if refs is None:
             return out.macro("element", "span", "[" + ", ".join(i.key for i in citation.items) + "]")

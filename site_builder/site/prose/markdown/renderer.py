@@ -248,10 +248,10 @@ def _renderer() -> ProseRenderer:
 
 
 def role_html(name: str, content: str, page: PageContext, line: int = 0, written: str = "") -> str:
-    """A role's HTML, resolved and rendered by its registered handler (reST's roles of the
-    same name: ``:cite:p:``, ``:ref:``, ``:term:``...); ``line``: its line in the entry,
-    ``written``: the role as its source has it (for warnings)."""
-    call = RoleCall(name.lower(), content, line, {"written": written} if written else {})
+    """A reST role's HTML, resolved and rendered by the registered handler of its name
+    (``:cite:p:``, ``:ref:``, ``:term:``...); ``line``: its line in the entry, ``written``: the
+    role as its source has it (for warnings)."""
+    call = RoleCall(name.lower(), content, line, {"written": written, "rst": True})
     handler, _known = default_registry().role(call.name)
     handler.resolve(call, page)
     return str(handler.render(call, Output(_renderer(), markdown_parser(page.typography).options, {"page": page})))
