@@ -24,6 +24,7 @@ BIB = r"""
 @book{Friedman1956, author = {Friedman, Milton}, title = {A Theory of the Consumption Function}, year = {1956}}
 @article{Knuth84, author = {Knuth, Donald}, title = {Literate Programming}, journal = {The Computer Journal},
   year = {1984}}
+@misc{Doe2020, author = {Doe, Jane}, title = {Cited in a block's description only}, year = {2020}}
 """
 HOUSE = '''\
     """house.py — a house-style script.
@@ -36,7 +37,7 @@ HOUSE = '''\
 
     Blocks
     ------
-    [B-a]  computes what [@Knuth84] describes, see {numref}`fig-rst`
+    [B-a]  computes what [@Knuth84] describes, see {numref}`fig-rst` and @Doe2020
     """
 
     # %% B-a
@@ -181,8 +182,11 @@ def test_block_descriptions_and_comment_prose_cite_and_refer(site: Path) -> None
     assert 'href="../plot_gallery/index.html#fig-rst" rel="noopener noreferrer">Fig. 2</a>' in description
     assert ">Friedman (1956)</a>" in page  # comment prose: @key
     assert 'href="../plot_gallery/index.html#eq-rst" rel="noopener noreferrer">(1)</a>' in page
+    works = (site / "build" / "references" / "index.html").read_text()  # the description's citation counts
+    doe = works[works.index('id="work-Doe2020"'):]
+    assert 'href="../house/index.html"' in doe[:doe.index("</li>")]
     toc = (site / "build" / "house" / "index.html").read_text()
-    assert 'title="computes what (Knuth, 1984) describes, see Fig. 2"' in toc  # On this page: its text
+    assert 'title="computes what (Knuth, 1984) describes, see Fig. 2 and Doe (2020)"' in toc  # On this page: its text
 
 
 def test_quarto_labels_are_site_wide_targets_of_quarto_references(site: Path) -> None:

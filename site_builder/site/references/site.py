@@ -43,10 +43,11 @@ class EntryFacts:
 
 
 def page_prose(build: EntryBuild) -> list[str]:
-    """The prose texts of an entry's page, as render shows them: its introduction, its prose cells."""
+    """The prose texts of an entry's page, as render shows them: its introduction, its prose
+    cells, its blocks' descriptions."""
     script = build.script
     intro = (script.intro if script.title else script.purpose)
-    return [intro, *(c.text for c in script.cells if c.kind == "markdown")]
+    return [intro, *(c.text if c.kind == "markdown" else c.description for c in script.cells)]
 
 
 @dataclass
