@@ -319,3 +319,17 @@ def test_a_renumbered_rest_figure_re_renders_the_pages_citing_its_number(
     assert report.ok and report.from_cache >= {"refers", "plain"}
     assert sorted(p for p in rendered_pages if not p.endswith((".html", ".xml"))) == ["plot_figures", "refers"]
     assert ">Fig. 1</a>" in _page(tmp_path, "refers")
+
+
+def test_a_notebooks_unresolved_reference_warns_with_its_cell_and_line(tmp_path: Path) -> None:
+    import nbformat
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "n"\n')
+    (tmp_path / "demos").mkdir()
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# A notebook\n\nIntro.\n\nSee {ref}`nowhere` and [@nokey]."),
+                      nbformat.v4.new_code_cell("print(1)")]
+    nbformat.write(notebook, str(tmp_path / "demos" / "nb.ipynb"))
+    warnings = (build_keeping_warnings(tmp_path) / "warnings.txt").read_text()
+    assert "nb: demos/nb.ipynb, cell 1, line 5: {ref}`nowhere`: no label 'nowhere' in the site" in warnings
+    assert "nb: demos/nb.ipynb, cell 1, line 5: the citation key 'nokey' is in no bibliography" in warnings

@@ -291,6 +291,16 @@ class _Renderer:
             return None
         return self.prose(text, language, "intro-", page, first_line=text_line(build.entry, text))
 
+    def cell_prose(self, text: str, language: str, index: int, page: PageContext | None, first_line: int) -> Markup:
+        """A prose cell's HTML; a cell whose lines are not the file's (a .ipynb's) is "cell N" in warnings."""
+        if page is None or first_line:
+            return self.prose(text, language, f"prose-{index}-", page, first_line=first_line)
+        page.place = f"cell {index + 1}"
+        try:
+            return self.prose(text, language, f"prose-{index}-", page, first_line=1)
+        finally:
+            page.place = ""
+
     def description(self, cell: Cell, page: PageContext | None, script: Script | None) -> Markup:
         """A block's description (the docstring's Blocks section: Markdown) as inline HTML."""
         if not cell.description.strip():
@@ -318,7 +328,7 @@ class _Renderer:
             # the page's h1 shows the title: its heading is left out of the prose
             text = without_title(cell.text, *title_at[1:]) if title_at and title_at[0] == index else cell.text
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(text, language, f"prose-{index}-", page, first_line=cell.first_line),
+                            html=self.cell_prose(text, language, index, page, cell.first_line),
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:

@@ -147,6 +147,8 @@ def say_warnings(page: PageContext, entry: Entry) -> None:
     """Log what the page's prose could not resolve, each with its entry, file and line."""
     for warning in page.warnings:
         where = f"{entry.rel_path}:{warning.line}" if warning.line else entry.rel_path
+        if warning.place:  # a .ipynb's cell: its lines are the cell's
+            where = f"{entry.rel_path}, {warning.place}" + (f", line {warning.line}" if warning.line else "")
         log.warning("%s: %s: %s", entry.name, where, warning.message)
 
 
