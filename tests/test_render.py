@@ -206,7 +206,7 @@ def test_everything_user_controlled_is_escaped(tmp_path: Path) -> None:
         assert "<b>bold</b>" not in page
     page = text(files["demo/index.html"])
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert page.count("<script") == 2  # the page's own theme.js and site.js only
+    assert page.count("<script") == 3  # the page's own theme.js, site.js and previews.js only
 
 
 def test_markdown_links_cannot_run_script_or_load_remote_images(tmp_path: Path) -> None:

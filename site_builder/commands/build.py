@@ -7,8 +7,10 @@ only at the end, atomically (see output.py).
 from __future__ import annotations
 
 import logging
+import posixpath
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -99,9 +101,16 @@ def _unparsable(entry: Entry, error: ParseError) -> EntryBuild:
 
 
 def site_info(config: Config, entries: tuple[Entry, ...] | list[Entry] = (),
-              api_docs: ApiDocs | None = None) -> SiteInfo:
-    """The site-wide settings the templates need (with the sections of ``entries``)."""
+              api_docs: ApiDocs | None = None, scripts: Mapping[str, Script | ParseError] | None = None) -> SiteInfo:
+    """The site-wide settings the templates need (with the sections of ``entries``, and the
+    bibliography of the settings and of ``scripts``' front matter)."""
+    from site_builder.site.references.bibliography import bibliography_files, load_bibliography
+
+    front_matter = [(posixpath.dirname(e.rel_path), s.bibliography) for e in entries
+                    if isinstance(s := (scripts or {}).get(e.name), Script) and s.bibliography]
+    files = bibliography_files(config.bibliography, front_matter)
     return SiteInfo(
+        bibliography=load_bibliography(config.root, files, config.citation_style), link_terms=config.link_terms,
         api_docs=api_docs if api_docs is not None else ApiDocs(),
         title=config.title, site_url=config.site_url, entry_heading=config.entry_heading,
         entry_intro=config.entry_intro, entry_url=config.entry_url,
@@ -250,7 +259,7 @@ def _early_site(config: Config, entries: list[Entry], parsed: dict[str, Script |
     """What rendering pages as their demo finishes needs: every entry of the site, its result to come."""
     builds = [EntryBuild(e, s, shown.get(e.name) or _shown_only(e, s, Path()))
               if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
-    return _EarlySite(site_info(config, entries, api_docs), builds, cache_dir(config))
+    return _EarlySite(site_info(config, entries, api_docs, parsed), builds, cache_dir(config))
 
 
 def _render_and_write(config: Config, entries: list[Entry], report: BuildReport, previous: SiteState | None,
@@ -258,13 +267,14 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
                       early: _EarlySite | None = None) -> list[SiteFile]:
     """Render what changed (unchanged pages are linked from the published site, pages rendered
     while demos ran are taken), write, remember; return the site's files."""
-    info = early.info if early is not None else site_info(config, entries, api_docs)
+    scripts = {b.entry.name: b.script for b in report.builds}
+    info = early.info if early is not None else site_info(config, entries, api_docs, scripts)
     rebuild = Rebuild(config, info, report.builds, state=previous, records_checked=records_checked,
                       trusted=trusted)
     plan = rebuild.plan()
     files = list(plan.reused)
     with captured_warnings() as rendered:
-        for warning in plan.warnings:
+        for warning in [*(info.bibliography.problems if info.bibliography else ()), *plan.warnings]:
             log.warning("%s", warning)
         if plan.render_entries or plan.site_pages:
             # Jinja2, Pygments, Markdown (and nbformat) are imported only when something is rendered.

@@ -2,8 +2,8 @@
 
 Rooms by concern: ``pages`` (render the HTML pages), ``prose`` (docstrings, comments and
 Markdown as HTML), ``outputs`` (what a block's run shows), ``safety`` (the sanitisers),
-``downloads`` (notebooks, archives), ``rebuild`` (what a build reuses), ``publish`` (write,
-index, swap, serve). ``sitefiles`` holds the plain dataclasses passed from the pipeline to
+``downloads`` (notebooks, archives), ``references`` (citations, terms, who refers to whom),
+``rebuild`` (what a build reuses), ``publish`` (write, index, swap, serve). ``sitefiles`` holds the plain dataclasses passed from the pipeline to
 render and write; ``formatting`` small formatters shared with the reports. Imports ``run``,
 ``source``, ``apidocs``, ``project`` and the shared bottom, never ``reports`` or ``commands``.
 """

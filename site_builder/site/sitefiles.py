@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from site_builder.apidocs.inventory import ApiDocs
 from site_builder.names import stem_of
 from site_builder.source.blocks import Script
 from site_builder.source.entries import Entry, Section, site_order
 from site_builder.run.execute import RunResult
+
+if TYPE_CHECKING:
+    from site_builder.site.references.bibliography import Bibliography
 
 # A wheel carries the templates inside the package (see pyproject.toml); a checkout or an
 # editable install finds them at the top of the repository.
@@ -63,6 +67,11 @@ class SiteInfo:
     # the packages' API documentation ([tool.site_builder.api_docs]); its repr is its fingerprint,
     # so pages' cache keys (which hash this repr) change with the inventories
     api_docs: ApiDocs = field(default_factory=ApiDocs)
+    # The works prose cites and their style (loaded by the build, before anything is written)
+    # and the link_terms setting: not in the repr, since a page's key holds only what it shows
+    # of them (references.site.SiteReferences.page_key).
+    bibliography: Bibliography | None = field(default=None, repr=False, compare=False)
+    link_terms: bool = field(default=False, repr=False)
 
 
 def ordered_builds(builds: list[EntryBuild], info: SiteInfo) -> list[EntryBuild]:

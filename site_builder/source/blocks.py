@@ -72,6 +72,8 @@ class Script:
     run_source: str = ""  # a notebook's text its cells' line numbers count in ("" : the entry's source)
     # a notebook's title heading: (cell index, first line, line after it), the page's <h1> shows it
     title_at: tuple[int, int, int] | None = None
+    aliases: tuple[str, ...] = ()  # other names of the entry's term (an Aliases section, front matter aliases:)
+    bibliography: tuple[str, ...] = ()  # a notebook's front matter bibliography: files, from its folder
 
     @property
     def code_cells(self) -> tuple[Cell, ...]:
@@ -474,6 +476,7 @@ def parse(
         gallery_settings=settings,
         thumbnail_number=thumbnail,
         imports=imports,
+        aliases=ds.aliases(sections.get("aliases", (0, ""))[1]),
     )
 
 
@@ -518,6 +521,8 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
         "title_at": tuple(int(n) for n in data["title_at"]) if data.get("title_at") else None,
         "gallery_settings": dict(data["gallery_settings"]),
         "imports": imports,
+        "aliases": tuple(str(a) for a in data.get("aliases", ())),
+        "bibliography": tuple(str(b) for b in data.get("bibliography", ())),
     })
 
 

@@ -55,6 +55,12 @@ def sections(doc: str) -> dict[str, tuple[int, str]]:
     return found
 
 
+def aliases(body: str) -> tuple[str, ...]:
+    """An Aliases section's names: comma-separated (over any number of lines), each once."""
+    names = (" ".join(n.split()) for n in body.split(","))
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
 def block_entries(body: str, first_line: int = 1) -> list[BlockEntry]:
     """Parse a Blocks section body: ``[NAME] text`` entries, indented lines continue one."""
     entries: list[BlockEntry] = []
@@ -81,7 +87,6 @@ def block_entries(body: str, first_line: int = 1) -> list[BlockEntry]:
 
 # reST section adornment: one punctuation character repeated (docutils accepts any of these).
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}\s*$")
-_LABEL = re.compile(r"^\.\.\s+_[^:]+:\s*$")
 
 
 @dataclass(frozen=True)
@@ -109,8 +114,8 @@ def rst_head(doc: str) -> RstHead | None:
         title, rest = lines[i].strip(), lines[i + 2 :]
     else:
         return None
-    # Labels anywhere in the intro are link targets for Sphinx; here they would only be noise.
-    intro = textwrap.dedent("\n".join(l for l in rest if not _LABEL.match(l.strip()))).strip("\n")
+    # Labels in the intro are link targets (``:ref:`` on any page: site/prose/rst_refs), shown as nothing.
+    intro = textwrap.dedent("\n".join(rest)).strip("\n")
     first: list[str] = []
     for line in intro.split("\n"):
         if not line.strip():

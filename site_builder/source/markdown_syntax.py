@@ -3,8 +3,8 @@
 What Jupyter shows (CommonMark with GitHub's tables, strikethrough, autolinks and task lists)
 and what MyST adds (roles, directives, ``(label)=`` targets, ``%`` comments, ``+++`` breaks,
 ``$``/``$$`` and amsmath math, colon fences, definition lists, footnotes, front matter,
-``{#id .class}`` attributes), read by markdown-it-py and mdit-py-plugins, the parser MyST-Parser
-is built on. Parsing only: the site stage renders the tokens (site/prose/markdown/).
+``{#id .class}`` attributes) and Pandoc's citations (source.citation_syntax), read by
+markdown-it-py and mdit-py-plugins, the parser MyST-Parser is built on. Parsing only: the site stage renders the tokens (site/prose/markdown/).
 
 Depth is bounded: markdown-it stops nesting blocks (quotes in lists in quotes ...) and inline
 markup at ``MAX_NESTING`` levels (the rest of that block is dropped, as markdown-it does), and
@@ -64,6 +64,8 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     from mdit_py_plugins.myst_blocks import myst_block_plugin
     from mdit_py_plugins.myst_role import myst_role_plugin
 
+    from site_builder.source.citation_syntax import pandoc_citation_plugin
+
     # "html": raw HTML is read as HTML, so that the renderer can show it as text (prose is
     # data) and drop the comments (Jupyter hides them too).
     md = MarkdownIt("commonmark", {"maxNesting": MAX_NESTING, "typographer": typography, "html": True})
@@ -84,6 +86,7 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     md.use(amsmath_plugin).use(colon_fence_plugin).use(deflist_plugin).use(footnote_plugin, always_match_refs=True)
     md.core.ruler.before("footnote_tail", "footnotes_kept", _keep_unreferenced_footnotes)
     md.use(attrs_plugin).use(attrs_block_plugin)
+    md.use(pandoc_citation_plugin)  # [@key], @key, @fig-x (Pandoc's and Quarto's)
     # colon_fence reads every ":::" block (MyST's ":::{note}" and Pandoc's "::: name"): the
     # container plugin, which reads the same fences, would take them from it.
     return md
@@ -240,6 +243,8 @@ def inline_text(tokens: Iterable[Token] | None) -> str:
             parts.append(token.content)
         elif token.type == "myst_role":
             parts.append(role_text(token.meta.get("name", ""), token.content))
+        elif token.type == "pandoc_cite":
+            parts.append(token.content)
         elif token.type == "image":
             parts.append(inline_text(token.children))
         elif token.type in ("softbreak", "hardbreak"):

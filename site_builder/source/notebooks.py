@@ -181,7 +181,19 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
         warnings=tuple(option_warnings(cells, rel_path, entry)),
         prose="markdown", imports=imports,
         run_source="" if run_source == source else run_source,
+        aliases=front_matter_list(notebook.metadata.get("aliases")),
+        bibliography=front_matter_list(notebook.metadata.get("bibliography")),
     )
+
+
+def front_matter_list(value: Any) -> tuple[str, ...]:
+    """A front matter key's names: a list of strings, or one string (comma-separated for aliases)."""
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list):
+        return ()
+    names = (" ".join(v.split()) for v in value if isinstance(v, str))
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
 def outline_notebook(source: str, rel_path: str, entry: str) -> Script:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from site_builder.errors import one_line
 from site_builder.source.blocks import Cell, Script
@@ -45,7 +45,10 @@ from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLi
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.prose.markdown.context import PageContext
-from site_builder.site.prose.labels import Gate, Gates, SiteLabels, expand_gates, prose_page, say_warnings, site_labels
+from site_builder.site.prose.labels import Gate, Gates, SiteLabels, expand_gates, prose_page, say_warnings, text_line
+from site_builder.site.references.page import attach_references
+from site_builder.site.references.site import SiteReferences, entry_heading, entry_summary, site_references
+from site_builder.site.pages.reference_pages import reference_files
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
@@ -107,6 +110,7 @@ class _Renderer:
         self.code_links = SiteCodeLinks(info.api_docs)  # entry -> block -> its code links
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
         self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
+        self.references = SiteReferences()  # works cited, terms, who refers to whom (references.site)
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -128,8 +132,10 @@ class _Renderer:
         return Markup(prose.render(text, language, id_prefix=id_prefix, page=page, first_line=first_line))
 
     def learn_labels(self, builds: list[EntryBuild]) -> None:
-        """Read the labels every page's Markdown prose defines, so a ``{ref}`` finds them on any page."""
-        self.labels = site_labels([(b, self.heading(b)) for b in builds], self.info.typography)
+        """Read the labels every page's prose defines, so a ``{ref}`` finds them on any page, and
+        what each page cites and refers to (its References list, "Referred to by", terms)."""
+        self.references = site_references(builds, self.info)
+        self.labels = self.references.labels
 
     def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
                    links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
@@ -200,9 +206,10 @@ class _Renderer:
         root = "../" * (name.count("/") + 1)
         page, images = prose_page(build, root, self.labels, self.info.typography)
         page.links = self.prose_links(entry)
+        refs = attach_references(page, self.references, entry)
         code_links = self.code_links.of(result)
         figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
-        purpose = self.introduction(script, page)  # first: its labels and numbers come first on the page
+        purpose = self.introduction(build, page)  # first: its labels and numbers come first on the page
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
                                 figures, notebook=entry.format != "py", page=page,
@@ -254,6 +261,8 @@ class _Renderer:
             next=next,
             api_used=entry_uses(self.code_links.used(result)),
             api_page=API_PAGE if self.info.api_docs else None,
+            references=refs.references(),
+            referred_by=refs.referred_by(),
         )
         return [
             SiteFile(path=f"{name}/index.html", data=html),
@@ -274,20 +283,40 @@ class _Renderer:
 
     def heading(self, build: EntryBuild) -> str:
         """The page's title: the docstring's reST title as text, else the entry_heading setting."""
-        script = build.script
-        if script.title:
-            return prose.plain(script.title, script.prose, self.info.typography) or build.entry.name
-        return self.info.entry_heading.replace("{name}", build.entry.name)
+        return entry_heading(build, self.info)
 
-    def introduction(self, script: Script, page: PageContext | None = None) -> Markup | None:
+    def introduction(self, build: EntryBuild, page: PageContext | None = None) -> Markup | None:
         """The docstring body under a reST title, else the house style's Purpose section."""
-        if script.title:
-            return self.prose(script.intro, script.prose, "intro-", page) if script.intro.strip() else None
-        return self.prose(script.purpose, "markdown", "intro-", page) if script.purpose.strip() else None
+        script = build.script
+        text, language = (script.intro, script.prose) if script.title else (script.purpose, "markdown")
+        if not text.strip():
+            return None
+        return self.prose(text, language, "intro-", page, first_line=text_line(build.entry, text))
+
+    def cell_prose(self, text: str, language: str, index: int, page: PageContext | None, first_line: int) -> Markup:
+        """A prose cell's HTML; a cell whose lines are not the file's (a .ipynb's) is "cell N" in warnings."""
+        if page is None or first_line:
+            return self.prose(text, language, f"prose-{index}-", page, first_line=first_line)
+        page.place = f"cell {index + 1}"
+        try:
+            return self.prose(text, language, f"prose-{index}-", page, first_line=1)
+        finally:
+            page.place = ""
+
+    def description(self, cell: Cell, page: PageContext | None, script: Script | None) -> Markup:
+        """A block's description (the docstring's Blocks section: Markdown) as inline HTML."""
+        if not cell.description.strip():
+            return Markup("")
+        at = script.docstring.find(cell.description) if script is not None and script.docstring_lines else -1
+        line = script.docstring_lines[0] + script.docstring.count("\n", 0, at) if at >= 0 and script else 0
+        html = self.prose(cell.description, "markdown", f"{cell.name}-description-", page, first_line=line)
+        if html.startswith("<p>") and html.endswith("</p>") and html.count("</p>") == 1:
+            return Markup(html.removeprefix("<p>").removesuffix("</p>"))
+        return Markup(escape(html.striptags()))  # blocks (a list, raw HTML as text): their words
 
     def summary(self, script: Script) -> str:
         """The one-line summary as plain text (reST markup resolved, Markdown's typography applied)."""
-        return prose.plain(script.summary, script.prose, self.info.typography) if script.title else script.summary
+        return entry_summary(script, self.info.typography)
 
     def cell_view(
         self, cell: Cell, block: BlockResult | None, publish: _Publish, files_dir: Path | None = None,
@@ -301,7 +330,7 @@ class _Renderer:
             # the page's h1 shows the title: its heading is left out of the prose
             text = without_title(cell.text, *title_at[1:]) if title_at and title_at[0] == index else cell.text
             return CellView(kind="markdown", name="", description="",
-                            html=self.prose(text, language, f"prose-{index}-", page, first_line=cell.first_line),
+                            html=self.cell_prose(text, language, index, page, cell.first_line),
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
@@ -319,10 +348,12 @@ class _Renderer:
         note = f"Not run ({display.why_not_run})." if not display.runs else (
             block_note(block, result, expects_error) if result else "")
         artifacts = (figures or FigureNumbers()).caption(self.artifact_views(block, publish, files_dir), display)
+        description = self.description(cell, page, script)
         return CellView(
             kind="code",
             name=cell.name,
-            description=cell.description,
+            description=description.striptags(),
+            description_html=description,
             html=Markup(""),
             code=self.code_parts(cell, script.docstring_lines if script else None, code_links),
             status=block.status,
@@ -454,6 +485,7 @@ class _Renderer:
             SiteFile("static/site.css", self.stylesheet()),
             SiteFile("static/site.js", (TEMPLATES_DIR / "static" / "site.js").read_bytes()),
             SiteFile("static/theme.js", (TEMPLATES_DIR / "static" / "theme.js").read_bytes()),
+            SiteFile("static/previews.js", (TEMPLATES_DIR / "static" / "previews.js").read_bytes()),
             SiteFile("static/favicon.svg", (TEMPLATES_DIR / "static" / "favicon.svg").read_bytes()),
             *(plotly_files() if any(records_plotly(b.result) for b in builds) else []),
             SiteFile(".nojekyll", b""),
@@ -462,9 +494,12 @@ class _Renderer:
         ]
         if self.info.api_docs:
             files += self.api_files(builds, entries)
+        connections = reference_files(self.references, self.page, self._url)
+        files += connections
         if self.info.site_url:
             urls = [self._url("index.html"), *(self._url(f"{e['name']}/index.html") for e in entries)]
             urls += [self._url(API_PAGE)] if self.info.api_docs else []
+            urls += [self._url(f.path) for f in connections]
             files.append(SiteFile("sitemap.xml", self.page("sitemap.xml", urls=urls)))
         return files
 

@@ -97,7 +97,7 @@ class CellView:
 
     kind: str  # "code" or "markdown" (prose)
     name: str
-    description: str
+    description: str  # a code block's description as text (On this page)
     html: Markup  # rendered prose ("" for code cells: see code)
     status: str  # BlockStatus; "not-run" when the run has no result for the block
     duration: str  # "" when not run
@@ -117,6 +117,7 @@ class CellView:
     anchor: str = ""  # where a link to it leads: its section, or the figure its label names
     section_id: str = ""  # its section's id
     block_id: str = ""  # the block's id, which the ids of its parts start with (label_ids.block_ids)
+    description_html: Markup = Markup("")  # the description rendered (Markdown: citations, links, terms)
 
     @property
     def has_output(self) -> bool:

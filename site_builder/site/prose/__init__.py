@@ -4,8 +4,10 @@
 Markdown (CommonMark, GitHub's extensions, MyST: roles and directives in a registry, see
 its docstring); ``rst`` renders reST with docutils, Sphinx-only constructs degraded;
 ``links`` says where roles and inline code lead (API inventories, other entries);
-``mathml`` their TeX as MathML; ``labels`` the site-wide labels, one page's prose context
+``mathml`` their TeX as MathML; ``rst_refs`` reST's citations, cross-references, terms and
+numbered figures; ``labels`` the site-wide labels, one page's prose context
 and solutions spanning cells, ``label_ids`` the ids labels get (never one of the page's
 own); ``images`` the one rule for the files prose may publish as images. Imports
-``safety``, ``run``, ``source``, ``apidocs`` and the shared bottom.
+``safety``, ``run``, ``source``, ``apidocs`` and the shared bottom (the registry's
+plugins reach ``references``, whose roles reST's share).
 """

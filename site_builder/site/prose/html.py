@@ -26,14 +26,16 @@ def render(text: str, language: str, *, id_prefix: str = "", page: PageContext |
     if not text.strip():
         return ""
     page = page if page is not None else PageContext()
+    html = None
     if language == "rst":
         from site_builder.site.prose.rst import rst_html  # docutils: only for reST
 
-        html = rst_html(text, id_prefix, page.links, page.publish_image)
-        if html is not None:
-            return clean_html(html)
-    # Markdown (and reST docutils could not read: shown as Markdown)
-    return clean_html(render_markdown(text, page, id_prefix, first_line).rstrip("\n"))
+        html = rst_html(text, id_prefix, page, first_line)
+    if html is None:  # Markdown (and reST docutils could not read: shown as Markdown)
+        html = render_markdown(text, page, id_prefix, first_line).rstrip("\n")
+    for finish in page.html_passes:  # what reads the page's prose as a whole (link_terms' mentions)
+        html = finish(html)
+    return clean_html(html)
 
 
 def plain(text: str, language: str, typography: bool = False) -> str:

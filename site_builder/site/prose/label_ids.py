@@ -5,7 +5,8 @@ An entry page's own ids (templates/base.html, entry.html, _output.html and the r
 ``theme-toggle``, ``api-used-heading``; each block's name (its ``<section>``) and the ids
 made from it, ``NAME-animation-N``, ``NAME-output-more[-N]``, ``NAME-tail-output-more[-N]``;
 ``value-N`` (and ``value-N-...`` inside a value), ``plotly-N``; prose headings' and reST's
-ids, ``prose-N-...`` and ``intro-...``.
+ids, ``prose-N-...`` and ``intro-...``; ``references-heading``, ``referred-by-heading``, the References
+list's ``bib-KEY`` and a glossary's ``term-TERM`` (site/references).
 
 A label (MyST's ``(label)=``, a directive's ``:label:`` or ``:name:``, ``$$ (label)``, a
 code cell's ``#| label:``) gets the id ``label-LABEL``, or ``LABEL`` itself when it starts
@@ -27,7 +28,7 @@ import re
 from collections.abc import Iterable
 
 PAGE_IDS = frozenset({"main", "search", "search-input", "search-status", "search-results",
-                      "theme-toggle", "api-used-heading"})
+                      "theme-toggle", "api-used-heading", "references-heading", "referred-by-heading"})
 BLOCK_ID_SUFFIXES = ("-animation-", "-output-more", "-tail-output-more")  # after a block's name
 # Ids the page numbers: its values' boxes (and the ids inside them), its interactive figures.
 _NUMBERED_IDS = re.compile(r"(?:value|plotly)-\d+(?:-.*)?")

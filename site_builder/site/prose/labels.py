@@ -19,7 +19,7 @@ from pathlib import PurePosixPath
 
 from site_builder.site.prose.images import ProseImages
 from site_builder.site.prose.label_ids import ID_RULE, PageIds, is_id_label
-from site_builder.site.prose.markdown.boxes import exercise_title, solution_title
+from site_builder.site.prose.markdown.boxes import exercise_title, solution_of, solution_title
 from site_builder.site.prose.markdown.context import Label, PageContext
 from site_builder.site.prose.markdown.resolve import label_definitions
 from site_builder.site.sitefiles import EntryBuild, SiteFile
@@ -124,10 +124,10 @@ def _renamed_block(entry: Entry, cell: Cell, anchor: str, why: str) -> str:
 def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tuple[str, str, str, str, str]]:
     """(kind, label, what a reference shows, its number, where) of every label the page defines,
     and every anchor its raw HTML names (kind "html"), in page order."""
-    markdown = script.prose == "markdown"
-    intro = (script.intro if markdown else "") if script.title else script.purpose  # as render's introduction
-    texts = [intro] + [c.text if markdown and c.kind == "markdown" else "" for c in script.cells]
-    found = label_definitions(texts, typography, notebook=is_notebook(entry))
+    intro, intro_language = (script.intro, script.prose) if script.title else (script.purpose, "markdown")
+    texts = [intro] + [c.text if c.kind == "markdown" else "" for c in script.cells]
+    languages = [intro_language] + [script.prose for _ in script.cells]
+    found = label_definitions(texts, typography, languages, notebook=is_notebook(entry))
     figures = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
     for source, cell in enumerate((None, *script.cells)):
         for d in (d for d in found if d.source == source):
@@ -135,17 +135,27 @@ def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tup
         if cell is not None and cell.kind == "code":
             display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
             figures += bool(display.fig_cap)
+            where = f"{entry.rel_path}, block {cell.name}"
             if display.label and display.fig_cap:  # the id of its first captioned figure
-                yield "label", display.label, f"Figure {figures}", str(figures), f"{entry.rel_path}, block {cell.name}"
+                yield "label", display.label, f"Figure {figures}", str(figures), where
+            elif display.label:  # a labelled cell (:name:, #| label:): its section, named by its label
+                yield "label", display.label, display.label, "", where
+
+
+def text_line(entry: Entry, text: str) -> int:
+    """The 1-based line of the entry's source where ``text`` (a docstring's section, a MyST
+    notebook's cell) begins, as it is in the file; 0 when it is not there as written."""
+    start = entry.source.find(text) if entry.format != "ipynb" and text.strip() else -1
+    return entry.source.count("\n", 0, start) + 1 if start >= 0 else 0
 
 
 def _place(entry: Entry, cell: Cell | None, number: int, text: str, line: int) -> str:
     """Where line ``line`` of ``text`` (a cell's, or the docstring's when ``cell`` is None) is, for messages."""
     if cell is not None and cell.first_line > 0:
         return f"{entry.rel_path}:{cell.first_line + line}"
-    start = entry.source.find(text) if entry.format != "ipynb" and text else -1
-    if start >= 0:  # the docstring, a MyST notebook's cell: as it is in the file
-        return f"{entry.rel_path}:{entry.source.count(chr(10), 0, start) + 1 + line}"
+    start = text_line(entry, text)
+    if start:  # the docstring, a MyST notebook's cell: as it is in the file
+        return f"{entry.rel_path}:{start + line}"
     return f"{entry.rel_path}, cell {number}, line {line + 1}"
 
 
@@ -181,6 +191,8 @@ def say_warnings(page: PageContext, entry: Entry) -> None:
     """Log what the page's prose could not resolve, each with its entry, file and line."""
     for warning in page.warnings:
         where = f"{entry.rel_path}:{warning.line}" if warning.line else entry.rel_path
+        if warning.place:  # a .ipynb's cell: its lines are the cell's
+            where = f"{entry.rel_path}, {warning.place}" + (f", line {warning.line}" if warning.line else "")
         log.warning("%s: %s: %s", entry.name, where, warning.message)
 
 
@@ -238,7 +250,7 @@ class GateView:
     title: str = ""  # "Solution to Exercise 2", "Exercise 3 (title)"
     anchor: str = ""
     kind: str = "gate"
-    html: str = ""  # no prose of its own (On this page reads prose headings from html)
+    html: str = ""  # a solution's link to its exercise; no headings (On this page reads them from html)
 
 
 def expand_gates(cells: tuple[Cell, ...], prose_language: str) -> Iterator[tuple[int, Cell | Gate]]:
@@ -270,7 +282,8 @@ class Gates:
         if gate.kind == "exercise":
             title, _text = exercise_title("exercise", gate.args, gate.options, self.page)
             return GateView(True, "div", title, anchor)
-        return GateView(True, "details", solution_title(gate.args, self.page), anchor)
+        return GateView(True, "details", solution_title(gate.args, self.page), anchor,
+                        html=solution_of(gate.args, self.page))
 
     def closing(self) -> list[GateView]:
         """Ends for the gates still open when the page ends."""

@@ -11,8 +11,7 @@ import functools
 import io
 import logging
 import re
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from docutils import frontend, nodes
@@ -29,6 +28,11 @@ from pygments.lexers import PythonConsoleLexer, PythonLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from site_builder.site.prose.links import ProseLinks, api_role
+from site_builder.site.prose.rst_refs import LabelsNumbered, reference_role
+from site_builder.site.prose.rst_refs import register as register_reference_constructs
+
+if TYPE_CHECKING:
+    from site_builder.site.prose.markdown.context import PageContext
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +46,7 @@ VANISHING_DIRECTIVES = (
 )
 # Layout directives of Sphinx and its extensions: their content shows, without the layout.
 CONTAINER_DIRECTIVES = (
-    "hlist", "glossary", "centered", "dropdown", "tab-set", "tab-item", "grid", "grid-item",
+    "hlist", "centered", "dropdown", "tab-set", "tab-item", "grid", "grid-item",
     "grid-item-card", "card",
 )
 VERSION_DIRECTIVES = {
@@ -131,6 +135,9 @@ def _target(text: str) -> str:
 def _sphinx_role(name: str, rawtext: str, text: str, lineno: int, inliner: object,
                  options: dict | None = None, content: list | None = None) -> tuple[list, list]:
     name = name.lower()
+    resolved = reference_role(name, rawtext, text, lineno, inliner)  # citations, labels, terms
+    if resolved is not None:
+        return [resolved], []
     shown = _role_text(name, text)
     links = _links(inliner)
     if name in TEXT_ROLES:
@@ -244,6 +251,7 @@ def _register_sphinx_constructs() -> None:
     for name in ("code", "code-block", "sourcecode", "code-cell", "ipython"):
         directives.register_directive(name, _Code)
     roles.register_canonical_role("title-reference", _default_role)
+    register_reference_constructs()
 
 
 def _register_roles(text: str) -> None:
@@ -317,7 +325,7 @@ class _Writer(Html5Writer):
 
 class _WebReader(Reader):
     def get_transforms(self) -> list[type[Transform]]:
-        return [*super().get_transforms(), _WebTransform]
+        return [*super().get_transforms(), _WebTransform, LabelsNumbered]
 
 
 @functools.cache
@@ -330,25 +338,28 @@ def _prepared_settings(html: bool) -> Any:
     return settings
 
 
-def _settings(html: bool, id_prefix: str = "", links: ProseLinks | None = None,
-              images: Callable[[str], str | None] | None = None) -> Any:
+def _settings(html: bool, id_prefix: str = "", page: PageContext | None = None, first_line: int = 0) -> Any:
     """A copy of the prepared settings for one publish (a run may set its own attributes on it)."""
     settings = copy.copy(_prepared_settings(html))
-    settings.id_prefix, settings.warning_stream, settings.site_builder_links = id_prefix, io.StringIO(), links
-    settings.site_builder_images = images
+    settings.id_prefix, settings.warning_stream = id_prefix, io.StringIO()
+    settings.site_builder_links = page.links if page is not None else None
+    settings.site_builder_images = page.publish_image if page is not None else None
+    # the page's labels, citations and terms, and the text's first line in the entry (rst_refs)
+    settings.site_builder_page, settings.site_builder_first_line = page, first_line
     return settings
 
 
-def rst_html(text: str, id_prefix: str, links: ProseLinks | None = None,
-             images: Callable[[str], str | None] | None = None) -> str | None:
-    """``text`` as HTML (not yet sanitised); None when docutils cannot render it.  ``links``:
-    where API roles, gallery labels and ``:doc:`` paths lead (None: they read as code or text);
-    ``images``: an image's path -> its URL once published with the page (None: alt text)."""
+def rst_html(text: str, id_prefix: str, page: PageContext | None = None, first_line: int = 0) -> str | None:
+    """``text`` as HTML (not yet sanitised); None when docutils cannot render it.  ``page``: its
+    ``links`` (where API roles, gallery labels and ``:doc:`` paths lead; None: code or text), its
+    ``publish_image`` (an image's path -> its URL; None: alt text), the labels, citations and
+    terms the text's roles resolve to (rst_refs); ``first_line``: the text's line in the entry."""
     _register_sphinx_constructs()
     _register_roles(text)
     try:
-        parts = publish_parts(text, writer=_Writer(), reader=_WebReader(),
-                              settings=_settings(True, id_prefix, links, images))
+        settings = _settings(True, id_prefix, page, first_line)
+        settings.site_builder_text = text  # (rst_refs finds a role's line in it)
+        parts = publish_parts(text, writer=_Writer(), reader=_WebReader(), settings=settings)
     except Exception:  # noqa: BLE001 (docutils' writers assert on odd trees: the page must still build)
         log.debug("reST prose could not be rendered; shown as Markdown", exc_info=True)
         return None

@@ -38,7 +38,7 @@ from site_builder.site.rebuild.state import (
     tracked_path,
     unchanged_files,
 )
-from site_builder.site.sitefiles import PACKAGE_DIR, TEMPLATES_DIR
+from site_builder.site.sitefiles import PACKAGE_DIR, TEMPLATES_DIR, SiteInfo
 
 # Libraries whose version can change a page's bytes (and the search index).
 RENDER_DISTRIBUTIONS = ("jinja2", "markupsafe", "pygments", "markdown-it-py", "mdit-py-plugins", "nbformat",
@@ -101,6 +101,20 @@ def settings_fingerprint(config: Config) -> str:
                 repr(config.figure_scale), config.run_pattern,
                 os.environ.get("SOURCE_DATE_EPOCH", ""))
 
+
+
+def references_fingerprint(config: Config) -> str:
+    """The citation settings, which reach only the pages citing (their files are tracked:
+    bibliography_keys); apart from settings_fingerprint, which decides whether demos run."""
+    return sha_of(repr(config.bibliography), config.citation_style, repr(config.link_terms))
+
+
+def bibliography_keys(config: Config, info: SiteInfo) -> list[str]:
+    """The tracked keys of the bibliography files the build read and of its CSL style file: a
+    changed one means the site changed (each page's key says which pages show it)."""
+    files = list(info.bibliography.files) if info.bibliography else []
+    files += [config.citation_style] if config.citation_style.endswith(".csl") else []
+    return [f"src:{rel}" for rel in dict.fromkeys(files) if os.path.isfile(config.root / rel)]
 
 
 def headers_fingerprint(config: Config, entries: list[Entry]) -> str:
@@ -209,7 +223,7 @@ def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None
         return None
     versions = known_versions(state)
     base = sha_of(code_fingerprint(versions), templates_fingerprint(), settings_fingerprint(config),
-                headers_fingerprint(config, entries), api_docs)
+                headers_fingerprint(config, entries), api_docs, references_fingerprint(config))
     packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
     if site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:
         return None

@@ -22,6 +22,7 @@ from site_builder.source.entries import Entry
 from site_builder.run.preload import packages_stamp
 from site_builder.run.records.store import store_dir
 from site_builder.site.rebuild.lend import (
+    bibliography_keys,
     code_fingerprint,
     headers_fingerprint,
     known_versions,
@@ -29,6 +30,7 @@ from site_builder.site.rebuild.lend import (
     lookup_key,
     parse_key,
     record_sha,
+    references_fingerprint,
     settings_fingerprint,
     site_fingerprint,
     templates_fingerprint,
@@ -49,7 +51,8 @@ from site_builder.site.rebuild.state import (
 from site_builder.site.publish.search import SEARCH_DIR, seedable
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, notebook_path, ordered_builds
 
-_REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`")
+# reST's :ref: and :doc: (gallery examples by title) and Jupyter Book's {tableofcontents} (every page's)
+_REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`|\{tableofcontents\}")
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,11 @@ class RenderPlan:
 def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str
                ) -> tuple[dict[str, str], dict[str, str], str]:
     """Per entry the key of its notebook and of its page; and the key of the site-wide files."""
+    from site_builder.site.references.site import site_references  # (imports the prose's parsers)
+
     ordered = ordered_builds(builds, info)
+    # what each page shows of the others and of the bibliography: labels, titles, works, terms
+    connections = site_references(ordered, info)
     neighbours = [f"{b.entry.name}\0{b.script.summary}\0{b.script.title}" for b in ordered]
     notebooks: dict[str, str] = {}
     pages: dict[str, str] = {}
@@ -88,9 +95,9 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         # prose that may refer to other entries (:ref:, :doc:) links them (by title) when in the site
         others = site_entries if _REFERS_TO_ENTRIES.search(build.entry.source) else ""
         pages[name] = sha_of(page_base, repr(info), build.script.prose, repr(build.script.requirements),
-                           notebooks[name], prev, next, others)
+                           notebooks[name], prev, next, others, connections.page_key(name))
         listed += [neighbours[i], result, repr(build.script.thumbnail_number)]
-    return notebooks, pages, sha_of(page_base, repr(info), *listed)
+    return notebooks, pages, sha_of(page_base, repr(info), *listed, connections.site_key())
 
 
 def _result_digest(build: EntryBuild) -> str:
@@ -253,10 +260,12 @@ class Rebuild:
                     and str(file.source) == tracked_path(self.config, key)):
                 known[key] = previous[key]
         keys += [f"out:{rel}" for rel, _ in walk_files(staged)]
+        keys += bibliography_keys(self.config, self.info)
         state.files = track_files(self.config, keys, staged, known)
         records = {e.name: state.entries[e.name]["record"] for e in entries}
         base = sha_of(code, templates_fingerprint(), settings_fingerprint(self.config),
-                    headers_fingerprint(self.config, entries), self.info.api_docs.fingerprint())
+                    headers_fingerprint(self.config, entries), self.info.api_docs.fingerprint(),
+                    references_fingerprint(self.config))
         state.fingerprint = site_fingerprint(base, entries, records, packages, self.versions)
         state.versions = dict(self.versions)
         return state

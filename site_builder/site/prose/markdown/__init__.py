@@ -20,7 +20,10 @@ Extension points (citations, cross-references, inline values, Pandoc syntax plug
 - the markup: a macro in templates/_prose_myst.html.
 
 Built in: ``directives`` (admonitions, math, code, figures, list-table, layout, vanishing
-ones), ``boxes`` (sphinx-exercise, sphinx-proof), ``roles``, ``math`` (TeX -> MathML).
+ones), ``boxes`` (sphinx-exercise, sphinx-proof), ``roles``, ``xrefs`` (``{ref}``, ``{numref}``,
+``{eq}``, ``{doc}``, links to labels and pages), ``quarto`` (Quarto's ``{#sec-x}``, ``{#fig-x}``,
+``{#eq-x}``, ``{#tbl-x}`` labels), ``math`` (TeX -> MathML); the references room's plugin adds
+citations (MyST's roles and Pandoc's ``[@key]``), ``{term}`` and ``{glossary}``.
 Imports ``prose.links``, ``prose.rst`` (for ``{eval-rst}`` and Sphinx's role text), ``sitefiles``
 (the templates' folder), ``source`` and the shared bottom.
 """

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from markupsafe import Markup
+
+from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, register_all, registers
 
 if TYPE_CHECKING:
@@ -35,6 +38,16 @@ def solution_title(argument: str, page: PageContext) -> str:
     """"Solution to Exercise 2" for the exercise the solution names, else "Solution"."""
     target = page.find(argument.strip())
     return f"Solution to {target.text}" if target else "Solution"
+
+
+def solution_of(argument: str, page: PageContext) -> Markup:
+    """The solution's first line: a link to the exercise it solves (sphinx-exercise and mystmd
+    link its title; a link inside a <summary> is a control in a control, so it stands below)."""
+    target = page.find(argument.strip())
+    if target is None:
+        return Markup("")
+    kind = "internal" if target.entry == page.entry else "entry"
+    return macro("solution_of", macro("xref", page.href(target), target.text, kind))
 
 
 @registers("exercise", *(f"prf:{kind}" for kind in PROOF_KINDS))
@@ -66,7 +79,8 @@ class Solution(Directive):
         call.data["title"] = solution_title(call.argument, page)
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        return out.macro("solution", call.data["title"], out.body(call), call.anchor)
+        return out.macro("solution", call.data["title"], solution_of(call.argument, out.page) + out.body(call),
+                         call.anchor)
 
 
 @registers("exercise-start", "solution-start")
@@ -85,7 +99,8 @@ class GateStart(Directive):
         call.data["title"] = title
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        return out.macro("gated_title", out.inline(call.data["title"], call.line))
+        title = out.macro("gated_title", out.inline(call.data["title"], call.line))
+        return title + solution_of(call.argument, out.page) if call.name == "solution-start" else title
 
 
 def register(registry: Registry) -> None:

@@ -54,8 +54,9 @@ class Definition:
 class ProseWarning:
     """Something in the prose that could not be read as meant, with the line it is on."""
 
-    line: int  # 1-based line in the entry's source (0: not known)
+    line: int  # 1-based line in the entry's source (0: not known), or in ``place`` when there is one
     message: str
+    place: str = ""  # a part of a file whose lines are not the file's: "cell 3" of a .ipynb
 
 
 @dataclass
@@ -88,7 +89,10 @@ class PageContext:
     warnings: list[ProseWarning] = field(default_factory=list)
     # what extensions keep per page (cited works, glued values, ...), under their own key
     extensions: dict[str, Any] = field(default_factory=dict)
+    # passes over each text's HTML before it is sanitised, in order (link_terms' mentions)
+    html_passes: list[Callable[[str], str]] = field(default_factory=list)
     source: int = 0  # which of the page's texts is being read (for ``definitions``)
+    place: str = ""  # where that text is when its lines are its own, not the file's ("cell 3": warnings)
     at: int = 0  # the line of that text being read (0-based, for ``definitions``)
     _images: dict[str, str | None] = field(default_factory=dict)
     _html_anchored: set[str] = field(default_factory=set)
@@ -198,7 +202,7 @@ class PageContext:
 
     def warn(self, line: int, message: str) -> None:
         """Keep a warning about the prose at ``line`` (1-based in the entry's source; 0: unknown)."""
-        self.warnings.append(ProseWarning(line, message))
+        self.warnings.append(ProseWarning(line, message, self.place))
 
     def image_url(self, src: str) -> str | None:
         """The URL a page shows the image ``src`` of its prose at (published with it by

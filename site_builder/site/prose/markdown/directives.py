@@ -35,7 +35,7 @@ VERSIONS = {
     "deprecated": "Deprecated since version", "versionremoved": "Removed in version",
 }
 # Directives with nothing to show outside Sphinx (or that would read files): they vanish.
-VANISHING = ("toctree", "tableofcontents", "contents", "bibliography", "include", "literalinclude",
+VANISHING = ("toctree", "contents", "bibliography", "include", "literalinclude",
              "glue:figure", "glue:math", "glue", "index", "only", "meta", "jupyter-execute", "embed", "tags",
              "footbibliography", "autosummary", "currentmodule", "solution-end", "exercise-end", "highlight",
              "tabularcolumns", "rst-class", "redirect-from", "minigallery")
@@ -149,7 +149,7 @@ class EvalRst(Directive):
     def render(self, call: DirectiveCall, out: Output) -> str:
         from site_builder.site.prose.rst import rst_html
 
-        return rst_html(call.body, out.env.get("id_prefix", ""), out.page.links, out.page.publish_image) or ""
+        return rst_html(call.body, out.env.get("id_prefix", ""), out.page, call.body_line) or ""
 
 
 @registers("list-table")

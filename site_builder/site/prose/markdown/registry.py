@@ -38,6 +38,8 @@ PLUGINS = (
     "site_builder.site.prose.markdown.directives",
     "site_builder.site.prose.markdown.boxes",
     "site_builder.site.prose.markdown.roles",
+    "site_builder.site.prose.markdown.xrefs",
+    "site_builder.site.references.roles",  # citations (MyST's and Pandoc's), terms, glossaries
 )
 
 
@@ -99,6 +101,8 @@ class Directive:
 
 class Role:
     """How one kind of role is read and shown (see the module docstring)."""
+
+    rst: ClassVar[bool] = False  # reST's role of the same name is this one too (:cite:p:, :ref:, :term:)
 
     def resolve(self, call: RoleCall, page: PageContext) -> None:
         """Define what it defines, note what it uses."""

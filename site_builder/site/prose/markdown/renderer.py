@@ -27,7 +27,7 @@ from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.raw_html import raw_html
-from site_builder.site.prose.markdown.registry import DirectiveCall
+from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
 from site_builder.source.markdown_syntax import inline_text, markdown_parser, parse, valid_link
 
@@ -109,6 +109,8 @@ class ProseRenderer(RendererHTML):
     def myst_role(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
         return str(token.meta["handler"].render(token.meta["call"], Output(self, options, env)))
+
+    pandoc_cite = myst_role  # Pandoc's [@key], @key (source.citation_syntax): a role of its own
 
     def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
@@ -252,6 +254,16 @@ def highlighted(code: str, language: str) -> Markup:
 @functools.cache
 def _renderer() -> ProseRenderer:
     return ProseRenderer()
+
+
+def role_html(name: str, content: str, page: PageContext, line: int = 0, written: str = "") -> str:
+    """A reST role's HTML, resolved and rendered by the registered handler of its name
+    (``:cite:p:``, ``:ref:``, ``:term:``...); ``line``: its line in the entry, ``written``: the
+    role as its source has it (for warnings)."""
+    call = RoleCall(name.lower(), content, line, {"written": written, "rst": True})
+    handler, _known = default_registry().role(call.name)
+    handler.resolve(call, page)
+    return str(handler.render(call, Output(_renderer(), markdown_parser(page.typography).options, {"page": page})))
 
 
 def render_markdown(text: str, page: PageContext, id_prefix: str = "", first_line: int = 0) -> str:

@@ -9,6 +9,7 @@ parsed here, ``MAX_DIRECTIVE_DEPTH`` directives deep at most (deeper ones show t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,10 +17,12 @@ from site_builder.site.prose.label_ids import PageIds, is_id_label
 from site_builder.site.prose.markdown.context import Definition, Label, PageContext
 from site_builder.site.prose.markdown.raw_html import define_anchors
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
+from site_builder.site.prose.markdown.quarto import quarto_labels
+from site_builder.site.prose.markdown.xrefs import resolve_links
+from site_builder.source.citation_syntax import CITATION_TOKEN
 from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, DirectiveSyntax, directive_of, inline_text, parse
 
-if TYPE_CHECKING:
-    from markdown_it.token import Token
+from markdown_it.token import Token
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ def parse_resolved(text: str, page: PageContext, where: Where = Where()) -> tupl
 
 def resolve(tokens: list[Token], page: PageContext, where: Where) -> None:
     """Resolve ``tokens`` in place, in page order (see the module docstring)."""
+    quarto_labels(tokens)
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -69,10 +73,18 @@ def resolve(tokens: list[Token], page: PageContext, where: Where) -> None:
             token.meta["anchor"] = page.define(token.info, f"({number})", str(number))
         elif token.type == "heading_open":
             text = inline_text(tokens[i + 1].children)
-            if not token.attrGet("id"):
+            if token.meta.get("label"):  # Quarto's "## Title {#sec-x}"
+                token.attrSet("id", page.define(token.meta["label"], text) or page.heading_id(text, where.id_prefix))
+            elif not token.attrGet("id"):
                 token.attrSet("id", page.heading_id(text, where.id_prefix))
             if page.notebook:
                 page.jupyter_heading(text, str(token.attrGet("id")))
+        elif token.type == "table_open" and token.meta.get("label"):  # Quarto's ": Caption {#tbl-x}"
+            number = page.number("table")
+            anchor = page.define(token.meta["label"], f"Table {number}", str(number))
+            if anchor:
+                token.attrSet("id", anchor)
+            (tokens[i + 2].children or []).insert(0, Token("text", "", 0, content=f"Table {number}: "))
         elif token.type == "html_block" and page.notebook:
             define_anchors(token.content, page)
         elif token.type == "inline":
@@ -139,28 +151,40 @@ def _target(tokens: list[Token], index: int, page: PageContext) -> None:
 
 
 def _roles(children: list[Token], page: PageContext, line: int) -> None:
+    """Links to labels and pages, then roles (and Pandoc's citations, read as roles), in order."""
     registry = default_registry()
+    resolve_links(children, page, line)
+    below = 0  # lines of the paragraph above the role (its line breaks so far)
     for child in children:
+        below += child.type in ("softbreak", "hardbreak")
         if child.type == "html_inline" and page.notebook:
             define_anchors(child.content, page)
-        if child.type != "myst_role":
+        if child.type not in ("myst_role", CITATION_TOKEN):
             continue
-        call = RoleCall(child.meta.get("name", ""), child.content, line)
+        call = RoleCall(child.meta.get("name", ""), child.content, line + below if line else 0)
         handler, known = registry.role(call.name)
         if not known:
-            page.warn(line, f"unknown role {{{call.name}}}: its text is shown")
+            page.warn(call.line, f"unknown role {{{call.name}}}: its text is shown")
         child.meta["call"], child.meta["handler"] = call, handler
         handler.resolve(call, page)
 
 
-def label_definitions(texts: list[str], typography: bool = False, notebook: bool = False) -> list[Definition]:
-    """The labels one page's Markdown texts define, in page order, numbered as rendering numbers
-    them (``Definition.source``: the text's index), and its raw HTML's anchors when it renders
-    raw HTML (``kind`` "html") in a notebook's prose; a name may come twice."""
+def label_definitions(texts: list[str], typography: bool = False, languages: Sequence[str] = (),
+                      notebook: bool = False) -> list[Definition]:
+    """The labels one page's prose texts define, in page order, numbered as rendering numbers
+    them (``Definition.source``: the text's index), and, in a notebook's prose, the anchors its
+    raw HTML names (``kind`` "html"); a name may come twice.  ``languages``: each text's
+    ("markdown" when not given; "rst": read by prose.rst_refs)."""
     page = PageContext(typography=typography, notebook=notebook)
     for source, text in enumerate(texts):
         page.source = source
-        if text.strip():
+        if not text.strip():
+            continue
+        if source < len(languages) and languages[source] == "rst":
+            from site_builder.site.prose.rst_refs import rst_definitions  # docutils: only for reST
+
+            rst_definitions(text, page)
+        else:
             parse_resolved(text, page)
     return page.definitions
 

@@ -1,0 +1,111 @@
+"""Previews of citations and cross-references in a real browser: open on hover and on keyboard
+focus, close with Escape, axe clean in both themes, and without script the links still lead there."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
+from tests.conftest import build_site, write_demo
+
+BIB = "@book{Friedman1956, author={Friedman, Milton}, title={A Theory of the Consumption Function}, year=1956}\n"
+CITING = '''\
+"""citing.py — cites and refers.
+
+Purpose
+-------
+As {cite:t}`Friedman1956` argued, see {ref}`the section <sec-target>` of the other entry.
+"""
+
+# %% B-a
+print("[B-a] ok")
+'''
+TARGET = '''\
+"""target.py — holds a section.
+
+Purpose
+-------
+Its purpose.
+"""
+
+# %% B-a
+print("[B-a] ok")
+
+# %% [markdown]
+# (sec-target)=
+# ## The target section
+#
+# The first paragraph of the target section, citing [@Friedman1956].
+#
+# ```{exercise}
+# :label: ex-one
+# An exercise.
+# ```
+#
+# ```{solution} ex-one
+# Its solution, titled by a link to the exercise.
+# ```
+'''
+
+
+@pytest.fixture(scope="module")
+def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    project = tmp_path_factory.mktemp("references-browser")
+    (project / "pyproject.toml").write_text('[tool.site_builder]\nbibliography = ["refs.bib"]\n')
+    (project / "refs.bib").write_text(BIB)
+    write_demo(project, "citing", CITING)
+    write_demo(project, "target", TARGET)
+    with serve_site(build_site(project)) as url:
+        yield url
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_previews_open_on_hover_and_focus_and_close_with_escape(open_watched_page: Any, site_url: str,
+                                                                scheme: str) -> None:
+    page, watch = open_watched_page(site_url, viewport=DESKTOP, color_scheme=scheme)
+    page.goto(site_url + "citing/index.html")
+    preview = page.locator("#link-preview")
+    citation = page.locator("a.citation-link").first
+    citation.hover()
+    preview.wait_for(state="visible")
+    assert "A Theory of the Consumption Function" in preview.inner_text()
+    assert citation.get_attribute("aria-describedby") == "link-preview"
+    page.keyboard.press("Escape")
+    preview.wait_for(state="hidden")
+    # keyboard: Tab to the cross-reference, its preview opens from the other page (fetched)
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.classList.contains('xref')"):
+            break
+    else:
+        pytest.fail("Tab never reached the cross-reference")
+    preview.wait_for(state="visible")
+    text = preview.inner_text()
+    assert "The target section" in text and "The first paragraph of the target section, citing (Friedman, 1956)." in text
+    serious = serious_violations(axe_violations(page))
+    assert not serious, f"axe-core ({scheme}, preview open):\n" + describe_violations(serious)
+    page.keyboard.press("Escape")
+    preview.wait_for(state="hidden")
+    # a solution links to the exercise it solves (below its title: no control in a control)
+    page.goto(site_url + "target/index.html")
+    page.locator("details.solution summary").click()
+    page.locator(".solution-of a.xref").hover()
+    preview.wait_for(state="visible")
+    assert "An exercise." in preview.inner_text()
+    serious = serious_violations(axe_violations(page))
+    assert not serious, f"axe-core ({scheme}, a solution's title):\n" + describe_violations(serious)
+    watch.assert_clean()
+
+
+def test_links_work_without_script(open_watched_page: Any, site_url: str) -> None:
+    page, watch = open_watched_page(site_url, viewport=DESKTOP, java_script_enabled=False)
+    page.goto(site_url + "citing/index.html")
+    page.locator("a.xref").click()
+    page.wait_for_url("**/target/index.html#sec-target")
+    page.goto(site_url + "citing/index.html")
+    page.locator("a.citation-link").click()
+    page.wait_for_url("**/citing/index.html#bib-Friedman1956")
+    assert page.locator("#bib-Friedman1956").is_visible()
