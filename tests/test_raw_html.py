@@ -316,7 +316,7 @@ def test_notebook_pages_render_raw_html(built: tuple[Path, str], name: str) -> N
     assert sorted(p.name for p in (site / name / "_images").rglob("*") if p.is_file()) == ["x.png"]
     for gone in ("alert(", "javascript:", "evil.example", "onerror", "<iframe", "style="):
         assert gone not in html, (name, gone)
-    assert html.count("<script") == 2 and html.count("<form") == 1  # the page's own scripts and search
+    assert html.count("<script") == 3 and html.count("<form") == 1  # the page's own scripts (theme, site, previews), its search
 
 
 def test_refused_images_are_warnings_naming_entry_and_path(built: tuple[Path, str]) -> None:
