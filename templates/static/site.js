@@ -239,7 +239,7 @@ function resultItem(hit) {
     split.blocks.forEach(function (block) {
       var item = document.createElement("li");
       var url = hit.url.split("#")[0] + "#" + encodeURIComponent(block.id);
-      item.appendChild(resultLink(url, name + " \u203a " + block.id, "result-title"));
+      item.appendChild(resultLink(url, name + " \u203a " + (block.label || block.id), "result-title"));
       var excerpt = document.createElement("span");
       excerpt.className = "result-excerpt";
       appendWords(excerpt, block.words, block.marked);
@@ -265,13 +265,21 @@ var MAX_BLOCK_HITS = 3;
 var BLOCK_EXCERPT_WORDS = 24;
 
 // Pagefind lists every element with an id it met (hit.anchors, with the position of the
-// first word after it).  A block is a <section id="NAME"> whose name the page lists in its
-// "blocks" metadata; prose and output may hold sections of their own, which end a block.
+// first word after it).  A block is a <section id="ID"> whose id the page lists in its
+// "blocks" metadata ("ID=NAME" when the page calls it NAME); prose and output may hold
+// sections of their own, which end a block.
 // A matched word belongs to the last section that starts at or before it: a block's, or
 // else the page's own (title, summary, purpose, prose).
 function blockHits(hit) {
-  var names = ((hit.meta && hit.meta.blocks) || "").split(" ").filter(Boolean).map(function (n) {
-    try { return decodeURIComponent(n); } catch (e) { return null; }
+  var names = [];
+  var labels = {};
+  ((hit.meta && hit.meta.blocks) || "").split(" ").filter(Boolean).forEach(function (n) {
+    var pair = n.split("=");
+    try {
+      var id = decodeURIComponent(pair[0]);
+      labels[id] = pair.length > 1 ? decodeURIComponent(pair[1]) : id;
+      names.push(id);
+    } catch (e) { /* not a block of this page's making */ }
   });
   var starts = (hit.anchors || []).filter(function (a) { return a.element === "section" && a.id; })
     .sort(function (x, y) { return x.location - y.location; });
@@ -293,6 +301,7 @@ function blockHits(hit) {
       var end = i + 1 < starts.length ? starts[i + 1].location : words.length;
       var part = excerptWords(words, starts[i].location, end, found[i]);
       part.id = starts[i].id;
+      part.label = labels[part.id];
       return part;
     });
   var page = before.length ? excerptWords(words, 0, words.length, before) : null;

@@ -1,8 +1,8 @@
 """A value's ``_repr_html_`` with its looks: sanitised HTML plus the scoped CSS it may keep.
 
 The page's Content-Security-Policy (``style-src 'self'``) runs no ``<style>`` element and
-no ``style`` attribute, so both move into the page's value style sheet: a first pass (the
-standard library's HTML parser) takes the ``<style>`` text out, turns each ``style``
+no ``style`` attribute, so both move into the page's value style sheet: a first pass
+(safety.html_tags) takes the ``<style>`` text out, turns each ``style``
 attribute into a class with a rule of its own, and renames the value's ids (``id``,
 ``label for``, ``#`` links, radio ``name``) so that two values on one page cannot collide
 with each other or with the page.  nh3 then cleans the HTML as it cleans every value's, with
@@ -11,9 +11,7 @@ the folding controls estimator diagrams use (checkbox + label) allowed; css.py c
 
 from __future__ import annotations
 
-import html as html_lib
 from dataclasses import dataclass
-from html.parser import HTMLParser
 
 from tinycss2 import ast
 
@@ -21,11 +19,10 @@ from site_builder.site.safety.css import clean_declarations, scope_stylesheet
 from site_builder.site.safety.css_check import sheet_problem
 from site_builder.site.safety.css_syntax import rule_text
 from site_builder.site.safety.html import clean_html
+from site_builder.site.safety.html_tags import Attributes, TagRewriter, start_tag
 
 MAX_CSS_CHARS = 400_000  # of one value's style sheets; more is dropped (the HTML stays)
 _CONTROLS = frozenset({"checkbox", "radio"})
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                   "source", "track", "wbr"})
 _RENAMED = frozenset({"id", "for", "name"})
 
 
@@ -38,31 +35,24 @@ class StyledHtml:
     dropped: str = ""  # why its CSS was left out, when it was (the sheet failed its check)
 
 
-class _Restyler(HTMLParser):
-    """Re-serialises HTML with styles taken out and ids renamed; nh3 still checks the result."""
+class _Restyler(TagRewriter):
+    """Writes a value's HTML again with its styles taken out and its ids renamed (html_tags)."""
 
     def __init__(self, scope: str) -> None:
-        super().__init__(convert_charrefs=True)
         self.scope = scope
         self.prefix = scope
-        self.out: list[str] = []
         self.sheets: list[str] = []
         self.rules: list[str] = []
-        self._in: str | None = None  # "style" or "script" while inside one
 
     def _rename(self, value: str) -> str:
         return f"{self.prefix}-{value}"
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("style", "script"):
-            self._in = tag
-            return
-        if tag == "input" and (dict(attrs).get("type") or "").lower() not in _CONTROLS:
-            return  # only the controls diagrams fold with; a text box would be a dead form
-        kept: list[tuple[str, str]] = []
+    def start(self, tag: str, attributes: Attributes) -> str:
+        if tag == "input" and dict(attributes).get("type", "").lower() not in _CONTROLS:
+            return ""  # only the controls diagrams fold with; a text box would be a dead form
+        kept: Attributes = []
         classes = ""
-        for name, value in attrs:
-            value = value or ""
+        for name, value in attributes:
             if name in _RENAMED and value:
                 value = self._rename(value)
             elif name == "href" and value.startswith("#") and len(value) > 1:
@@ -82,36 +72,21 @@ class _Restyler(HTMLParser):
             kept.append((name, value))
         if classes:
             kept.append(("class", classes))
-        attributes = "".join(f' {name}="{html_lib.escape(value, quote=True)}"' for name, value in kept)
-        self.out.append(f"<{tag}{attributes}>")
+        return start_tag(tag, kept)
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)  # "<div/>" opens a div, as a browser reads it
-        if tag in ("style", "script"):
-            self._in = None
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("style", "script"):
-            self._in = None
-        elif tag not in _VOID:
-            self.out.append(f"</{tag}>")
-
-    def handle_data(self, data: str) -> None:
-        if self._in == "style":
-            self.sheets.append(data)
-        elif self._in is None:
-            self.out.append(html_lib.escape(data, quote=False))
+    def raw_text(self, tag: str, text: str) -> None:
+        if tag == "style":
+            self.sheets.append(text)
 
 
 def clean_value_html(html: str, scope: str) -> StyledHtml:
     """``html`` sanitised for a page, with the styles it may keep scoped to the element ``#scope``."""
     restyler = _Restyler(scope)
-    restyler.feed(html)
-    restyler.close()
+    rewritten = restyler.rewrite(html)
     sheet = "\n".join(restyler.sheets)
     css = scope_stylesheet(sheet, scope, restyler.prefix) if len(sheet) <= MAX_CSS_CHARS else ""
     rules = "\n".join(r for r in [css, *restyler.rules] if r)
-    html = clean_html("".join(restyler.out), controls=True).strip()
+    html = clean_html(rewritten, controls=True).strip()
     problem = sheet_problem(rules, scope, restyler.prefix)
     if problem:  # never expected: css.py writes only what passes; but what is published is what is checked
         return StyledHtml(html=html, css="", dropped=problem)

@@ -35,6 +35,7 @@ class EntryUse:
     label: str  # its title on the index
     blocks: tuple[str, ...]  # its blocks naming the object, in page order
     thumbnail: Thumbnail | None
+    anchors: tuple[str, ...] = ()  # those blocks' ids on its page (label_ids.block_ids; () : their names)
 
 
 @dataclass(frozen=True)
@@ -68,17 +69,21 @@ def api_anchor(name: str) -> str:
 
 
 def api_groups(uses: Mapping[str, Mapping[str, tuple[ApiTarget, tuple[str, ...]]]],
-               entries: list[dict[str, object]]) -> list[PackageGroup]:
+               entries: list[dict[str, object]], anchors: Mapping[str, Mapping[str, str]] | None = None
+               ) -> list[PackageGroup]:
     """``uses``: entry -> (full name -> (object, blocks)); ``entries``: the index's views of the
-    entries (name, label, thumbnail), in site order -> the API page's groups."""
+    entries (name, label, thumbnail), in site order; ``anchors``: entry -> block name -> its id
+    on the entry's page -> the API page's groups."""
+    anchors = anchors or {}
     labels = {str(e["name"]): str(e["label"]) for e in entries}
     thumbnails = {str(e["name"]): e["thumbnail"] for e in entries}
     objects: dict[str, tuple[ApiTarget, list[EntryUse]]] = {}
     for entry in labels:
         for name, (target, blocks) in uses.get(entry, {}).items():
             thumbnail = thumbnails[entry]
+            ids = tuple(anchors.get(entry, {}).get(block, block) for block in blocks)
             objects.setdefault(name, (target, []))[1].append(
-                EntryUse(entry, labels[entry], blocks, thumbnail if isinstance(thumbnail, Thumbnail) else None))
+                EntryUse(entry, labels[entry], blocks, thumbnail if isinstance(thumbnail, Thumbnail) else None, ids))
     packages: dict[str, list[ApiUse]] = {}
     for name in sorted(objects, key=lambda n: (n.lower(), n)):
         target, entries = objects[name]

@@ -52,6 +52,7 @@ from site_builder.site.pages.reference_pages import reference_files
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
+from site_builder.site.pages.views import block_anchors, with_late_links
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import notebook_path, ordered_builds, script_download
@@ -215,6 +216,7 @@ class _Renderer:
                                 code_links=code_links.get(cell.name, ()), assets=assets)
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
+        purpose, cells = with_late_links(page, purpose, cells)
         say_warnings(page, entry)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
@@ -420,12 +422,12 @@ class _Renderer:
         """``timings/index.html``: every demo and every block, slowest first."""
         results = [b.result for b in builds]
         return self.page("timings.html", root="../", canonical=self._url("timings/index.html"),
-                         entries=entry_timings(results), blocks=block_timings(results),
+                         entries=entry_timings(results), blocks=block_timings(results, block_anchors(builds)),
                          total=sum(r.duration for r in results))
 
     def api_files(self, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[SiteFile]:
         """``api/index.html`` and ``_downloads/api_usage.json``: where each documented object is used."""
-        groups = api_groups({b.entry.name: self.code_links.used(b.result) for b in builds}, entries)
+        groups = api_groups({b.entry.name: self.code_links.used(b.result) for b in builds}, entries, block_anchors(builds))
         page = self.page("api.html", root="../", canonical=self._url(API_PAGE), groups=groups,
                          count=sum(len(g.uses) for g in groups), usage_json=API_USAGE)
         return [SiteFile(API_PAGE, page), SiteFile(API_USAGE, api_usage_json(groups, self.info.site_url))]

@@ -7,6 +7,7 @@ clock of the current build, so a rebuild from the cache renders the same pages.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from site_builder.config import source_date_epoch
@@ -56,6 +57,7 @@ class BlockTiming:
     name: str
     status: str  # BlockStatus
     duration: float  # seconds
+    anchor: str = ""  # its id on its page ("" : its name; label_ids.block_ids)
 
 
 def entry_status(result: RunResult) -> str:
@@ -110,10 +112,13 @@ def entry_timings(results: list[RunResult]) -> list[EntryTiming]:
     return sorted(rows, key=lambda t: (-t.duration, t.name))
 
 
-def block_timings(results: list[RunResult]) -> list[BlockTiming]:
-    """Every block of every demo that ran, slowest first (ties by demo, then script order)."""
+def block_timings(results: list[RunResult], anchors: Mapping[str, Mapping[str, str]] | None = None
+                  ) -> list[BlockTiming]:
+    """Every block of every demo that ran, slowest first (ties by demo, then script order);
+    ``anchors``: entry -> block name -> its id on the entry's page."""
+    anchors = anchors or {}
     rows = [
-        (BlockTiming(r.entry, b.name, b.status, b.duration), i)
+        (BlockTiming(r.entry, b.name, b.status, b.duration, anchors.get(r.entry, {}).get(b.name, "")), i)
         for r in results
         for i, b in enumerate(r.blocks)
         if b.status != "not-run"

@@ -7,7 +7,9 @@ formatters they need (CSV previews, the index's letter groups, artifact paths).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -18,7 +20,10 @@ from site_builder.run.execute import BlockError
 from site_builder.site.outputs.shown import FigureCaption
 from site_builder.site.outputs.displays import DisplayView
 from site_builder.site.outputs.outcomes import OutputPart
+from site_builder.site.prose.label_ids import PageIds
 from site_builder.site.prose.markdown.context import PageContext
+from site_builder.site.safety.html import clean_html
+from site_builder.site.sitefiles import EntryBuild
 from site_builder.source.blocks import Cell
 from site_builder.source.cell_options import CellDisplay
 
@@ -111,6 +116,7 @@ class CellView:
     label: str = ""
     anchor: str = ""  # where a link to it leads: its section, or the figure its label names
     section_id: str = ""  # its section's id
+    block_id: str = ""  # the block's id, which the ids of its parts start with (label_ids.block_ids)
     description_html: Markup = Markup("")  # the description rendered (Markdown: citations, links, terms)
 
     @property
@@ -121,19 +127,44 @@ class CellView:
 
 def cell_names(cell: Cell, display: CellDisplay, notebook: bool, artifacts: tuple[ArtifactView, ...] = (),
                page: PageContext | None = None) -> dict[str, str]:
-    """What the page calls a code cell, where links to it lead and its section's id: a script's
-    block by its name; a notebook's cell by its label (``:name:``, ``#| label``) or nothing (its
-    ``block-N`` stays an id only). A label's id is of the label namespace (label_ids): its
-    captioned figure's (``artifacts``, captioned already), else the cell's section's."""
+    """What the page calls a code cell, where links to it lead, its section's id and its block's:
+    a script's block by its name; a notebook's cell by its label (``:name:``, ``#| label``) or
+    nothing (its ``block-N`` stays an id only). A block's id is its name unless that cannot be
+    an id of the page (label_ids.block_ids); a label's is of the label namespace: its captioned
+    figure's (``artifacts``, captioned already), else the cell's section's."""
+    block = (page.ids if page is not None else PageIds([cell.name])).block_id.get(cell.name, cell.name)
     if not notebook:
-        return {"label": cell.name, "anchor": cell.name, "section_id": cell.name}
+        return {"label": cell.name, "anchor": block, "section_id": block, "block_id": block}
     if not display.label:
-        return {"label": "", "anchor": cell.name, "section_id": cell.name}
+        return {"label": "", "anchor": block, "section_id": block, "block_id": block}
     figure = next((a.caption.anchor for a in artifacts if a.caption is not None and a.caption.anchor), "")
     if figure or display.fig_cap or page is None:
-        return {"label": display.label, "anchor": figure or cell.name, "section_id": cell.name}
-    anchor = page.anchor(display.label) or cell.name
-    return {"label": display.label, "anchor": anchor, "section_id": anchor}
+        return {"label": display.label, "anchor": figure or block, "section_id": block, "block_id": block}
+    anchor = page.anchor(display.label) or block
+    return {"label": display.label, "anchor": anchor, "section_id": anchor, "block_id": block}
+
+
+def block_anchors(builds: Iterable[EntryBuild]) -> dict[str, dict[str, str]]:
+    """Entry -> block name -> the block's id on the entry's page (label_ids.block_ids), for the
+    pages that link to blocks (timings, the API index)."""
+    return {b.entry.name: PageIds(c.name for c in b.script.code_cells).block_id for b in builds}
+
+
+def with_late_links(page: PageContext, purpose: Markup | None, cells: list[CellView]
+                    ) -> tuple[Markup | None, list[CellView]]:
+    """The page's introduction and cells with the ``#name`` links their prose rendered before the
+    heading they lead to was known (a notebook's table of contents) pointing at its id."""
+    late = page.late_fragments()
+    if not late:
+        return purpose, cells
+
+    def relinked(html: Markup) -> Markup:
+        # cleaned again with the same allow-list: safe to mark up
+        return Markup(clean_html(str(html), fragments=late)) if 'href="#' in html else html
+
+    cells = [dataclasses.replace(c, html=relinked(c.html)) if isinstance(c, CellView) and c.kind == "markdown" else c
+             for c in cells]
+    return (relinked(purpose) if purpose is not None else None), cells
 
 
 # ---------------------------------------------------------------- small formatters

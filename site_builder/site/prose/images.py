@@ -28,6 +28,7 @@ IMAGES_DIR = "_images"  # where an entry's prose images go, beside its page
 IMAGE_EXTENSIONS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".jpe": "JPEG", ".gif": "GIF",
                     ".webp": "WebP", ".avif": "AVIF", ".svg": "SVG"}
 _HEAD_BYTES = 32
+_SHOWN_SRC = 80  # characters of a refused image's path a warning shows
 
 
 def image_kind(head: bytes) -> str | None:
@@ -81,7 +82,8 @@ class ProseImages:
         why = self._refusal(src, rel)
         if why:
             self.refused.add(src)
-            log.warning("%s: the image %s of its prose is not published: %s", self.entry.name, src, why)
+            shown = src if len(src) <= _SHOWN_SRC else src[:_SHOWN_SRC - 1] + "…"  # a data: URL is long
+            log.warning("%s: the image %s of its prose is not published: %s", self.entry.name, shown, why)
             return None
         return f"{IMAGES_DIR}/{quote(rel)}"
 
@@ -90,6 +92,8 @@ class ProseImages:
         folder = self.entry.path.parent
         if rel is None and src.startswith("attachment:"):
             return "a notebook's attachments are not published (only image files of the entry's folder are)"
+        if rel is None and src.startswith("data:"):
+            return "an image written into the prose (a data: URL) is not published (only image files of the entry's folder are)"
         if rel is None:
             return "only images of the entry's folder (or from the web, shown as links) are shown"
         if any(part.startswith(".") for part in rel.split("/")):

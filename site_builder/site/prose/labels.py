@@ -2,7 +2,9 @@
 
 A ``{ref}`` may name a label of any entry, so render_site reads all labels before it
 renders a page (markdown.resolve.label_definitions: the resolve pass, no rendering); each
-gets an id of the label namespace (label_ids). Images a page's prose shows are files of its
+gets an id of the label namespace (label_ids). So do the anchors a notebook's raw HTML
+names (``<a id>``), after its labels: a ``#name`` link leads to them from any cell of the
+page (they are the page's own, never a ``{ref}`` target elsewhere). Images a page's prose shows are files of its
 entry's folder, published under ``<entry>/_images/`` when prose.images allows. A
 sphinx-exercise ``{solution-start}`` whose ``{solution-end}`` is in a later cell folds the
 cells between (GateView: the template opens the ``<details>`` and closes it).
@@ -41,6 +43,7 @@ class SiteLabels:
     first: dict[str, Label] = field(default_factory=dict)  # name -> its first definition in the site
     pages: dict[str, dict[str, Label]] = field(default_factory=dict)  # entry -> its own (the first of each name)
     problems: dict[str, list[str]] = field(default_factory=dict)  # entry -> what its page warns
+    html_ids: dict[str, dict[str, str]] = field(default_factory=dict)  # entry -> raw HTML's anchors' ids
     docs: dict[str, tuple[str, str]] = field(default_factory=dict)  # doc path -> (entry, title)
 
 
@@ -54,8 +57,9 @@ def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False) -
     for build, title in pages:
         name = build.entry.name
         site.docs.setdefault(_doc_path(build.entry), (name, title))
-        own, problems = page_labels(build, typography)
+        own, html_ids, problems = page_labels(build, typography)
         site.pages[name] = own
+        site.html_ids[name] = html_ids
         for label_name, label in own.items():
             first = site.first.setdefault(label_name, label)
             if first is not label:
@@ -66,47 +70,76 @@ def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False) -
     return site
 
 
-def page_labels(build: EntryBuild, typography: bool = False) -> tuple[dict[str, Label], list[str]]:
+def page_labels(build: EntryBuild, typography: bool = False
+                ) -> tuple[dict[str, Label], dict[str, str], list[str]]:
     """The labels one page defines (prose, a code cell's ``#| label`` of a captioned figure),
-    each with an id of the label namespace (label_ids), and what is wrong with them."""
+    each with an id of the label namespace (label_ids), the ids of its raw HTML's anchors
+    (after the labels: theirs never move for one), and what is wrong with them."""
     entry, script = build.entry, build.script
-    ids = PageIds(tuple(c.name for c in script.cells if c.kind == "code"))
+    ids = PageIds(c.name for c in script.cells if c.kind == "code")
     own: dict[str, Label] = {}
-    problems: list[str] = []
-    for label_name, text, number, where in _definitions(entry, script, typography):
-        if not is_id_label(label_name):
-            problems.append(f"{entry.name}: the label {label_name!r} at {where} cannot be an id ({ID_RULE}): "
-                            "nothing links to it")
-        elif label_name in own:
-            problems.append(f"{entry.name}: the label {label_name} is defined twice on the page, at "
-                            f"{own[label_name].where} and at {where}: links lead to the first")
-        else:
-            anchor, clash = ids.allocate(label_name)
-            if clash:
-                problems.append(f"{entry.name}: the label {label_name} at {where} would take the id of {clash}: "
-                                f"its id is {anchor}")
+    anchors: list[tuple[str, str]] = []
+    problems = [_renamed_block(entry, cell, *ids.renamed[cell.name]) for cell in script.code_cells
+                if cell.name in ids.renamed]
+    first: dict[str, str] = {}  # a label -> where it is first defined
+    for kind, label_name, text, number, where in _definitions(entry, script, typography):
+        if kind == "html":
+            anchors.append((label_name, where))
+            continue
+        anchor = _allocated(entry, "label", label_name, where, first, ids, problems)
+        if anchor:
             own[label_name] = Label(entry.name, anchor, text, where, number)
-    return own, problems
+    first_html: dict[str, str] = {}
+    html_ids = {name: anchor for name, where in anchors
+                if (anchor := _allocated(entry, "HTML id", name, where, first_html, ids, problems))}
+    return own, html_ids, problems
 
 
-def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tuple[str, str, str, str]]:
-    """(label, what a reference shows, its number, where) of every label the page defines, in page order."""
+def _allocated(entry: Entry, what: str, name: str, where: str, first: dict[str, str], ids: PageIds,
+               problems: list[str]) -> str:
+    """The id of the label (or HTML id) ``name`` defined at ``where`` ("" for one that cannot be an
+    id or came before, in ``first``, which notes where each is); what is wrong goes to ``problems``."""
+    if not is_id_label(name):
+        problems.append(f"{entry.name}: the {what} {name!r} at {where} cannot be an id ({ID_RULE}): "
+                        "nothing links to it")
+    elif name in first:
+        problems.append(f"{entry.name}: the {what} {name} is defined twice on the page, at {first[name]} "
+                        f"and at {where}: links lead to the first")
+    else:
+        anchor, clash = ids.allocate(name)
+        if clash:
+            problems.append(f"{entry.name}: the {what} {name} at {where} would take the id of {clash}: "
+                            f"its id is {anchor}")
+        first[name] = where
+        return anchor
+    return ""
+
+
+def _renamed_block(entry: Entry, cell: Cell, anchor: str, why: str) -> str:
+    """What the page says of a block whose name cannot be its id."""
+    where = f"{entry.rel_path}:{cell.marker_line}" if cell.marker_line else entry.rel_path
+    return f"{entry.name}: block {cell.name!r} ({where}) cannot have its name as its id ({why}): its id is {anchor}"
+
+
+def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tuple[str, str, str, str, str]]:
+    """(kind, label, what a reference shows, its number, where) of every label the page defines,
+    and every anchor its raw HTML names (kind "html"), in page order."""
     intro, intro_language = (script.intro, script.prose) if script.title else (script.purpose, "markdown")
     texts = [intro] + [c.text if c.kind == "markdown" else "" for c in script.cells]
     languages = [intro_language] + [script.prose for _ in script.cells]
-    found = label_definitions(texts, typography, languages)
+    found = label_definitions(texts, typography, languages, notebook=is_notebook(entry))
     figures = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
     for source, cell in enumerate((None, *script.cells)):
         for d in (d for d in found if d.source == source):
-            yield d.name, d.text, d.number, _place(entry, cell, source, texts[source], d.line)
+            yield d.kind, d.name, d.text, d.number, _place(entry, cell, source, texts[source], d.line)
         if cell is not None and cell.kind == "code":
             display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
             figures += bool(display.fig_cap)
             where = f"{entry.rel_path}, block {cell.name}"
             if display.label and display.fig_cap:  # the id of its first captioned figure
-                yield display.label, f"Figure {figures}", str(figures), where
+                yield "label", display.label, f"Figure {figures}", str(figures), where
             elif display.label:  # a labelled cell (:name:, #| label:): its section, named by its label
-                yield display.label, display.label, "", where
+                yield "label", display.label, display.label, "", where
 
 
 def text_line(entry: Entry, text: str) -> int:
@@ -126,6 +159,13 @@ def _place(entry: Entry, cell: Cell | None, number: int, text: str, line: int) -
     return f"{entry.rel_path}, cell {number}, line {line + 1}"
 
 
+def is_notebook(entry: Entry) -> bool:
+    """Whether the entry's prose is a notebook's (every notebook format), read as JupyterLab
+    reads it: raw HTML rendered, ``#Heading-Text`` links; a script's prose (the project's own
+    Markdown, house style or Sphinx-Gallery) shows raw HTML as text."""
+    return entry.format != "py"
+
+
 def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool = False
                ) -> tuple[PageContext, dict[str, SiteFile]]:
     """The prose context of ``build``'s page (``root``: from it to the site's root), and the
@@ -136,10 +176,14 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
         log.warning("%s", problem)
     images = ProseImages(entry)
     own = site.pages.get(entry.name, {})
-    ids = PageIds(tuple(c.name for c in build.script.cells if c.kind == "code"))
-    ids.taken.update(label.anchor for label in own.values())
+    ids = PageIds(c.name for c in build.script.cells if c.kind == "code")
+    html_ids = dict(site.html_ids.get(entry.name, {}))
+    ids.taken.update([*(label.anchor for label in own.values()), *html_ids.values()])
     page = PageContext(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
-                       publish_image=images.publish, own=own, ids=ids, typography=typography)
+                       publish_image=images.publish, own=own, ids=ids, typography=typography,
+                       notebook=is_notebook(entry), html_ids=html_ids)
+    if page.notebook and build.script.title:  # the title heading is the page's <h1>: its links lead to the top
+        page.jupyter_heading(build.script.title, "main")
     return page, images.files
 
 

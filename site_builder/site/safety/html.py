@@ -5,9 +5,19 @@ Markdown, reST and ``_repr_html_`` output all go through one allowlist (nh3, the
 relative URLs only, no scripts, styles, event handlers or forms (a value's folding
 checkboxes aside: value_html.py). A well-kept sanitiser
 catches the encodings (``jav&#x61;script:``, tabs, ``&colon;``) a hand-written filter misses.
+
+Beyond semantic HTML and MathML, the list keeps what JupyterLab's sanitiser keeps of the
+presentational HTML notebooks are written with (``<center>``, ``<font color>``, ``align``,
+``width``, ``valign``, ``bgcolor``, ``border``...): attributes that only lay out or colour
+the element they are on.  Left out of what JupyterLab keeps: ``style`` (the page's CSP runs
+no inline style: value_html.py moves a value's into its scoped sheet), what loads from a URL
+(``<audio>``, ``<video>``, ``<source>``, ``background=``, ``<area>``), forms and their
+controls, ``<nav>`` (a second navigation landmark), and ``target`` (links open in place).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
 
 import nh3
 
@@ -17,20 +27,40 @@ ALLOWED_TAGS = frozenset({
     "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s",
     "samp", "section", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody",
     "td", "tfoot", "th", "thead", "tr", "u", "ul", "var",
+    # the rest of what notebooks' raw HTML uses and JupyterLab keeps (see the module docstring)
+    "acronym", "address", "article", "bdi", "bdo", "big", "center", "dfn", "font", "footer",
+    "header", "hgroup", "nobr", "strike", "time", "tt", "wbr",
     # MathML Core's presentation elements (docutils writes formulas as MathML): no mglyph,
     # malignmark, annotation-xml or semantics, the elements of known namespace-confusion tricks.
     "math", "mi", "mn", "mo", "ms", "mtext", "mspace", "mrow", "msub", "msup", "msubsup",
     "mfrac", "msqrt", "mroot", "munder", "mover", "munderover", "mtable", "mtr", "mtd",
     "mstyle", "mpadded", "mphantom",
 })
+_CELL_LAYOUT = {"align", "valign", "width", "height", "bgcolor", "nowrap"}
 ALLOWED_ATTRIBUTES = {
-    "*": {"class", "id", "title", "lang"},
+    "*": {"class", "id", "title", "lang", "dir"},
     "a": {"href"},
-    "img": {"src", "alt", "width", "height"},
-    "td": {"colspan", "rowspan", "align"},
-    "th": {"colspan", "rowspan", "align", "scope"},
-    "col": {"span"},
-    "ol": {"start", "type"},
+    "img": {"src", "alt", "width", "height", "align", "border", "hspace", "vspace"},
+    "td": {"colspan", "rowspan", *_CELL_LAYOUT},
+    "th": {"colspan", "rowspan", "scope", "abbr", *_CELL_LAYOUT},
+    "tr": {"align", "valign", "bgcolor"},
+    "thead": {"align", "valign"},
+    "tbody": {"align", "valign"},
+    "tfoot": {"align", "valign"},
+    "table": {"align", "border", "cellpadding", "cellspacing", "width", "bgcolor", "summary"},
+    "col": {"span", "align", "valign", "width"},
+    "colgroup": {"span", "align", "valign", "width"},
+    "caption": {"align"},
+    "div": {"align"},
+    "p": {"align"},
+    **{f"h{level}": {"align"} for level in range(1, 7)},
+    "hr": {"align", "size", "width", "noshade"},
+    "font": {"color", "face", "size"},
+    "details": {"open"},
+    "time": {"datetime"},
+    "ol": {"start", "type", "reversed"},
+    "ul": {"type"},
+    "li": {"type", "value"},
     "math": {"display"},
     "mo": {"stretchy", "fence", "separator", "accent", "largeop", "movablelimits"},
     "mstyle": {"displaystyle", "scriptlevel", "mathvariant"},
@@ -52,10 +82,12 @@ CONTROL_ATTRIBUTES = {
 CONTROL_VALUES = {"input": {"type": {"checkbox", "radio"}}}
 
 
-def clean_html(html: str, controls: bool = False) -> str:
+def clean_html(html: str, controls: bool = False, fragments: Mapping[str, str] | None = None) -> str:
     """``html`` with everything outside the allowlist removed (text kept, markup dropped).
 
-    ``controls``: a value's HTML, whose folding checkboxes and labels are kept too.
+    ``controls``: a value's HTML, whose folding checkboxes and labels are kept too;
+    ``fragments``: links ``#name`` to lead to ``#fragments[name]`` instead (prose cleaned again
+    once the page knows where they lead).
     """
     attributes = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
     if controls:
@@ -71,4 +103,14 @@ def clean_html(html: str, controls: bool = False) -> str:
         url_schemes=set(URL_SCHEMES),
         link_rel="noopener noreferrer",
         strip_comments=True,
+        attribute_filter=_relinked(fragments) if fragments else None,
     )
+
+
+def _relinked(fragments: Mapping[str, str]) -> Callable[[str, str, str], str]:
+    def relink(tag: str, attribute: str, value: str) -> str:
+        if tag == "a" and attribute == "href" and value.startswith("#") and value[1:] in fragments:
+            return "#" + fragments[value[1:]]
+        return value
+
+    return relink

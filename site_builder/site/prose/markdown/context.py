@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from urllib.parse import unquote
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,9 @@ from site_builder.site.prose.label_ids import PageIds, is_id_label
 from site_builder.site.prose.links import ProseLinks
 
 _NOT_SLUG = re.compile(r"[^\w-]+")
+# What the typography setting typesets, back as typed (markdown-it's smart quotes and dashes).
+_AS_TYPED = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "--",
+                           "\u2014": "---", "\u2026": "..."})
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,7 @@ class Definition:
     source: int  # which of the page's texts holds it
     line: int  # its line in that text (0-based)
     number: str = ""
+    kind: str = "label"  # or "html": an anchor of raw HTML (``id``, ``<a name>``), of its page only
 
 
 @dataclass(frozen=True)
@@ -67,12 +72,20 @@ class PageContext:
     publish_image: Callable[[str], str | None] | None = None
     links: ProseLinks | None = None  # where API roles, inline code and example labels lead
     typography: bool = False  # en and em dashes, smart quotes (the typography setting)
+    # a notebook's prose, read as JupyterLab reads it: its raw HTML renders, sanitised
+    # (markdown.raw_html), and a "#Heading-Text" link leads to the heading (``fragment``)
+    notebook: bool = False
     own: dict[str, Label] = field(default_factory=dict)  # this page's labels (labels.site_labels)
     ids: PageIds = field(default_factory=PageIds)  # the ids labels not in ``own`` get
     anchored: set[str] = field(default_factory=set)  # the labels that gave an element its id
+    # raw HTML's anchors -> their ids (label_ids' namespace; labels.site_labels collects them)
+    html_ids: dict[str, str] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)
     definitions: list[Definition] = field(default_factory=list)  # the labels its prose defines, in order
     headings: set[str] = field(default_factory=set)  # the ids its headings got
+    # a heading's id as JupyterLab gives it (its text, spaces as "-") -> the id it got here
+    jupyter_ids: dict[str, str] = field(default_factory=dict)
+    unresolved: set[str] = field(default_factory=set)  # "#name" links not known yet (``late_fragments``)
     warnings: list[ProseWarning] = field(default_factory=list)
     # what extensions keep per page (cited works, glued values, ...), under their own key
     extensions: dict[str, Any] = field(default_factory=dict)
@@ -82,6 +95,7 @@ class PageContext:
     place: str = ""  # where that text is when its lines are its own, not the file's ("cell 3": warnings)
     at: int = 0  # the line of that text being read (0-based, for ``definitions``)
     _images: dict[str, str | None] = field(default_factory=dict)
+    _html_anchored: set[str] = field(default_factory=set)
     _defined: dict[str, Label] = field(default_factory=dict)
 
     def number(self, kind: str) -> int:
@@ -119,6 +133,57 @@ class PageContext:
             return self.ids.allocate(name)[0]
         return label.anchor
 
+    def define_html(self, name: str) -> None:
+        """Note that raw HTML names the anchor ``name`` here (an ``id``, an ``<a name>``): it gets
+        an id now unless the page's were collected before rendering (``html_ids``)."""
+        self.definitions.append(Definition(name, "", self.source, self.at, kind="html"))
+        if name not in self.html_ids and is_id_label(name):
+            self.html_ids[name] = self.ids.allocate(name)[0]
+
+    def html_anchor(self, name: str) -> str:
+        """The id of the element of raw HTML naming the anchor ``name``; "" for a second one on
+        the page, or a name that cannot be an id (labels.page_labels says so)."""
+        if name in self._html_anchored or name not in self.html_ids:
+            return ""
+        self._html_anchored.add(name)
+        return self.html_ids[name]
+
+    def fragment(self, name: str) -> str:
+        """Where a ``#name`` link of the prose leads: the id of raw HTML's anchor ``name``, of
+        this page's label ``name``, of its block ``name`` or, in a notebook, of the heading
+        JupyterLab would give the id ``name``; else ``name`` as written (a heading's id here)."""
+        for wanted in dict.fromkeys((name, unquote(name))):  # markdown-it percent-encodes a link
+            if wanted in self.html_ids:
+                return self.html_ids[wanted]
+            label = self.own.get(wanted) or self._defined.get(wanted)
+            if label is not None and label.entry == self.entry:
+                return label.anchor
+            if wanted in self.ids.renamed:  # a block whose name cannot be its id
+                return self.ids.renamed[wanted][0]
+            if wanted in self.jupyter_ids:
+                return self.jupyter_ids[wanted]
+        if self.notebook:
+            self.unresolved.add(name)  # perhaps a heading further down the page
+        return name
+
+    def jupyter_heading(self, text: str, anchor: str) -> None:
+        """Note the heading reading ``text`` (plain) got the id ``anchor``: a notebook's
+        ``#Its-Text`` links lead there, as in JupyterLab (the first heading of that text;
+        JupyterLab typesets no quotes or dashes, so its text as written counts too)."""
+        for written in dict.fromkeys((text, text.translate(_AS_TYPED) if self.typography else text)):
+            self.jupyter_ids.setdefault(written.replace(" ", "-"), anchor)
+
+    def late_fragments(self) -> dict[str, str]:
+        """The ``#name`` links rendered before the heading they lead to, and that heading's id:
+        what the page's prose must still point there (views.with_late_links)."""
+        late = {}
+        for name in self.unresolved:
+            for wanted in dict.fromkeys((name, unquote(name))):
+                if wanted in self.jupyter_ids:
+                    late[name] = self.jupyter_ids[wanted]
+                    break
+        return late
+
     def href(self, label: Label) -> str:
         """The URL of ``label`` from this page."""
         if label.entry == self.entry:
@@ -129,7 +194,7 @@ class PageContext:
         """An id for a heading reading ``text``, not yet given to a heading ("intro", "intro-2", ...)."""
         slug = _NOT_SLUG.sub("-", text.lower()).strip("-") or "section"
         anchor, n = f"{prefix}{slug}", 1
-        while anchor in self.headings:
+        while anchor in self.headings or self.ids.owner(anchor):  # never a block's, nor the page's own
             n += 1
             anchor = f"{prefix}{slug}-{n}"
         self.headings.add(anchor)

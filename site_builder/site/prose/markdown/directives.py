@@ -2,8 +2,9 @@
 
 Admonitions look like docutils' reST asides (one stylesheet rule for both), ``{math}`` and
 ``{figure}`` are numbered when labelled (figures always), code is highlighted, a list-table
-is a table. Directives with nothing to show outside Sphinx (``{raw}``, ``{toctree}``,
-``{index}``, ...) vanish; layout ones (tabs, dropdowns, cards, margins) show their content
+is a table. ``{raw} html`` on a notebook's page is its HTML, sanitised (markdown.raw_html),
+as Jupyter Book shows it. Directives with nothing to show outside Sphinx (``{raw}`` for
+another format, ``{toctree}``, ``{index}``, ...) vanish; layout ones (tabs, dropdowns, cards, margins) show their content
 with their argument as a title; one nobody registered does too, with a warning.
 """
 
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.mathml import math_html
+from site_builder.site.prose.markdown.raw_html import define_anchors, raw_html
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, register_all, registers
 from site_builder.site.prose.markdown.renderer import highlighted
 
@@ -33,7 +35,7 @@ VERSIONS = {
     "deprecated": "Deprecated since version", "versionremoved": "Removed in version",
 }
 # Directives with nothing to show outside Sphinx (or that would read files): they vanish.
-VANISHING = ("raw", "toctree", "contents", "bibliography", "include", "literalinclude",
+VANISHING = ("toctree", "contents", "bibliography", "include", "literalinclude",
              "glue:figure", "glue:math", "glue", "index", "only", "meta", "jupyter-execute", "embed", "tags",
              "footbibliography", "autosummary", "currentmodule", "solution-end", "exercise-end", "highlight",
              "tabularcolumns", "rst-class", "redirect-from", "minigallery")
@@ -189,6 +191,22 @@ class Vanishing(Directive):
         return ""
 
 
+@registers("raw")
+class Raw(Vanishing):
+    """``{raw} html``: on a notebook's page its HTML, as raw HTML in Markdown; other formats vanish."""
+
+    @staticmethod
+    def shown(call: DirectiveCall, page: PageContext) -> bool:
+        return page.notebook and call.argument.strip().lower() == "html"
+
+    def resolve(self, call: DirectiveCall, page: PageContext) -> None:
+        if self.shown(call, page):
+            define_anchors(call.body, page)
+
+    def render(self, call: DirectiveCall, out: Output) -> str:
+        return raw_html(call.body, out.page, out.env) if self.shown(call, out.page) else ""
+
+
 @registers(*CONTAINERS)
 class Container(Directive):
     """Layout: the content, the argument as a title (a Pandoc div: its classes)."""
@@ -207,6 +225,6 @@ class Unknown(Container):
 
 def register(registry: Registry) -> None:
     register_all(registry, Admonition, TitledAdmonition, Version, MathBlock, CodeBlock, Figure, EvalRst,
-                 ListTable, Vanishing, Container)
+                 ListTable, Vanishing, Raw, Container)
     registry.unknown_directive = Unknown()
 

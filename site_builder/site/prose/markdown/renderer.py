@@ -5,8 +5,10 @@ are the site's rules (as MyST-NB's ``render_<mime>``): roles and directives call
 registered handler, math becomes MathML, ``(label)=`` an anchor, images of the entry's folder
 are published with the page by prose.images' rule (others become links: nothing loads from
 elsewhere), inline code
-naming a documented object links to its documentation, task list items get their box. The
-markup of each is a macro of templates/_prose_myst.html. The HTML is sanitised by the caller.
+naming a documented object links to its documentation, task list items get their box, a
+``#name`` link leads to the id its anchor got, raw HTML renders on a notebook's page
+(``raw_html``) and shows as text elsewhere. The markup of each is a macro of
+templates/_prose_myst.html. The HTML is sanitised by the caller.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.mathml import math_html
+from site_builder.site.prose.markdown.raw_html import raw_html
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
 from site_builder.source.markdown_syntax import inline_text, markdown_parser, parse, valid_link
@@ -179,9 +182,11 @@ class ProseRenderer(RendererHTML):
 
     def link_open(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         env["in_link"] = env.get("in_link", 0) + 1
-        token = tokens[idx]
-        if not valid_link(str(token.attrGet("href") or "")):
+        token, href = tokens[idx], str(tokens[idx].attrGet("href") or "")
+        if not valid_link(href):
             token.attrs.pop("href", None)  # javascript: and the like: the text alone
+        elif href.startswith("#") and len(href) > 1:  # an anchor of raw HTML or a label: its id
+            token.attrSet("href", "#" + env["page"].fragment(href[1:]))
         return self.renderToken(tokens, idx, options, env)
 
     def link_close(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
@@ -189,9 +194,13 @@ class ProseRenderer(RendererHTML):
         return self.renderToken(tokens, idx, options, env)
 
     def html_block(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
+        if env["page"].notebook:
+            return raw_html(tokens[idx].content, env["page"], env)
         return _raw_html(tokens[idx].content, block=True)
 
     def html_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
+        if env["page"].notebook:
+            return raw_html(tokens[idx].content, env["page"], env)
         return _raw_html(tokens[idx].content, block=False)
 
     def footnote_ref(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
@@ -224,7 +233,7 @@ class ProseRenderer(RendererHTML):
 
 
 def _raw_html(html: str, block: bool) -> str:
-    """Raw HTML in prose shows as text (prose is data); a comment vanishes, as in Jupyter."""
+    """Raw HTML in a script's prose shows as text; a comment vanishes, as in Jupyter."""
     if html.strip().startswith("<!--") and html.strip().endswith("-->"):
         return ""
     return macro("raw_html", html.strip("\n") if block else html, block)

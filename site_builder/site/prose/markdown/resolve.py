@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from site_builder.site.prose.label_ids import PageIds, is_id_label
 from site_builder.site.prose.markdown.context import Definition, Label, PageContext
+from site_builder.site.prose.markdown.raw_html import define_anchors
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.quarto import quarto_labels
 from site_builder.site.prose.markdown.xrefs import resolve_links
@@ -70,18 +71,22 @@ def resolve(tokens: list[Token], page: PageContext, where: Where) -> None:
             number = page.number("equation")
             token.meta["number"] = number
             token.meta["anchor"] = page.define(token.info, f"({number})", str(number))
-        elif token.type == "heading_open" and token.meta.get("label"):  # Quarto's "## Title {#sec-x}"
+        elif token.type == "heading_open":
             text = inline_text(tokens[i + 1].children)
-            anchor = page.define(token.meta["label"], text)
-            token.attrSet("id", anchor or page.heading_id(text, where.id_prefix))
+            if token.meta.get("label"):  # Quarto's "## Title {#sec-x}"
+                token.attrSet("id", page.define(token.meta["label"], text) or page.heading_id(text, where.id_prefix))
+            elif not token.attrGet("id"):
+                token.attrSet("id", page.heading_id(text, where.id_prefix))
+            if page.notebook:
+                page.jupyter_heading(text, str(token.attrGet("id")))
         elif token.type == "table_open" and token.meta.get("label"):  # Quarto's ": Caption {#tbl-x}"
             number = page.number("table")
             anchor = page.define(token.meta["label"], f"Table {number}", str(number))
             if anchor:
                 token.attrSet("id", anchor)
             (tokens[i + 2].children or []).insert(0, Token("text", "", 0, content=f"Table {number}: "))
-        elif token.type == "heading_open" and not token.attrGet("id"):
-            token.attrSet("id", page.heading_id(inline_text(tokens[i + 1].children), where.id_prefix))
+        elif token.type == "html_block" and page.notebook:
+            define_anchors(token.content, page)
         elif token.type == "inline":
             _roles(token.children or [], page, line)
         i += 1
@@ -152,6 +157,8 @@ def _roles(children: list[Token], page: PageContext, line: int) -> None:
     below = 0  # lines of the paragraph above the role (its line breaks so far)
     for child in children:
         below += child.type in ("softbreak", "hardbreak")
+        if child.type == "html_inline" and page.notebook:
+            define_anchors(child.content, page)
         if child.type not in ("myst_role", CITATION_TOKEN):
             continue
         call = RoleCall(child.meta.get("name", ""), child.content, line + below if line else 0)
@@ -162,11 +169,13 @@ def _roles(children: list[Token], page: PageContext, line: int) -> None:
         handler.resolve(call, page)
 
 
-def label_definitions(texts: list[str], typography: bool = False, languages: Sequence[str] = ()) -> list[Definition]:
+def label_definitions(texts: list[str], typography: bool = False, languages: Sequence[str] = (),
+                      notebook: bool = False) -> list[Definition]:
     """The labels one page's prose texts define, in page order, numbered as rendering numbers
-    them (``Definition.source``: the text's index); a name may come twice.  ``languages``: each
-    text's ("markdown" when not given; "rst": read by prose.rst_refs)."""
-    page = PageContext(typography=typography)
+    them (``Definition.source``: the text's index), and, in a notebook's prose, the anchors its
+    raw HTML names (``kind`` "html"); a name may come twice.  ``languages``: each text's
+    ("markdown" when not given; "rst": read by prose.rst_refs)."""
+    page = PageContext(typography=typography, notebook=notebook)
     for source, text in enumerate(texts):
         page.source = source
         if not text.strip():
@@ -185,6 +194,6 @@ def labels_of(entry: str, texts: list[str], typography: bool = False) -> dict[st
     with their ids (labels.page_labels adds the page's blocks and says what is wrong)."""
     ids, found = PageIds(), {}
     for d in label_definitions(texts, typography):
-        if d.name not in found and is_id_label(d.name):
+        if d.kind == "label" and d.name not in found and is_id_label(d.name):
             found[d.name] = Label(entry, ids.allocate(d.name)[0], d.text, "", d.number)
     return found
