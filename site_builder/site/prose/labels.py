@@ -26,7 +26,7 @@ from site_builder.site.sitefiles import EntryBuild, SiteFile
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.cell_options import display_of
 from site_builder.source.entries import Entry
-from site_builder.source.markdown_syntax import directive_of, parse
+from site_builder.source.syntax.markdown import directive_of, parse
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.raw_html import raw_html
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
-from site_builder.source.markdown_syntax import inline_text, markdown_parser, parse, valid_link
+from site_builder.source.syntax.markdown import inline_text, markdown_parser, parse, valid_link
 
 _Env = dict[str, Any]
 
@@ -110,7 +110,7 @@ class ProseRenderer(RendererHTML):
         token = tokens[idx]
         return str(token.meta["handler"].render(token.meta["call"], Output(self, options, env)))
 
-    pandoc_cite = myst_role  # Pandoc's [@key], @key (source.citation_syntax): a role of its own
+    pandoc_cite = myst_role  # Pandoc's [@key], @key (source.syntax.citations): a role of its own
 
     def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
