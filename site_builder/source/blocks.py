@@ -2,7 +2,7 @@
 
 One parser, dispatching on the file's suffix as Sphinx-Gallery does: a Python script
 (``scripts``: Jupytext percent cells, Sphinx-Gallery comment blocks) or a notebook
-(``notebooks``: ``.ipynb``, Jupytext/MyST ``.md``).  Cell and Script (``parsed``) are
+(``notebooks``: ``.ipynb``, Jupytext/MyST ``.md``) or a Quarto document (``quarto``: ``.qmd``).  Cell and Script (``parsed``) are
 re-exported here, where the stages take them from.
 """
 
@@ -14,16 +14,17 @@ from typing import Literal
 
 from site_builder.source.parsed import Cell, Script, option_warnings, requirements_of, script_data, script_from_data
 from site_builder.source.notebooks import outline_notebook, parse_notebook
+from site_builder.source.quarto.reader import outline_quarto, parse_quarto
 from site_builder.source.scripts import outline_script, parse_script
 
 __all__ = ["Cell", "Script", "is_notebook_path", "option_warnings", "outline", "parse", "requirements_of",
            "script_data", "script_from_data"]
 
-NOTEBOOK_SUFFIXES = (".ipynb", ".md")
+NOTEBOOK_SUFFIXES = (".ipynb", ".md", ".qmd")
 
 
 def is_notebook_path(rel_path: str) -> bool:
-    """True when the file at ``rel_path`` is read as a notebook (``.ipynb`` or Jupytext ``.md``)."""
+    """True when the file at ``rel_path`` is read as a notebook (``.ipynb``, Jupytext ``.md``, Quarto ``.qmd``)."""
     return rel_path.lower().endswith(NOTEBOOK_SUFFIXES)
 
 
@@ -37,6 +38,8 @@ def parse(
     ``prose`` the language of a script's prose ("auto": see scripts.prose_language; a
     notebook's is Markdown).
     """
+    if rel_path.lower().endswith(".qmd"):
+        return parse_quarto(source, rel_path, entry, local_dir=local_dir)
     if is_notebook_path(rel_path):
         return parse_notebook(source, rel_path, entry, local_dir=local_dir)
     return parse_script(source, rel_path, entry, local_dir=local_dir, prose=prose)
@@ -47,5 +50,7 @@ def outline(source: str, rel_path: str, entry: str) -> Script:
 
     Used for the failed build's page of that entry; nothing is compiled or checked.
     """
-    outliner: Callable[[str, str, str], Script] = outline_notebook if is_notebook_path(rel_path) else outline_script
+    outliner: Callable[[str, str, str], Script] = (
+        outline_quarto if rel_path.lower().endswith(".qmd") else
+        outline_notebook if is_notebook_path(rel_path) else outline_script)
     return outliner(source, rel_path, entry)

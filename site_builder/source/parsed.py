@@ -60,6 +60,11 @@ class Script:
     title_at: tuple[int, int, int] | None = None
     aliases: tuple[str, ...] = ()  # other names of the entry's term (an Aliases section, front matter aliases:)
     bibliography: tuple[str, ...] = ()  # a notebook's front matter bibliography: files, from its folder
+    # a Quarto document's front matter: shown under its title
+    subtitle: str = ""
+    authors: tuple[str, ...] = ()
+    date: str = ""  # as the page shows it ("March 5, 2024")
+    abstract: str = ""  # Markdown
 
     @property
     def code_cells(self) -> tuple[Cell, ...]:
@@ -184,4 +189,5 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
         "imports": imports,
         "aliases": tuple(str(a) for a in data.get("aliases", ())),
         "bibliography": tuple(str(b) for b in data.get("bibliography", ())),
+        "authors": tuple(str(a) for a in data.get("authors", ())),
     })
