@@ -89,6 +89,7 @@ class Config:
     bibliography: tuple[str, ...] = ()
     citation_style: str = ""  # a CSL style's name ("apa", "ieee") or a .csl file in the project; "": author-year
     link_terms: bool = False  # link the first mention of another entry's term in a page's prose
+    strict_expressions: bool = False  # an inline expression of the prose that raises fails its entry
     on_failure: str = "keep"  # one of ON_FAILURE; the exit status is 1 after a failure either way
 
     def runs(self, demos_path: str) -> bool:
@@ -159,6 +160,7 @@ _SCALAR_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "animation_size": ((int,), "a number of bytes"),
     "citation_style": ((str,), "a CSL style's name (e.g. 'apa', 'ieee') or a .csl file in the project"),
     "link_terms": ((bool,), "true or false"),
+    "strict_expressions": ((bool,), "true or false"),
     "on_failure": ((str,), "one of " + ", ".join(repr(p) for p in ON_FAILURE)),
 }
 _ENTRY_KEYS: dict[str, tuple[tuple[type, ...], str]] = {

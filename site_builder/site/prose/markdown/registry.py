@@ -40,6 +40,7 @@ PLUGINS = (
     "site_builder.site.prose.markdown.roles",
     "site_builder.site.prose.markdown.xrefs",
     "site_builder.site.references.roles",  # citations (MyST's and Pandoc's), terms, glossaries
+    "site_builder.site.prose.markdown.quoting",  # the run's values: {eval}, Quarto's inline code, glue
 )
 
 
