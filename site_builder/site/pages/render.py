@@ -54,6 +54,7 @@ from site_builder.site.references.site import SiteReferences, entry_heading, ent
 from site_builder.site.pages.reference_pages import reference_files
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
+from site_builder.site.safety.text import finalize
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
 from site_builder.site.pages.views import block_anchors, with_late_links
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
@@ -95,6 +96,7 @@ def _jinja_environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         auto_reload=True,
+        finalize=finalize,
     )
     env.filters["duration"] = format_duration
     return env
