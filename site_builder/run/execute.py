@@ -127,7 +127,8 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
                        "animation_size": options.animation_size},
         "blocks": [
             {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags),
-             "raises": display_of(c.tags, c.options).raises}
+             "raises": display_of(c.tags, c.options).raises,
+             "figure_size": list(display_of(c.tags, c.options).figure_size)}
             for c in cells
         ],
         "expressions": quoting,  # the prose's inline expressions, each after its block (run.quoting)

@@ -72,6 +72,8 @@ log = logging.getLogger(__name__)
 # The CSS rules the page's values keep (value_html.py), beside the page in the builder's own
 # folder, where no file a demo writes can take its name; Plotly figures' data files with it.
 VALUE_STYLES = f"{BUILDER_DIR}/values.css"
+# Source formats whose file is offered as it is, beside the .py and .ipynb every page offers.
+SOURCE_DOWNLOADS = ("md", "qmd")
 # Publishes one file of the run folder and returns its URL relative to the entry page.
 _Publish = Callable[[str], "str | None"]
 _SEEDED = re.compile(
@@ -188,7 +190,7 @@ class _Renderer:
     ) -> list[SiteFile]:
         entry, script, result = build.entry, build.script, build.result
         name, stem = entry.name, entry.stem
-        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.md"] * (entry.format == "md"))}
+        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.{entry.format}"] * (entry.format in SOURCE_DOWNLOADS))}
         published: dict[str, SiteFile] = {}
 
         def publish(rel: str) -> str | None:
@@ -219,6 +221,9 @@ class _Renderer:
         code_links = self.code_links.of(result)
         figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
         purpose = self.introduction(build, page)  # first: its labels and numbers come first on the page
+        abstract = self.prose(script.abstract, "markdown", "abstract-", page,
+                              first_line=entry.source.count("\n", 0, max(entry.source.find("abstract:"), 0)) + 1
+                              ) if script.abstract else None
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
                                 figures, notebook=entry.format != "py", page=page,
@@ -247,6 +252,8 @@ class _Renderer:
             heading=self.heading(build),
             page_title=self.heading(build) if script.title else name,
             purpose=purpose,
+            abstract=abstract,
+            authors=join_words(list(script.authors)),
             summary=self.summary(script),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
@@ -276,7 +283,8 @@ class _Renderer:
         return [
             SiteFile(path=f"{name}/index.html", data=html),
             SiteFile(path=f"{name}/{stem}.py", data=script_download(entry)),
-            *([SiteFile(path=f"{name}/{stem}.md", data=entry.source_bytes)] if entry.format == "md" else []),
+            *([SiteFile(path=f"{name}/{stem}.{entry.format}", data=entry.source_bytes)]
+              if entry.format in SOURCE_DOWNLOADS else []),
             self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
             *published.values(),
             *images.values(),
@@ -360,7 +368,7 @@ class _Renderer:
         expects_error = "raises-exception" in cell.tags and not notebook
         note = f"Not run ({display.why_not_run})." if not display.runs else (
             block_note(block, result, expects_error) if result else "")
-        artifacts = (figures or FigureNumbers()).caption(self.artifact_views(block, publish, files_dir), display)
+        artifacts, layout = (figures or FigureNumbers()).place(self.artifact_views(block, publish, files_dir), display)
         description = self.description(cell, page, script)
         return CellView(
             kind="code",
@@ -381,6 +389,7 @@ class _Renderer:
             artifacts=artifacts,
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
+            layout=layout,
             **cell_names(cell, display, notebook, artifacts, page),
         )
 
