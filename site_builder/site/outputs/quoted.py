@@ -1,6 +1,6 @@
 """What a page's prose quotes from the run: its expressions' values, and what glue() kept.
 
-The prose (``prose/markdown/quoting.py``) looks a value up by its place and text; glued values
+The prose (``prose/quoting.py``) looks a value up by its place and text; glued values
 by entry ("" : the page's own) and name, each with the URL of its image when it has one that
 the page publishes (another entry's: its text, Markdown or math).
 """

@@ -26,7 +26,7 @@ from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.mathml import math_html
-from site_builder.site.prose.markdown.quoting import QUARTO_INLINE, quoted_html
+from site_builder.site.prose.quoting import QUARTO_INLINE, quoted_html
 from site_builder.site.prose.markdown.raw_html import raw_html
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
