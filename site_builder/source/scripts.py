@@ -347,6 +347,7 @@ def parse_script(
         thumbnail_number=thumbnail,
         imports=imports,
         aliases=ds.aliases(sections.get("aliases", (0, ""))[1]),
+        exports=ds.aliases(sections.get("export", (0, ""))[1]),
     )
 
 

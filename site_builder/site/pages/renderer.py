@@ -19,7 +19,6 @@ from markupsafe import Markup, escape
 
 from site_builder.errors import one_line
 from site_builder.source.blocks import Cell, Script
-from site_builder.source.gallery import hidden_lines
 from site_builder.source.markdown_head import without_title
 from site_builder.source.entries import Entry
 from site_builder.run.execute import (
@@ -36,8 +35,13 @@ from site_builder.source.cell_options import display_of
 from site_builder.site.outputs.displays import DisplayView, PageAssets, display_view
 from site_builder.site.outputs.interactive import plotly_files
 from site_builder.site.outputs.outcomes import block_note, output_parts, unpublishable
+from site_builder.site.outputs.quoted import page_glue, quoted_by_place
+from site_builder.site.downloads.values import value_files
+from site_builder.run.results import GluedValue
+from site_builder.source.expressions.places import cell_place
 from site_builder.site.prose import html as prose
-from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLinks
+from site_builder.site.pages.code_links import SiteCodeLinks
+from site_builder.site.highlight import CodeLink, Highlighter
 from site_builder.site.pages.api_index import API_PAGE, entry_uses
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.prose.markdown.context import PageContext
@@ -46,7 +50,7 @@ from site_builder.site.references.page import attach_references
 from site_builder.site.references.site import SiteReferences, entry_heading, entry_summary, site_references
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
-from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, cell_names, poster_of
+from site_builder.site.pages.views import ArtifactView, CellView, EntryLink, cell_names, poster_of
 from site_builder.site.pages.views import with_late_links
 from site_builder.site.pages.views import csv_preview, safe_rel_path
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
@@ -84,6 +88,7 @@ class PageRenderer:
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
         self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
         self.references = SiteReferences()  # works cited, terms, who refers to whom (references.site)
+        self.glued: dict[str, tuple[GluedValue, ...]] = {}  # entry -> what its glue() kept
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -92,6 +97,7 @@ class PageRenderer:
             return functools.cache(lambda: self.heading(build) if build.script.title else build.entry.name)
 
         self.linkable = tuple(SiteEntry(b.entry.name, title(b)) for b in builds)
+        self.glued = {b.entry.name: b.result.glued for b in builds if b.result.glued}  # {glue}`other::name`
 
     def prose_links(self, entry: Entry) -> ProseLinks:
         """What the prose of ``entry``'s page links to: its imports' documentation, the other entries."""
@@ -109,40 +115,6 @@ class PageRenderer:
         what each page cites and refers to (its References list, "Referred to by", terms)."""
         self.references = site_references(builds, self.info)
         self.labels = self.references.labels
-
-    def code_parts(self, cell: Cell, docstring_lines: tuple[int, int] | None,
-                   links: tuple[CodeLink, ...] = ()) -> tuple[CodePart, ...]:
-        """The cell's code; the module docstring folded, ``sphinx_gallery_`` settings and ignored lines left out."""
-        lines = cell.text.split("\n")
-        fold = docstring_lines if cell.name == "setup" else None
-        hidden = hidden_lines(lines)  # sphinx_gallery_ settings and start/end_ignore ranges
-        if fold is None and not hidden:
-            return (CodePart(Markup(self.highlighter.html(cell.text, cell.first_line, links))),)
-        parts: list[CodePart] = []
-        run: list[int] = []  # indices of the lines of the current part
-
-        def flush(folded: int = 0) -> None:
-            # Blank lines stay: the parts, joined, are the cell's code (minus gallery settings).
-            if any(lines[i].strip() for i in run):
-                text = "\n".join(lines[i] for i in run)
-                start = cell.first_line + run[0]
-                mine = tuple(k for k in links if start <= k.line < start + len(run))
-                parts.append(CodePart(Markup(self.highlighter.html(text, start, mine)), folded))
-            run.clear()
-
-        for i in range(len(lines)):
-            number = cell.first_line + i
-            in_fold = fold is not None and fold[0] <= number <= fold[1]
-            if in_fold and number == fold[0]:
-                flush()
-            if i not in hidden and (run or lines[i].strip() or i - 1 not in hidden):
-                run.append(i)  # (blank lines right after a hidden setting go with it)
-            if in_fold and number == fold[1]:
-                flush(fold[1] - fold[0] + 1)
-            elif i in hidden:
-                flush()
-        flush()
-        return tuple(parts)
 
     def page(self, template: str, **context: object) -> bytes:
         return self.env.get_template(template).render(site=self.info, **context).encode("utf-8")
@@ -179,6 +151,8 @@ class PageRenderer:
         root = "../" * (name.count("/") + 1)
         page, images = prose_page(build, root, self.labels, self.info.typography)
         page.links = self.prose_links(entry)
+        page.quoted = quoted_by_place(result.quoted)
+        page.glued = page_glue(result.glued, self.glued, publish)
         refs = attach_references(page, self.references, entry)
         code_links = self.code_links.of(result)
         figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
@@ -251,6 +225,7 @@ class PageRenderer:
             *published.values(),
             *images.values(),
             *extra,
+            *value_files(name, result),
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:
@@ -270,6 +245,8 @@ class PageRenderer:
         text, language = (script.intro, script.prose) if script.title else (script.purpose, "markdown")
         if not text.strip():
             return None
+        if page is not None:
+            page.after = None  # the docstring's prose quotes the values after the whole run
         return self.prose(text, language, "intro-", page, first_line=text_line(build.entry, text))
 
     def cell_prose(self, text: str, language: str, index: int, page: PageContext | None, first_line: int) -> Markup:
@@ -303,6 +280,8 @@ class PageRenderer:
         figures: FigureNumbers | None = None, notebook: bool = False, page: PageContext | None = None,
         code_links: tuple[CodeLink, ...] = (), assets: PageAssets | None = None,
     ) -> CellView:
+        if page is not None and script is not None:
+            page.after = cell_place(script, index)  # the run's values this cell's prose quotes
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
             title_at = script.title_at if notebook and script else None
@@ -334,7 +313,7 @@ class PageRenderer:
             description=description.striptags(),
             description_html=description,
             html=Markup(""),
-            code=self.code_parts(cell, script.docstring_lines if script else None, code_links),
+            code=self.highlighter.parts(cell, script.docstring_lines if script else None, code_links),
             status=block.status,
             duration="" if block.status == "not-run" else format_duration(block.duration),
             outputs=head,

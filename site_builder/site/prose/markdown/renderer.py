@@ -22,10 +22,12 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 from markupsafe import Markup
 
+from site_builder.site.highlight import highlighted
 from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.mathml import math_html
+from site_builder.site.prose.quoting import QUARTO_INLINE, quoted_html
 from site_builder.site.prose.markdown.raw_html import raw_html
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
@@ -117,7 +119,7 @@ class ProseRenderer(RendererHTML):
         if "call" in token.meta:
             return str(token.meta["handler"].render(token.meta["call"], Output(self, options, env)))
         language = token.info.strip().split(maxsplit=1)[0].strip("{}.") if token.info.strip() else ""
-        return highlighted(token.content, language)
+        return Markup(highlighted(token.content, language, plain=True))
 
     colon_fence = fence
 
@@ -170,6 +172,8 @@ class ProseRenderer(RendererHTML):
 
     def code_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         code, links = tokens[idx].content, env["page"].links
+        if QUARTO_INLINE.match(code):  # `{python} expr`: the run's value (Quarto's inline code)
+            return str(quoted_html(Output(self, options, env), code, tokens[idx].meta.get("line", 0)))
         html = super().code_inline(tokens, idx, options, env)
         if links is None or not links.api_docs or env.get("in_link"):
             return html
@@ -237,18 +241,6 @@ def _raw_html(html: str, block: bool) -> str:
     if html.strip().startswith("<!--") and html.strip().endswith("-->"):
         return ""
     return macro("raw_html", html.strip("\n") if block else html, block)
-
-
-def highlighted(code: str, language: str) -> Markup:
-    """Pygments HTML of a code block (plain text for an unknown language)."""
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import TextLexer
-
-    from site_builder.site.prose.rst import _highlighted  # one highlighter for all prose
-
-    html = _highlighted(code, language) or highlight(code, TextLexer(), HtmlFormatter(cssclass="highlight", wrapcode=True))
-    return Markup(html)
 
 
 @functools.cache
