@@ -74,6 +74,7 @@ class Script:
     title_at: tuple[int, int, int] | None = None
     aliases: tuple[str, ...] = ()  # other names of the entry's term (an Aliases section, front matter aliases:)
     bibliography: tuple[str, ...] = ()  # a notebook's front matter bibliography: files, from its folder
+    exports: tuple[str, ...] = ()  # names whose values the entry exports (an Export section, front matter export:)
     # a Quarto document's front matter: shown under its title
     subtitle: str = ""
     authors: tuple[str, ...] = ()
@@ -487,6 +488,7 @@ def parse(
         thumbnail_number=thumbnail,
         imports=imports,
         aliases=ds.aliases(sections.get("aliases", (0, ""))[1]),
+        exports=ds.aliases(sections.get("export", (0, ""))[1]),
     )
 
 
@@ -533,6 +535,7 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
         "imports": imports,
         "aliases": tuple(str(a) for a in data.get("aliases", ())),
         "bibliography": tuple(str(b) for b in data.get("bibliography", ())),
+        "exports": tuple(str(e) for e in data.get("exports", ())),
         "authors": tuple(str(a) for a in data.get("authors", ())),
     })
 

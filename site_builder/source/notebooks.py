@@ -171,6 +171,7 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
         run_source="" if run_source == source else run_source,
         aliases=front_matter_list(notebook.metadata.get("aliases")),
         bibliography=front_matter_list(notebook.metadata.get("bibliography")),
+        exports=front_matter_list(notebook.metadata.get("export")),
     )
 
 

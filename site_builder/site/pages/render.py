@@ -40,6 +40,10 @@ from site_builder.source.cell_options import display_of
 from site_builder.site.outputs.displays import DisplayView, PageAssets, display_view
 from site_builder.site.outputs.interactive import plotly_files, records_plotly
 from site_builder.site.outputs.outcomes import block_note, output_parts, unpublishable
+from site_builder.site.outputs.quoted import page_glue, quoted_by_place
+from site_builder.site.downloads.values import value_files
+from site_builder.run.results import GluedValue
+from site_builder.source.expressions.places import cell_place
 from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLinks
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
@@ -115,6 +119,7 @@ class _Renderer:
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
         self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
         self.references = SiteReferences()  # works cited, terms, who refers to whom (references.site)
+        self.glued: dict[str, tuple[GluedValue, ...]] = {}  # entry -> what its glue() kept
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -123,6 +128,7 @@ class _Renderer:
             return functools.cache(lambda: self.heading(build) if build.script.title else build.entry.name)
 
         self.linkable = tuple(SiteEntry(b.entry.name, title(b)) for b in builds)
+        self.glued = {b.entry.name: b.result.glued for b in builds if b.result.glued}  # {glue}`other::name`
 
     def prose_links(self, entry: Entry) -> ProseLinks:
         """What the prose of ``entry``'s page links to: its imports' documentation, the other entries."""
@@ -210,6 +216,8 @@ class _Renderer:
         root = "../" * (name.count("/") + 1)
         page, images = prose_page(build, root, self.labels, self.info.typography)
         page.links = self.prose_links(entry)
+        page.quoted = quoted_by_place(result.quoted)
+        page.glued = page_glue(result.glued, self.glued, publish)
         refs = attach_references(page, self.references, entry)
         code_links = self.code_links.of(result)
         figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
@@ -282,6 +290,7 @@ class _Renderer:
             *published.values(),
             *images.values(),
             *extra,
+            *value_files(name, result),
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:
@@ -301,6 +310,8 @@ class _Renderer:
         text, language = (script.intro, script.prose) if script.title else (script.purpose, "markdown")
         if not text.strip():
             return None
+        if page is not None:
+            page.after = None  # the docstring's prose quotes the values after the whole run
         return self.prose(text, language, "intro-", page, first_line=text_line(build.entry, text))
 
     def cell_prose(self, text: str, language: str, index: int, page: PageContext | None, first_line: int) -> Markup:
@@ -334,6 +345,8 @@ class _Renderer:
         figures: FigureNumbers | None = None, notebook: bool = False, page: PageContext | None = None,
         code_links: tuple[CodeLink, ...] = (), assets: PageAssets | None = None,
     ) -> CellView:
+        if page is not None and script is not None:
+            page.after = cell_place(script, index)  # the run's values this cell's prose quotes
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
             title_at = script.title_at if notebook and script else None

@@ -36,7 +36,7 @@ VERSIONS = {
 }
 # Directives with nothing to show outside Sphinx (or that would read files): they vanish.
 VANISHING = ("toctree", "contents", "bibliography", "include", "literalinclude",
-             "glue:figure", "glue:math", "glue", "index", "only", "meta", "jupyter-execute", "embed", "tags",
+             "index", "only", "meta", "jupyter-execute", "embed", "tags",
              "footbibliography", "autosummary", "currentmodule", "solution-end", "exercise-end", "highlight",
              "tabularcolumns", "rst-class", "redirect-from", "minigallery")
 # Layout directives of Sphinx's extensions: their content, their argument as a title.

@@ -165,6 +165,8 @@ def _roles(children: list[Token], page: PageContext, line: int) -> None:
         if child.type == "shortcode" and child.meta.get("name") not in SHOWN_SHORTCODES:
             page.warn(line + below if line else 0, f"the shortcode {{{{< {child.content} >}}}} is not "
                       f"supported here: left out (known: {', '.join(SHOWN_SHORTCODES)})")
+        if child.type == "code_inline":  # Quarto's `{python} expr` warns with its line
+            child.meta["line"] = line + below if line else 0
         if child.type not in ("myst_role", CITATION_TOKEN):
             continue
         call = RoleCall(child.meta.get("name", ""), child.content, line + below if line else 0)
