@@ -137,7 +137,7 @@ def prepare(scripts: Iterable[Script]) -> None:
         renderer.env.get_template(template)
     for script in scripts:
         for cell in script.code_cells:
-            renderer.code_parts(cell, script.docstring_lines)
+            renderer.highlighter.parts(cell, script.docstring_lines)
     prepare_notebooks()
 
 
