@@ -56,7 +56,7 @@ from site_builder.site.pages.reference_pages import reference_files
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.safety.text import finalize
-from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
+from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of, reproducibility
 from site_builder.site.pages.views import block_anchors, with_late_links
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
@@ -260,7 +260,7 @@ class _Renderer:
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
             requirements=join_words(list(script.requirements)),
             writes_files=demo_files,
-            seeded=bool(_SEEDED.search(entry.source)),
+            reproducibility=reproducibility(self.info, bool(_SEEDED.search(entry.source)), result.verdict),
             value_styles=VALUE_STYLES if css else None,
             figure_data=plotly_data,
             cells=cells,
