@@ -1,6 +1,7 @@
 """The check command: re-run demos and compare each block's output with the committed record.
 
-Runs go into temporary folders: the records are never replaced.  Each demo runs
+Runs go into temporary folders: the records are never replaced, only given the check's verdict
+(``run.records.verdict``: the evidence a page cites for "reproduces exactly").  Each demo runs
 ``runs`` times (default 2): the first run is compared with the record (drift: another
 environment, or a dependency that changed), the others with the first (a missing seed).
 """
