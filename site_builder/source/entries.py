@@ -1,8 +1,8 @@
 """Discover stage: find the demos and turn each file into an :class:`Entry`.
 
 An entry is a Python script (``*.py``, plain or Jupytext percent), a notebook (``*.ipynb``)
-or a Jupytext Markdown notebook (``*.md`` whose front matter has ``jupytext:`` or
-``kernelspec:``; any other Markdown file is no entry). Sub-folders of the demos folder are
+a Jupytext Markdown notebook (``*.md`` whose front matter has ``jupytext:`` or
+``kernelspec:``; any other Markdown file is no entry) or a Quarto document (``*.qmd``). Sub-folders of the demos folder are
 *sections* (the Sphinx-Gallery convention): the entry ``demos/basics/plot.py`` is named
 ``basics/plot`` and its page is ``basics/plot/``. Folders whose name starts with ``_`` or
 ``.`` hold helpers, never entries. A file's entry name is its URL segment (names.url_segment).
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 # A section's header text, first found wins (Sphinx-Gallery reads README.txt / GALLERY_HEADER.rst).
 SECTION_HEADERS = ("GALLERY_HEADER.rst", "README.rst", "README.txt", "README.md")
 # The suffixes an entry's file may have.
-ENTRY_SUFFIXES = (".py", ".ipynb", ".md")
+ENTRY_SUFFIXES = (".py", ".ipynb", ".md", ".qmd")
 # A Jupytext Markdown notebook: YAML front matter naming jupytext or a kernelspec.
 _NOTEBOOK_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:(?!---[ \t]*\r?$).*\r?\n)*?(?:jupytext|kernelspec):",
                                     re.MULTILINE)
@@ -45,7 +45,7 @@ class Entry:
 
     @property
     def format(self) -> str:
-        """The source format: "py", "ipynb" or "md" (from the file's suffix)."""
+        """The source format: "py", "ipynb", "md" or "qmd" (from the file's suffix)."""
         return PurePosixPath(self.rel_path).suffix.lower().lstrip(".") or "py"
 
     @property

@@ -85,7 +85,7 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     # no reference of its text uses is kept (a notebook's cells are one document).
     md.use(amsmath_plugin).use(colon_fence_plugin).use(deflist_plugin).use(footnote_plugin, always_match_refs=True)
     md.core.ruler.before("footnote_tail", "footnotes_kept", _keep_unreferenced_footnotes)
-    md.use(attrs_plugin).use(attrs_block_plugin)
+    md.use(attrs_plugin, spans=True).use(attrs_block_plugin)  # [text]{.class}: Pandoc's spans
     md.use(pandoc_citation_plugin)  # [@key], @key, @fig-x (Pandoc's and Quarto's)
     # colon_fence reads every ":::" block (MyST's ":::{note}" and Pandoc's "::: name"): the
     # container plugin, which reads the same fences, would take them from it.

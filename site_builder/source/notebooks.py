@@ -161,19 +161,7 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
     notebook = read_notebook(source, rel_path, entry)
     _check_kernel(notebook, rel_path, entry)
     cells, run_source = notebook_cells(notebook, source, rel_path, entry)
-    found: list[str] = []
-    for cell in cells:
-        if cell.kind == "code":
-            # Nothing is compiled here: as in Jupyter, a cell that cannot be compiled fails at its
-            # turn (ran by IPython, its magics too), and the cells before it run. Each cell is read
-            # alone (no padding with the lines before it: linear in the number of cells).
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
-                    found += module_imports(ast.parse(ipython_syntax.as_python(cell.text)))  # in cell order
-            except (SyntaxError, ValueError):
-                pass  # it imports nothing we can know of
-    imports = tuple(dict.fromkeys(found))
+    imports = cell_imports(cells)
     head = document_head(cells, rel_path)
     return Script(
         summary=head.summary, title=head.title, title_at=head.title_at, purpose="", docstring="", cells=tuple(cells),
@@ -183,7 +171,25 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
         run_source="" if run_source == source else run_source,
         aliases=front_matter_list(notebook.metadata.get("aliases")),
         bibliography=front_matter_list(notebook.metadata.get("bibliography")),
+        exports=front_matter_list(notebook.metadata.get("export")),
     )
+
+
+def cell_imports(cells: list[Cell]) -> tuple[str, ...]:
+    """The modules the code cells import at their top level, in cell order."""
+    found: list[str] = []
+    for cell in cells:
+        if cell.kind == "code":
+            # Nothing is compiled here: as in Jupyter, a cell that cannot be compiled fails at its
+            # turn (ran by IPython, its magics too), and the cells before it run. Each cell is read
+            # alone (no padding with the lines before it: linear in the number of cells).
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
+                    found += module_imports(ast.parse(ipython_syntax.as_python(cell.text)))
+            except (SyntaxError, ValueError):
+                pass  # it imports nothing we can know of
+    return tuple(dict.fromkeys(found))
 
 
 def front_matter_list(value: Any) -> tuple[str, ...]:

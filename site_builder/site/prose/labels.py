@@ -128,15 +128,18 @@ def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tup
     texts = [intro] + [c.text if c.kind == "markdown" else "" for c in script.cells]
     languages = [intro_language] + [script.prose for _ in script.cells]
     found = label_definitions(texts, typography, languages, notebook=is_notebook(entry))
-    figures = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
+    figures = tables = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
     for source, cell in enumerate((None, *script.cells)):
         for d in (d for d in found if d.source == source):
             yield d.kind, d.name, d.text, d.number, _place(entry, cell, source, texts[source], d.line)
         if cell is not None and cell.kind == "code":
             display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
             figures += bool(display.fig_cap)
+            tables += bool(display.table_caption)
             where = f"{entry.rel_path}, block {cell.name}"
-            if display.label and display.fig_cap:  # the id of its first captioned figure
+            if display.label.startswith("tbl-") and display.table_caption:  # its table's caption (tbl-cap)
+                yield "label", display.label, f"Table {tables}", str(tables), where
+            elif display.label and display.fig_cap:  # the id of its first captioned figure
                 yield "label", display.label, f"Figure {figures}", str(figures), where
             elif display.label:  # a labelled cell (:name:, #| label:): its section, named by its label
                 yield "label", display.label, display.label, "", where

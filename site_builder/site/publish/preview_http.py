@@ -24,6 +24,7 @@ import jinja2
 
 from site_builder.errors import one_line
 from site_builder.site.pages.render import TEMPLATES_DIR
+from site_builder.site.safety.text import finalize
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,7 @@ class _Templates:
             loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
+            finalize=finalize,
         )
 
     def script_tag(self, version: str) -> bytes:

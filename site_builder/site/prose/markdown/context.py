@@ -91,6 +91,12 @@ class PageContext:
     extensions: dict[str, Any] = field(default_factory=dict)
     # passes over each text's HTML before it is sanitised, in order (link_terms' mentions)
     html_passes: list[Callable[[str], str]] = field(default_factory=list)
+    # the run's values its prose quotes, by (place, text as written) (run.results.QuotedValue), what
+    # glue() kept, by entry ("" : this one) and name (GluedValue), and the place of the text being
+    # read: the code cell it follows (Script.code_cells; -1: none; None: after the whole run)
+    quoted: dict[tuple[int | None, str], Any] = field(default_factory=dict)
+    glued: dict[str, dict[str, Any]] = field(default_factory=dict)
+    after: int | None = None
     source: int = 0  # which of the page's texts is being read (for ``definitions``)
     place: str = ""  # where that text is when its lines are its own, not the file's ("cell 3": warnings)
     at: int = 0  # the line of that text being read (0-based, for ``definitions``)

@@ -8,6 +8,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from site_builder.site.safety.text import finalize
 from site_builder.site.sitefiles import TEMPLATES_DIR
 
 PROSE_TEMPLATE = "_prose_myst.html"
@@ -17,7 +18,7 @@ PROSE_TEMPLATE = "_prose_myst.html"
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES_DIR), autoescape=True,
                               trim_blocks=True, lstrip_blocks=True, auto_reload=True,
-                              undefined=jinja2.StrictUndefined)
+                              undefined=jinja2.StrictUndefined, finalize=finalize)
 
 
 def _module() -> Any:

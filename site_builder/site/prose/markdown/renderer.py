@@ -26,6 +26,7 @@ from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.mathml import math_html
+from site_builder.site.prose.quoting import QUARTO_INLINE, quoted_html
 from site_builder.site.prose.markdown.raw_html import raw_html
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
@@ -170,6 +171,8 @@ class ProseRenderer(RendererHTML):
 
     def code_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         code, links = tokens[idx].content, env["page"].links
+        if QUARTO_INLINE.match(code):  # `{python} expr`: the run's value (Quarto's inline code)
+            return str(quoted_html(Output(self, options, env), code, tokens[idx].meta.get("line", 0)))
         html = super().code_inline(tokens, idx, options, env)
         if links is None or not links.api_docs or env.get("in_link"):
             return html

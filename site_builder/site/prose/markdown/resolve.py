@@ -159,6 +159,8 @@ def _roles(children: list[Token], page: PageContext, line: int) -> None:
         below += child.type in ("softbreak", "hardbreak")
         if child.type == "html_inline" and page.notebook:
             define_anchors(child.content, page)
+        if child.type == "code_inline":  # Quarto's `{python} expr` warns with its line
+            child.meta["line"] = line + below if line else 0
         if child.type not in ("myst_role", CITATION_TOKEN):
             continue
         call = RoleCall(child.meta.get("name", ""), child.content, line + below if line else 0)
