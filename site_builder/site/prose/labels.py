@@ -183,7 +183,8 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
     html_ids = dict(site.html_ids.get(entry.name, {}))
     ids.taken.update([*(label.anchor for label in own.values()), *html_ids.values()])
     page = PageContext(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
-                       publish_image=images.publish, own=own, ids=ids, typography=typography,
+                       publish_image=images.publish,
+                       publish_attachment=images.publish_attachment, own=own, ids=ids, typography=typography,
                        notebook=is_notebook(entry), html_ids=html_ids)
     if page.notebook and build.script.title:  # the title heading is the page's <h1>: its links lead to the top
         page.jupyter_heading(build.script.title, "main")
