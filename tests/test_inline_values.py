@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
 from pathlib import Path
@@ -116,6 +117,21 @@ x = 1
 ```
 '''
 
+QUARTO = '''---
+title: "Quarto values"
+jupyter: python3
+---
+
+Opening: `{python} steps` steps.
+
+```{python}
+steps = 3
+rate_2 = 0.125
+```
+
+After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`.
+'''
+
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -127,6 +143,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "        return '$E = mc^2$'\n\n"), encoding="utf-8")
     (project / "demos" / "second_nb.md").write_text(SECOND, encoding="utf-8")
     (project / "demos" / "_glue.py").write_text(GLUE, encoding="utf-8")
+    (project / "demos" / "quarto_values.qmd").write_text(QUARTO, encoding="utf-8")
     result = run_cli("build", cwd=project)
     assert result.returncode == 0, result.stderr
     (project / "stderr.txt").write_text(result.stderr)
@@ -191,6 +208,42 @@ def test_a_notebook_quotes_values_and_pastes_glue(built: Path) -> None:
     assert "values_nb: demos/values_nb.md:" in stderr and "glue: no value named 'nowhere'" in stderr
     # display=False hides the glued value from the cell's outputs; display=True shows it there
     assert "21.0" not in html.replace("21.00", "")
+
+
+def test_quarto_inline_code_shows_values(built: Path) -> None:
+    html = page(built, "quarto_values")
+    assert values(html) == ["6", "0.12", "12.5%"]
+    assert [code for _, code in errors(html)] == ["{python} steps"]  # above every cell
+
+
+def test_values_are_exported_as_json_and_latex(built: Path) -> None:
+    folder = built / "build" / "_downloads" / "values"
+    data = json.loads((folder / "loss.json").read_text())
+    assert data["format"] == 1 and data["entry"] == "loss"
+    by_name = {v["name"]: v for v in data["values"]}
+    assert by_name["steps_2"] == {"name": "steps_2", "macro": "\\lossStepsTwo", "value": "16", "type": "int",
+                                  "block": "B-report", "origin": "export"}
+    assert by_name["losses[-1]:.3f"]["value"] == "0.444"
+    assert "undefined_name + 1" not in by_name  # it raised: no value
+    tex = (folder / "loss.tex").read_text()
+    assert "\\newcommand{\\lossStepsTwo}{16}\n" in tex
+    assert "\\newcommand{\\lossFinal}{0.4441316128189752}\n" in tex
+    assert "\\newcommand{\\lossAlpha}{\\$\\textbackslash{}alpha\\^{}\\{2\\}\\$}" in tex  # escaped: text
+    nb = json.loads((folder / "values_nb.json").read_text())
+    assert {v["name"]: v["value"] for v in nb["values"]} == {
+        "answer:05d": "00042", "answer + 1": "43", "answer": "42", "half": "21.0",
+        "shown": "a <b>string</b>"}  # not the formula: its text is a default repr, <Formula at 0x...>
+    assert "\\newcommand{\\valuesNbHalf}{21.0}" in (folder / "values_nb.tex").read_text()
+
+
+def test_value_files_are_byte_identical_across_builds(built: Path, tmp_path: Path) -> None:
+    project = copy_of(built, tmp_path)
+    folder = project / "build" / "_downloads" / "values"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert len(before) == 8  # loss, gallery_mean, values_nb, quarto_values: .json and .tex
+    result = run_cli("build", "--force", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
 def test_glue_from_another_entry(built: Path) -> None:

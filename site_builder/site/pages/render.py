@@ -41,6 +41,7 @@ from site_builder.site.outputs.displays import DisplayView, PageAssets, display_
 from site_builder.site.outputs.interactive import plotly_files, records_plotly
 from site_builder.site.outputs.outcomes import block_note, output_parts, unpublishable
 from site_builder.site.outputs.quoted import page_glue, quoted_by_place
+from site_builder.site.downloads.values import value_files
 from site_builder.run.results import GluedValue
 from site_builder.source.expressions.places import cell_place
 from site_builder.site.prose import html as prose
@@ -289,6 +290,7 @@ class _Renderer:
             *published.values(),
             *images.values(),
             *extra,
+            *value_files(name, result),
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:

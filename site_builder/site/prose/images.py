@@ -37,6 +37,8 @@ ATTACHMENT_KINDS = {"image/png": ("PNG", ".png"), "image/jpeg": ("JPEG", ".jpg")
                     "image/webp": ("WebP", ".webp"), "image/avif": ("AVIF", ".avif"),
                     "image/svg+xml": ("SVG", ".svg")}
 ATTACHMENTS_DIR = "attachments"  # below IMAGES_DIR: an attachment's file is named by its content's hash
+# Videos a page links to (Quarto's {{< video >}}), checked the same way.
+VIDEO_EXTENSIONS = {".mp4": "MP4", ".m4v": "MP4", ".webm": "WebM"}
 _HEAD_BYTES = 32
 _SHOWN_SRC = 80  # characters of a refused image's path a warning shows
 
@@ -54,6 +56,10 @@ def image_kind(head: bytes) -> str | None:
     # ISO BMFF: a "ftyp" box whose major brand is AVIF's (a still image or a sequence)
     if head[4:8] == b"ftyp" and head[8:12] in (b"avif", b"avis"):
         return "AVIF"
+    if head[4:8] == b"ftyp":  # any other ISO BMFF brand: an MP4 movie (isom, mp41, mp42, avc1...)
+        return "MP4"
+    if head.startswith(b"\x1a\x45\xdf\xa3"):  # Matroska/EBML
+        return "WebM"
     return None
 
 
@@ -79,9 +85,10 @@ class ProseImages:
     files: dict[str, SiteFile] = field(default_factory=dict)
     refused: set[str] = field(default_factory=set)  # said once per page
 
-    def publish(self, src: str) -> str | None:
+    def publish(self, src: str, kinds: dict[str, str] = IMAGE_EXTENSIONS) -> str | None:
         """The URL (from the page) of the image ``src`` names, published; None, with a warning
-        naming the entry and the path, when it is not an image this site publishes."""
+        naming the entry and the path, when it is not an image this site publishes
+        (``kinds``: VIDEO_EXTENSIONS for a video's file)."""
         if is_remote(src):
             return None  # the prose renderers make it a link
         rel = local_image_path(src)
@@ -89,7 +96,7 @@ class ProseImages:
             return f"{IMAGES_DIR}/{quote(rel)}"
         if src in self.refused:
             return None
-        why = self._refusal(src, rel)
+        why = self._refusal(src, rel, kinds)
         if why:
             self.refused.add(src)
             shown = src if len(src) <= _SHOWN_SRC else src[:_SHOWN_SRC - 1] + "…"  # a data: URL is long
@@ -112,7 +119,7 @@ class ProseImages:
         self.files[rel] = SiteFile(path=f"{self.entry.name}/{IMAGES_DIR}/{rel}", data=content)
         return f"{IMAGES_DIR}/{rel}"
 
-    def _refusal(self, src: str, rel: str | None) -> str | None:
+    def _refusal(self, src: str, rel: str | None, kinds: dict[str, str] = IMAGE_EXTENSIONS) -> str | None:
         """Why the file ``rel`` of the entry's folder is not published as an image (None: it is, now)."""
         folder = self.entry.path.parent
         if rel is None and src.startswith("attachment:"):
@@ -126,9 +133,9 @@ class ProseImages:
         for other in self.files:  # some hosts cannot tell them apart
             if other.lower() == rel.lower():
                 return f"its name differs only in case from {other}, published already"
-        wanted = IMAGE_EXTENSIONS.get(posixpath.splitext(rel)[1].lower())
+        wanted = kinds.get(posixpath.splitext(rel)[1].lower())
         if wanted is None:
-            return f"it is not an image ({', '.join(sorted(set(IMAGE_EXTENSIONS.values())))} are)"
+            return f"it is not {'a video' if kinds is VIDEO_EXTENSIONS else 'an image'} ({', '.join(sorted(set(kinds.values())))} are)"
         try:
             with open_regular(folder, rel) as f:  # a regular file, reached without following a link
                 head = f.read(_HEAD_BYTES)
@@ -145,7 +152,8 @@ class ProseImages:
             return None
         found = image_kind(head)
         if found != wanted:
-            return f"its content is not a {wanted} image" + (f" but {found}" if found else "")
+            what = "video" if kinds is VIDEO_EXTENSIONS else "image"
+            return f"its content is not a {wanted} {what}" + (f" but {found}" if found else "")
         self.files[rel] = SiteFile(path=site_path, source=folder / rel, root=folder)
         return None
 

@@ -87,7 +87,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     for i, build in enumerate(ordered):
         name = build.entry.name
         result = _result_digest(build)
-        notebooks[name] = sha_of(notebook_base, name, repr(info.values), sha_of(build.entry.source_bytes), result)
+        notebooks[name] = sha_of(notebook_base, name, repr(info.values), sha_of(build.entry.content), result)
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
         # the notebook's key covers what the script's text decides; its requirements also
@@ -242,7 +242,7 @@ class Rebuild:
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
                 "reads": list(build.result.reads),
-                "source": sha_of(build.entry.source_bytes),
+                "source": sha_of(build.entry.content),
                 "script": {"key": parse_key(self.config, code, build.entry), "data": script_data(build.script)},
             }
             reads = [f"src:{rel}" for rel in build.result.reads]

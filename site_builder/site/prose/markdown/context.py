@@ -74,6 +74,7 @@ class PageContext:
     # type, data)), and what publishes one (prose.images) and gives its URL, or None
     attachments: dict[str, tuple[str, str]] = field(default_factory=dict)
     publish_attachment: Callable[[str, str, str], str | None] | None = None
+    publish_video: Callable[[str], str | None] | None = None  # Quarto's {{< video >}}: its file, by the same rule
     links: ProseLinks | None = None  # where API roles, inline code and example labels lead
     typography: bool = False  # en and em dashes, smart quotes (the typography setting)
     # a notebook's prose, read as JupyterLab reads it: its raw HTML renders, sanitised
@@ -228,6 +229,12 @@ class PageContext:
         if src not in self._images:
             self._images[src] = src if self.publish_image is None else self.publish_image(src)
         return self._images[src]
+
+    def video_url(self, src: str) -> str | None:
+        """The URL a page links the video ``src`` at (published like images); None when it is not."""
+        if is_remote(src):
+            return src
+        return self.publish_video(src) if self.publish_video is not None else None
 
     def find_doc(self, target: str) -> tuple[str, str] | None:
         """The (entry, title) a ``{doc}`` path names, relative to this page or the book's root."""
