@@ -20,6 +20,7 @@ from site_builder.errors import EntryError, UsageError, one_line
 from site_builder.fs import relative_to_root
 from site_builder.patterns import PathPattern
 from site_builder.names import MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
+from site_builder.source.quarto.shortcodes import expand_includes
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ class Entry:
     name: str  # section-qualified name, the page's folder: "attention", "basics/plot"
     path: Path  # absolute path of the script; never rendered
     rel_path: str  # path relative to the project root, POSIX form, used in messages
-    source: str  # the script's text (UTF-8, newlines as in the file)
+    source: str  # the script's text (UTF-8, newlines as in the file; a .qmd's with its includes)
     source_bytes: bytes  # the file's exact bytes, published as the download
     demos_path: str = ""  # the path in the demos folder, '/'-separated ("basics/plot.py")
 
@@ -47,6 +48,11 @@ class Entry:
     def format(self) -> str:
         """The source format: "py", "ipynb", "md" or "qmd" (from the file's suffix)."""
         return PurePosixPath(self.rel_path).suffix.lower().lstrip(".") or "py"
+
+    @property
+    def content(self) -> bytes:
+        """What its builds depend on: the file's bytes, and a .qmd's text with its includes."""
+        return self.source_bytes if self.format != "qmd" else self.source_bytes + b"\0" + self.source.encode("utf-8")
 
     @property
     def section(self) -> str:
@@ -107,6 +113,12 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             continue
         if path.suffix.lower() == ".md" and not is_notebook_markdown(text):
             continue  # prose (a section header, notes): not a notebook
+        if path.suffix.lower() == ".qmd":
+            try:  # Quarto's {{< include >}}: the page and the run read the text they make
+                text = expand_includes(text, rel, project_root)
+            except EntryError as exc:
+                found.append(f"{name}: {exc}")
+                continue
         if name in owners:
             found.append(f"{owners[name]} and {rel} would both be the page {name}/ "
                          "(file names that differ only in case, punctuation or suffix): rename one")

@@ -352,6 +352,8 @@ class _Renderer:
             title_at = script.title_at if notebook and script else None
             # the page's h1 shows the title: its heading is left out of the prose
             text = without_title(cell.text, *title_at[1:]) if title_at and title_at[0] == index else cell.text
+            if page is not None:  # what its "attachment:NAME" images are
+                page.attachments = {name: (mime, data) for name, mime, data in cell.attachments}
             return CellView(kind="markdown", name="", description="",
                             html=self.cell_prose(text, language, index, page, cell.first_line),
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",

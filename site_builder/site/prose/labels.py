@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from site_builder.site.prose.images import ProseImages
+from site_builder.site.prose.images import VIDEO_EXTENSIONS, ProseImages
 from site_builder.site.prose.label_ids import ID_RULE, PageIds, is_id_label
 from site_builder.site.prose.markdown.boxes import exercise_title, solution_of, solution_title
 from site_builder.site.prose.markdown.context import Label, PageContext
@@ -183,7 +183,9 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
     html_ids = dict(site.html_ids.get(entry.name, {}))
     ids.taken.update([*(label.anchor for label in own.values()), *html_ids.values()])
     page = PageContext(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
-                       publish_image=images.publish, own=own, ids=ids, typography=typography,
+                       publish_image=images.publish, own=own,
+                       publish_attachment=images.publish_attachment,
+                       publish_video=lambda src: images.publish(src, VIDEO_EXTENSIONS), ids=ids, typography=typography,
                        notebook=is_notebook(entry), html_ids=html_ids)
     if page.notebook and build.script.title:  # the title heading is the page's <h1>: its links lead to the top
         page.jupyter_heading(build.script.title, "main")
