@@ -62,6 +62,9 @@ class SiteInfo:
     entry_url: str | None = None
     search_placeholder: str = "Search"
     index_intro: str = ""
+    reproduce_verified: str = ""  # the reproducibility sentence's three states (config.Config)
+    reproduce_unverified: str = ""
+    reproduce_differs: str = ""
     output_fold_lines: int = 40  # longer outputs show head and tail around a "show all" control
     typography: bool = True  # Markdown prose's dashes and quotes typeset (the typography setting)
     # the packages' API documentation ([tool.site_builder.api_docs]); its repr is its fingerprint,

@@ -57,7 +57,7 @@ from site_builder.site.pages.reference_pages import reference_files
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.safety.text import finalize
-from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
+from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of, reproducibility
 from site_builder.site.pages.views import block_anchors, with_late_links
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
@@ -268,7 +268,7 @@ class _Renderer:
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
             requirements=join_words(list(script.requirements)),
             writes_files=demo_files,
-            seeded=bool(_SEEDED.search(entry.source)),
+            reproducibility=reproducibility(self.info, bool(_SEEDED.search(entry.source)), result.verdict),
             value_styles=prefix + VALUE_STYLES if css else None,
             figure_data=[prefix + rel for rel in plotly_data],
             prefix=prefix,
@@ -365,6 +365,8 @@ class _Renderer:
             title_at = script.title_at if notebook and script else None
             # the page's h1 shows the title: its heading is left out of the prose
             text = without_title(cell.text, *title_at[1:]) if title_at and title_at[0] == index else cell.text
+            if page is not None:  # what its "attachment:NAME" images are
+                page.attachments = {name: (mime, data) for name, mime, data in cell.attachments}
             return CellView(kind="markdown", name="", description="",
                             html=self.cell_prose(text, language, index, page, cell.first_line),
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",

@@ -184,6 +184,7 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
     ids.taken.update([*(label.anchor for label in own.values()), *html_ids.values()])
     page = PageContext(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
                        publish_image=images.publish, own=own,
+                       publish_attachment=images.publish_attachment,
                        publish_video=lambda src: images.publish(src, VIDEO_EXTENSIONS), ids=ids, typography=typography,
                        notebook=is_notebook(entry), html_ids=html_ids)
     if page.notebook and build.script.title:  # the title heading is the page's <h1>: its links lead to the top
