@@ -23,7 +23,8 @@ from site_builder.site.outputs.outcomes import OutputPart
 from site_builder.site.prose.label_ids import PageIds
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.safety.html import clean_html
-from site_builder.site.sitefiles import EntryBuild
+from site_builder.run.results import Verdict
+from site_builder.site.sitefiles import EntryBuild, SiteInfo
 from site_builder.source.blocks import Cell
 from site_builder.source.cell_options import CellDisplay
 
@@ -196,6 +197,16 @@ def with_bibliography(purpose: Markup | None, cells: list[CellView], references:
 
 
 # ---------------------------------------------------------------- small formatters
+
+
+def reproducibility(info: SiteInfo, seeded: bool, verdict: Verdict | None) -> str:
+    """The page's sentence on reproducing its numbers: exactness is claimed only on the evidence of
+    a ``check`` whose runs agreed (``verdict``), never after one that found a difference."""
+    if verdict is not None and verdict.differed:
+        return info.reproduce_differs.replace("{date}", verdict.date)
+    if verdict is not None and verdict.agreed and seeded:
+        return info.reproduce_verified.replace("{runs}", str(verdict.runs)).replace("{date}", verdict.date)
+    return info.reproduce_unverified if seeded else ""
 
 
 def poster_of(movie: str) -> str:
