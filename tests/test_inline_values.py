@@ -82,7 +82,20 @@ from _glue import glue
 glue("half", answer / 2, display=False)
 glue("shown", "a <b>string</b>")
 glue("formula", Formula(), display=False)
+import matplotlib.pyplot as plt
+figure, axes = plt.subplots()
+axes.plot([1, 3, 2])
+glue("curve", figure, display=False)
+plt.close(figure)
 ```
+
+```{glue:figure} curve
+:name: fig-curve
+
+The curve, glued.
+```
+
+See {numref}`fig-curve`.
 
 The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
 {glue}`shown`, math {glue:math}`formula`, unknown {glue:text}`nowhere`.
@@ -244,6 +257,33 @@ def test_value_files_are_byte_identical_across_builds(built: Path, tmp_path: Pat
     result = run_cli("build", "--force", cwd=project)
     assert result.returncode == 0, result.stderr
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_a_glued_figure_is_a_numbered_captioned_figure(built: Path) -> None:
+    html = page(built, "values_nb")
+    figure = re.search(r'<figure class="myst-figure" id="fig-curve">\s*<img src="([^"]+)" alt="The curve, glued.">'
+                       r'\s*<figcaption><span class="caption-number">Fig. 1 </span>', html)
+    assert figure is not None
+    assert (built / "build" / "values_nb" / figure.group(1)).read_bytes().startswith(b"\x89PNG")
+    assert '<a class="xref xref-internal" href="#fig-curve" rel="noopener noreferrer">Fig. 1</a>' in html
+
+
+def test_real_myst_nb_glue_works_unchanged(tmp_path: Path) -> None:
+    pytest.importorskip("myst_nb", reason="MyST-NB is not installed (it brings Sphinx; not in the test extra)")
+    (tmp_path / "demos").mkdir()
+    (tmp_path / "demos" / "real_glue.md").write_text(MYST_FRONT_MATTER + '''
+# Real glue
+
+```{code-cell} ipython3
+from myst_nb import glue
+glue("ratio", 2 / 3, display=False)
+```
+
+The ratio is {glue:text}`ratio:.3f`.
+''', encoding="utf-8")
+    result = run_cli("build", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert values(page(tmp_path, "real_glue")) == ["0.667"]
 
 
 def test_glue_from_another_entry(built: Path) -> None:

@@ -25,6 +25,9 @@ from site_builder.source.parsed import Cell, Script, module_imports, option_warn
 from site_builder.source.markdown_head import document_head
 from site_builder.source.notebook_input import read_notebook
 
+# The attachment types a page shows, in the order a bundle's is chosen (prose.images checks them).
+ATTACHMENT_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/svg+xml")
+
 # A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
 _CODE_CELL_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
 _FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
@@ -137,7 +140,7 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
         if cell.cell_type == "markdown":
             line = _line_of(where, cell.source, cursor) if is_markdown else 0
             cursor = max(cursor, line)
-            cells.append(Cell("markdown", "", cell.source, line, None))
+            cells.append(Cell("markdown", "", cell.source, line, None, attachments=_attachments(cell)))
             continue
         if cell.cell_type != "code":
             continue  # raw cells: Jupyter Book leaves them out of the page too
@@ -155,6 +158,20 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
         cells.append(Cell("code", f"block-{ordinal}", text, first, first - taken, tags=_tags(cell.metadata),
                           options=options, metadata_options=_metadata_options(cell.metadata)))
     return cells, source if exact or not cells else "\n".join(run_source_lines)
+
+
+def _attachments(cell: Any) -> tuple[tuple[str, str, str], ...]:
+    """A Markdown cell's attached images (name, MIME type, data), the first image type of each
+    bundle in the order a page prefers them; the schema has made each bundle a mapping."""
+    found = []
+    for name, bundle in (cell.get("attachments") or {}).items():
+        mime = next((m for m in ATTACHMENT_TYPES if m in bundle), None)
+        data = bundle.get(mime) if mime else None
+        if isinstance(data, list) and all(isinstance(part, str) for part in data):
+            data = "".join(data)
+        if isinstance(data, str):
+            found.append((str(name), mime, data))
+    return tuple(found)
 
 
 def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:

@@ -35,6 +35,9 @@ class Cell:
     # options its notebook metadata gives (MyST's :name: and :caption:, MyST-NB's figure name
     # and caption, as "label" and "fig-cap"); ``options`` override them, downloads keep the metadata
     metadata_options: tuple[tuple[str, str], ...] = ()
+    # a .ipynb Markdown cell's images, as "attachment:NAME" shows them: (name, MIME type, data:
+    # base64, or the text of an SVG), the image types a page shows only
+    attachments: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -180,7 +183,8 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
         **data,
         "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]),
                                "options": tuple((str(k), str(v)) for k, v in cell["options"]),
-                               "metadata_options": tuple((str(k), str(v)) for k, v in cell.get("metadata_options", ()))})
+                               "metadata_options": tuple((str(k), str(v)) for k, v in cell.get("metadata_options", ())),
+                               "attachments": tuple((str(n), str(m), str(d)) for n, m, d in cell.get("attachments", ()))})
                        for cell in data["cells"]),
         "requirements": requirements_of(imports, local_dir),
         "warnings": tuple(data["warnings"]),

@@ -24,21 +24,23 @@ from site_builder.site.prose import html as prose
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json
 from site_builder.site.prose.links import ProseLinks
 from site_builder.site.prose.markdown.context import PageContext
-from site_builder.site.pages.early import EarlyPages
 from site_builder.site.pages.reference_pages import reference_files
-from site_builder.site.pages.renderer import PageRenderer, neighbours
-from site_builder.site.pages.views import LetterGroup, block_anchors, letter_groups
+from site_builder.site.pages.views import LetterGroup, letter_groups
+from site_builder.site.pages.views import block_anchors
 from site_builder.site.pages.views import csv_preview  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
-from site_builder.site.sitefiles import ordered_builds
+from site_builder.site.sitefiles import home_build, ordered_builds
 from site_builder.site.pages.timings import block_timings, entry_timings
 from site_builder.site.pages.theme import pygments_css
+from site_builder.site.pages.early import EarlyPages
+from site_builder.site.pages.renderer import PageRenderer, neighbours
 
 
 def stylesheet() -> bytes:
     # Background and token colours only: layout of .linenos lives in site.css.
     css = (TEMPLATES_DIR / "static" / "site.css").read_text(encoding="utf-8")
     return f"{css.rstrip()}\n\n{pygments_css()}".encode("utf-8")
+
 
 def timings_page(renderer: PageRenderer, builds: list[EntryBuild]) -> bytes:
     """``timings/index.html``: every demo and every block, slowest first."""
@@ -47,12 +49,14 @@ def timings_page(renderer: PageRenderer, builds: list[EntryBuild]) -> bytes:
                      entries=entry_timings(results), blocks=block_timings(results, block_anchors(builds)),
                      total=sum(r.duration for r in results))
 
+
 def api_files(renderer: PageRenderer, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[SiteFile]:
     """``api/index.html`` and ``_downloads/api_usage.json``: where each documented object is used."""
     groups = api_groups({b.entry.name: renderer.code_links.used(b.result) for b in builds}, entries, block_anchors(builds))
     page = renderer.page("api.html", root="../", canonical=renderer.url(API_PAGE), groups=groups,
                      count=sum(len(g.uses) for g in groups), usage_json=API_USAGE)
     return [SiteFile(API_PAGE, page), SiteFile(API_USAGE, api_usage_json(groups, renderer.info.site_url))]
+
 
 def section_groups(renderer: PageRenderer, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[LetterGroup]:
     """The index's groups when the demos folder has sections: top-level entries, then each section."""
@@ -68,6 +72,7 @@ def section_groups(renderer: PageRenderer, builds: list[EntryBuild], entries: li
         title, html = section_header(renderer, headers.get(name, Section(name)))
         groups.append(LetterGroup(title, "section-" + name.replace("/", "-"), tuple(items), html))
     return groups
+
 
 def section_header(renderer: PageRenderer, section: Section) -> tuple[str | Markup, Markup | None]:
     """(title, rendered header text or None) of a section; the folder name when it has no title."""
@@ -85,21 +90,24 @@ def section_header(renderer: PageRenderer, section: Section) -> tuple[str | Mark
     title = prose.plain(head.title, "rst") if head else section.name
     return title, renderer.prose(body, "rst", id_prefix, page) if body.strip() else None
 
+
 def site_files(renderer: PageRenderer, builds: list[EntryBuild]) -> list[SiteFile]:
+    home = home_build(builds)  # index.qmd (.md, .ipynb) at the top: the home page, above the list
+    listed = [b for b in builds if b is not home]
     entries = [
         {"name": b.entry.name, "label": renderer.heading(b) if b.script.title else b.entry.name,
          "summary": renderer.summary(b.script), "ok": b.result.ok, "thumbnail": renderer.thumbnails.of(b)}
-        for b in builds
+        for b in listed
     ]
-    sectioned = any(b.entry.section for b in builds)
-    groups = section_groups(renderer, builds, entries) if sectioned else letter_groups(entries)
+    sectioned = any(b.entry.section for b in listed)
+    listing = dict(entries=entries, lead=renderer.info.index_intro.replace("{count}", str(len(entries))),
+                   groups=section_groups(renderer, listed, entries) if sectioned else letter_groups(entries),
+                   sectioned=sectioned, thumbnails=any(e["thumbnail"] for e in entries),
+                   archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP},
+                   api_page=API_PAGE if renderer.info.api_docs else None)
     files = [
-        SiteFile("index.html", renderer.page("index.html", root="", entries=entries,
-                                         lead=renderer.info.index_intro.replace("{count}", str(len(entries))),
-                                         groups=groups, sectioned=sectioned, canonical=renderer.url("index.html"),
-                                         thumbnails=any(e["thumbnail"] for e in entries),
-                                         archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP},
-                                         api_page=API_PAGE if renderer.info.api_docs else None)),
+        *(renderer.entry_files(home, listing=listing) if home is not None else [
+            SiteFile("index.html", renderer.page("index.html", root="", canonical=renderer.url("index.html"), **listing))]),
         *renderer.thumbnails.files.values(),
         SiteFile("404.html", renderer.page("404.html", root=renderer.url("") or "", canonical=None)),
         # Static assets are copied, never hard-linked: a link would let an edit of the
@@ -167,7 +175,7 @@ def render_site(
             page.say_records()
             files.extend(page.files)
         else:
-            files.extend(renderer.entry_files(build, *around[name]))
+            files.extend(renderer.entry_files(build, *around.get(name, (None, None))))
     if site_pages:
         files.extend(site_files(renderer, ordered))
     return list({f.path: f for f in files}.values())  # plotly.js: once, whichever pages need it

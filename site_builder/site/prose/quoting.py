@@ -160,7 +160,7 @@ class GlueDirective(Directive):
         display, image = found
         if call.name == "glue:figure":
             caption = out.body(call) if call.body.strip() else ""
-            alt = call.options.get("alt", "") or display.data.get("text/plain", "")
+            alt = call.options.get("alt", "") or " ".join(call.body.strip().split("\n")[0].split()) or name
             if image:
                 return str(out.macro("figure", image, "", alt, "", caption, call.data["number"], call.anchor))
             return str(out.macro("container", "glue-figure", "", out.macro("quoted_block", pasted(out, found, True))

@@ -70,6 +70,10 @@ class PageContext:
     docs: dict[str, tuple[str, str]] = field(default_factory=dict)  # doc path -> (entry, title)
     # an image as the prose names it -> its URL once published with the page (prose.images), or None
     publish_image: Callable[[str], str | None] | None = None
+    # the text being read's "attachment:NAME" images (a .ipynb Markdown cell's: name -> (MIME
+    # type, data)), and what publishes one (prose.images) and gives its URL, or None
+    attachments: dict[str, tuple[str, str]] = field(default_factory=dict)
+    publish_attachment: Callable[[str, str, str], str | None] | None = None
     publish_video: Callable[[str], str | None] | None = None  # Quarto's {{< video >}}: its file, by the same rule
     links: ProseLinks | None = None  # where API roles, inline code and example labels lead
     typography: bool = False  # en and em dashes, smart quotes (the typography setting)
@@ -218,6 +222,10 @@ class PageContext:
         wrote, published beside the page) a path stays as written."""
         if is_remote(src):
             return None
+        if src.startswith("attachment:") and self.publish_attachment is not None:  # the cell's own
+            name = unquote(src[len("attachment:"):])
+            mime, data = self.attachments.get(name, ("", ""))
+            return self.publish_attachment(name, mime, data)
         if src not in self._images:
             self._images[src] = src if self.publish_image is None else self.publish_image(src)
         return self._images[src]
