@@ -17,7 +17,7 @@ from site_builder.fs.reading import (
     open_regular,
     safe_join,
     sha256_regular,
-    walk_files,
+    walk_names,
 )
 from site_builder.fs.writes import (
     copy_regular,
@@ -50,6 +50,6 @@ __all__ = [
     "SITE_MARK", "UnsafeFileError", "UnsafePathError", "adopt_dir", "check_replaceable", "copy_regular",
     "create_new", "link_or_copy", "make_dirs", "make_records_dir", "make_temp_dir", "note_write",
     "open_for_update", "open_regular", "recover", "relative_to_root", "remove_leftovers", "remove_stale",
-    "rename", "replace_dir", "safe_join", "sha256_regular", "shown_folder", "walk_files", "write_atomic",
+    "rename", "replace_dir", "safe_join", "sha256_regular", "shown_folder", "walk_names", "write_atomic",
     "write_failure", "write_new", "writing",
 ]
