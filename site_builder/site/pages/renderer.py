@@ -259,7 +259,8 @@ class PageRenderer(CellViews):
         """The one-line summary as plain text (reST markup resolved, Markdown's typography applied)."""
         return entry_summary(script, self.info.typography)
 
-    def _url(self, rel: str) -> str | None:
+    def url(self, rel: str) -> str | None:
+        """The absolute URL of the site's file ``rel``, or None without a site_url."""
         if not self.info.site_url:
             return None
         return self.info.site_url.rstrip("/") + "/" + rel
