@@ -58,7 +58,7 @@ from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.safety.text import finalize
 from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of, reproducibility
-from site_builder.site.pages.views import block_anchors, with_late_links
+from site_builder.site.pages.views import block_anchors, with_bibliography, with_late_links
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import home_build, notebook_path, ordered_builds, script_download
@@ -240,6 +240,8 @@ class _Renderer:
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
         purpose, cells = with_late_links(page, purpose, cells)
+        listed = self.env.get_template("_references.html").module.references_list  # type: ignore[attr-defined]
+        purpose, cells, placed = with_bibliography(purpose, cells, lambda: Markup(listed(refs.references())))
         say_warnings(page, entry)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
@@ -289,7 +291,7 @@ class _Renderer:
             next=next,
             api_used=entry_uses(self.code_links.used(result)),
             api_page=API_PAGE if self.info.api_docs else None,
-            references=refs.references(),
+            references=[] if placed else refs.references(),
             referred_by=refs.referred_by(),
         )
         if listing is not None:  # its files are the entry page's (rendered too, in its folder)

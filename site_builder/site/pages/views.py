@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -169,6 +169,31 @@ def with_late_links(page: PageContext, purpose: Markup | None, cells: list[CellV
     cells = [dataclasses.replace(c, html=relinked(c.html)) if isinstance(c, CellView) and c.kind == "markdown" else c
              for c in cells]
     return (relinked(purpose) if purpose is not None else None), cells
+
+
+BIBLIOGRAPHY_HERE = '<div class="bibliography-here"></div>'  # templates/_prose_myst.html's bibliography_here
+
+
+def with_bibliography(purpose: Markup | None, cells: list[CellView], references: Callable[[], Markup]
+                      ) -> tuple[Markup | None, list[CellView], bool]:
+    """The introduction and cells with the References list (``references()``) where the prose's
+    first ``{bibliography}`` stands (later ones show nothing), and whether it was placed there."""
+    placed = False
+
+    def place(html: Markup) -> Markup:
+        nonlocal placed
+        if BIBLIOGRAPHY_HERE not in html:
+            return html
+        text = str(html)
+        if not placed:
+            placed = True
+            text = text.replace(BIBLIOGRAPHY_HERE, str(references()), 1)
+        return Markup(text.replace(BIBLIOGRAPHY_HERE, ""))  # the list and cleaned prose: safe
+
+    purpose = place(purpose) if purpose is not None else None
+    cells = [dataclasses.replace(c, html=place(c.html)) if isinstance(c, CellView) and c.kind == "markdown" else c
+             for c in cells]
+    return purpose, cells, placed
 
 
 # ---------------------------------------------------------------- small formatters
