@@ -145,7 +145,7 @@ steps = 3
 rate_2 = 0.125
 ```
 
-After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`.
+After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`; escaped: ``{python} steps``.
 '''
 
 
@@ -230,6 +230,7 @@ def test_quarto_inline_code_shows_values(built: Path) -> None:
     html = page(built, "quarto_values")
     assert values(html) == ["6", "0.12", "12.5%"]
     assert [code for _, code in errors(html)] == ["{python} steps"]  # above every cell
+    assert "<code>{python} steps</code>" in html  # in double backticks: Quarto's escape, shown as code
 
 
 def test_values_are_exported_as_json_and_latex(built: Path) -> None:
