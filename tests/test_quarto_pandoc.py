@@ -73,7 +73,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (demos / "_parts").mkdir(parents=True)
     (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
     (demos / "_parts" / "_shared.qmd").write_text(
-        "Included **text**.\n\n```{python}\nprint('from the included part')\n```\n", encoding="utf-8")
+        "Included **text**.\n\n```{python}\nprint('from the included part')\n```\n\n{{< include /shared.md >}}\n",
+        encoding="utf-8")
+    (project / "shared.md").write_text("From the root of the project.\n", encoding="utf-8")
     (demos / "refs.bib").write_text("@book{knuth1984, title={Literate Programming}, author={Knuth, Donald}, "
                                     "year=1984}", encoding="utf-8")
     (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
@@ -112,6 +114,7 @@ def test_cross_references_and_citations_resolve(html: str) -> None:
 
 def test_includes_are_read_and_run(project: Path, html: str) -> None:
     assert "Included" in visible(html) and "from the included part" in visible(html)
+    assert "From the root of the project." in visible(html)  # "/shared.md": from the project's root
     assert (project / "build" / "doc" / "doc.qmd").read_text(encoding="utf-8") == DOCUMENT
 
 
@@ -121,8 +124,8 @@ def test_shortcodes_show_or_warn_never_raw(project: Path, html: str) -> None:
     assert (project / "build" / "doc" / "_images" / "clip.mp4").is_file()
     assert "{{&lt;" not in html and "{{<" not in visible(html)
     warnings = (project / "warnings.txt").read_text()
-    # line 44 of the file, 48 of the document its include makes (the included part is 5 lines)
-    assert "demos/doc.qmd:48: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
+    # line 44 of the file, 50 of the document its include makes (the included part is 7 lines)
+    assert "demos/doc.qmd:50: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
 
 
 def test_raw_html_blocks_are_sanitised_other_formats_vanish(html: str) -> None:
