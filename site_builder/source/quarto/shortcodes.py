@@ -43,6 +43,14 @@ def shortcode_plugin(md: MarkdownIt) -> None:
 
 def _shortcode(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
+    if src.startswith("{" + _OPEN, pos):  # {{{< name >}}}: Quarto's escape, the shortcode shown as written
+        end = src.find(_CLOSE + "}", pos + 4, pos + _LONGEST)
+        if end < 0 or "\n" in src[pos:end]:
+            return False
+        if not silent:
+            state.push("text", "", 0).content = src[pos + 1:end + 3]
+        state.pos = end + 4
+        return True
     if not src.startswith(_OPEN, pos):
         return False
     end = src.find(_CLOSE, pos + 3, pos + _LONGEST)
