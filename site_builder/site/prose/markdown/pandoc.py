@@ -19,7 +19,7 @@ from markupsafe import Markup
 from site_builder.site.prose.markdown.directives import css_name
 from site_builder.site.prose.markdown.renderer import highlighted
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, register_all, registers
-from site_builder.source.markdown_syntax import pandoc_attributes
+from site_builder.source.syntax.markdown import pandoc_attributes
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
