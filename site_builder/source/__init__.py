@@ -6,6 +6,7 @@ rewriting its magics; ``cell_options`` reads the cells' tags and ``#|`` options;
 ``gallery`` Sphinx-Gallery's conventions inside code (hidden lines, string text blocks);
 ``markdown_syntax`` the one Markdown parser (CommonMark, GitHub's extensions, MyST: markdown-it),
 ``markdown_head`` a notebook's title and summary;
-``docstring`` reads the module docstring's parts. Imports only the
+``docstring`` reads the module docstring's parts; ``expressions/`` finds the values the prose
+quotes (inline expressions) with their places. Imports only the
 shared bottom (``config``, ``errors``, ``fs``, ``names``).
 """
