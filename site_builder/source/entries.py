@@ -2,7 +2,8 @@
 
 An entry is a Python script (``*.py``, plain or Jupytext percent), a notebook (``*.ipynb``)
 or a Jupytext Markdown notebook (``*.md`` whose front matter has ``jupytext:`` or
-``kernelspec:``; any other Markdown file is no entry). Sub-folders of the demos folder are
+``kernelspec:``); any other Markdown file is a *page* (prose only, nothing run) when the
+``pages`` setting asks for them, else no entry. Sub-folders of the demos folder are
 *sections* (the Sphinx-Gallery convention): the entry ``demos/basics/plot.py`` is named
 ``basics/plot`` and its page is ``basics/plot/``. Folders whose name starts with ``_`` or
 ``.`` hold helpers, never entries. A file's entry name is its URL segment (names.url_segment).
@@ -49,6 +50,11 @@ class Entry:
         return PurePosixPath(self.rel_path).suffix.lower().lstrip(".") or "py"
 
     @property
+    def is_page(self) -> bool:
+        """True for a Markdown page that is no notebook: prose only, nothing runs, nothing to download."""
+        return self.format == "md" and not is_notebook_markdown(self.source)
+
+    @property
     def section(self) -> str:
         """The section ("" at the top of the demos folder), e.g. "basics"."""
         return section_of(self.name)
@@ -74,12 +80,13 @@ def is_notebook_markdown(text: str) -> bool:
 
 
 def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = None,
-             ignore: PathPattern | None = None) -> list[Entry]:
+             ignore: PathPattern | None = None, pages: bool = False) -> list[Entry]:
     """Read every entry file of ``demos_dir`` and its section folders into an Entry, sorted by name.
 
     A file that cannot be an entry raises EntryError, or, when ``problems`` is given, is
     skipped with its one-line message appended there (the build keeps going, then fails).
-    Files whose demos-folder path matches ``ignore`` (the ignore_pattern setting) are no entries.
+    Files whose demos-folder path matches ``ignore`` (the ignore_pattern setting) are no entries;
+    Markdown files that are no notebooks are pages when ``pages`` (the setting), else no entries.
     """
     if not demos_dir.is_dir():
         raise UsageError(f"demos folder not found: {relative_to_root(demos_dir, project_root)}")
@@ -105,8 +112,8 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             line = text.count("\n", 0, text.index("\0")) + 1
             found.append(f"{rel}:{line}: a NUL byte (a Python script cannot contain one)")
             continue
-        if path.suffix.lower() == ".md" and not is_notebook_markdown(text):
-            continue  # prose (a section header, notes): not a notebook
+        if path.suffix.lower() == ".md" and not pages and not is_notebook_markdown(text):
+            continue  # prose (notes): not a notebook, and the project wants no pages
         if name in owners:
             found.append(f"{owners[name]} and {rel} would both be the page {name}/ "
                          "(file names that differ only in case, punctuation or suffix): rename one")

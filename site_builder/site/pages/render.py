@@ -183,7 +183,8 @@ class _Renderer:
     ) -> list[SiteFile]:
         entry, script, result = build.entry, build.script, build.result
         name, stem = entry.name, entry.stem
-        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.md"] * (entry.format == "md"))}
+        downloads = [] if entry.is_page else [f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.md"] * (entry.format == "md"))]
+        page_paths = {"index.html", *downloads}
         published: dict[str, SiteFile] = {}
 
         def publish(rel: str) -> str | None:
@@ -253,6 +254,7 @@ class _Renderer:
             document=entry.format != "py",
             failure=one_line(result.failure) if result.failure else None,
             shown_only=result.shown_only,
+            page=entry.is_page,
             source_format=entry.format,
             ran_at=format_ran_at(result.started_at),
             run_duration=format_duration(result.duration),
@@ -266,11 +268,14 @@ class _Renderer:
             references=refs.references(),
             referred_by=refs.referred_by(),
         )
+        # a page (Markdown, no notebook) has nothing to download: it is its own text
         return [
             SiteFile(path=f"{name}/index.html", data=html),
-            SiteFile(path=f"{name}/{stem}.py", data=script_download(entry)),
-            *([SiteFile(path=f"{name}/{stem}.md", data=entry.source_bytes)] if entry.format == "md" else []),
-            self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
+            *([] if entry.is_page else [
+                SiteFile(path=f"{name}/{stem}.py", data=script_download(entry)),
+                *([SiteFile(path=f"{name}/{stem}.md", data=entry.source_bytes)] if entry.format == "md" else []),
+                self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
+            ]),
             *published.values(),
             *images.values(),
             *extra,
