@@ -143,6 +143,15 @@ def test_hostile_prose_renders_in_linear_time(name: str) -> None:
     assert html
 
 
+@pytest.mark.parametrize("text", [":::{note}\n" * 3000 + "x", "````{note}\n" * 3000 + "x",
+                                  "".join(" " * i + ".. note::\n\n" for i in range(0, 6000, 2)) + "x"])
+def test_directives_nested_3000_deep_are_scanned_for_references(text: str) -> None:
+    from site_builder.site.references.scan import scan_prose
+
+    with bounded():  # a RecursionError traceback before
+        scan_prose([text + " {cite}`key`"])
+
+
 def test_a_list_nested_3000_deep_renders_without_exhausting_time_or_memory() -> None:
     text = "\n".join("    " * i + f"- item {i}" for i in range(3000))
     with bounded():

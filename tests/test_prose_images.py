@@ -34,8 +34,15 @@ HIDDEN_OR_OTHER = {  # what the prose names -> why it must not be published
     "broken.svg": "SVG",
     "../outside.png": "entry's folder",
     "/etc/hostname.png": "entry's folder",
-    "attachment:pic.png": "attachments are not published",
+    "attachment:fake.png": "not a PNG image",  # a cell's attachment, by the same rule
+    "attachment:missing.png": "no attachment of that name",
+    "attachment:notes.txt": "no attachment of that name with an image type",
 }
+# A Markdown cell's attachments (nbformat's "attachments"): published when they are images.
+ATTACHMENTS = {"pic.png": {"image/png": base64.b64encode(PNG).decode()},
+               "drawing.svg": {"image/svg+xml": SVG.decode()},
+               "fake.png": {"image/png": base64.b64encode(b"<html>not a png</html>").decode()},
+               "notes.txt": {"text/plain": "SECRET-ATTACHED-TEXT"}}
 IMAGES = {"img/plot.png": PNG, "img/photo.jpeg": JPEG, "img/anim.gif": GIF, "img/pic.webp": WEBP,
           "img/pic.avif": AVIF, "img/drawing.svg": SVG, "img/with space.png": PNG}
 
@@ -47,6 +54,7 @@ MARKDOWN = "\n\n".join([
     "```{image} _images/.git/config\n:alt: directive alt of the git config\n```",
     "```{figure} other.ipynb\n:alt: figure alt of the notebook\nThe caption stays.\n```",
     "```{figure} img/plot.png\n:alt: figure of the plot\nA real figure.\n```",
+    "![attached picture](attachment:pic.png) ![attached drawing](attachment:drawing.svg)",
 ])
 
 GALLERY = '''"""
@@ -121,8 +129,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     other.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="OTHER-STORED-OUTPUT\n")]
     nbformat.write(other, demos / "other.ipynb")
     prose = nbformat.v4.new_markdown_cell(MARKDOWN)
-    prose.attachments = {"pic.png": {"image/png": base64.b64encode(PNG).decode()}}
-    notebook = nbformat.v4.new_notebook(cells=[prose, nbformat.v4.new_code_cell("print('notebook ran')")])
+    prose.attachments = ATTACHMENTS
+    # a cell sees its own attachments only, as in Jupyter
+    elsewhere = nbformat.v4.new_markdown_cell("![alt of another cell's](attachment:pic.png)")
+    notebook = nbformat.v4.new_notebook(cells=[prose, nbformat.v4.new_code_cell("print('notebook ran')"), elsewhere])
     notebook.metadata["kernelspec"] = {"name": "python3", "language": "python", "display_name": "Python 3"}
     nbformat.write(notebook, demos / "pictures.ipynb")
     (demos / "plot_gallery.py").write_text(GALLERY)
@@ -141,13 +151,17 @@ def published(site: Path, entry: str) -> dict[str, bytes]:
 def test_only_images_of_the_folder_are_published(built: tuple[Path, str]) -> None:
     site, _ = built
     files = published(site, "pictures")
-    assert set(files) == set(IMAGES)  # nothing hidden, no helper, no notebook, no fake
+    attached = {rel: data for rel, data in files.items() if rel.startswith("attachments/")}
+    assert set(files) - set(attached) == set(IMAGES)  # nothing hidden, no helper, no notebook, no fake
+    assert sorted(rel.rsplit(".", 1)[1] for rel in attached) == ["png", "svg"]  # the two images attached
+    assert PNG in attached.values()
     for rel, data in IMAGES.items():
         if not rel.endswith(".svg"):
             assert files[rel] == data, rel
     everything = b"".join(p.read_bytes() for p in site.rglob("*") if p.is_file())
     assert b"SECRET-GIT-CONFIG" not in everything and b"HELPER_SOURCE" not in everything
     assert b"OTHER-STORED-OUTPUT" not in everything  # the other notebook's outputs never show
+    assert b"SECRET-ATTACHED-TEXT" not in everything  # an attachment that is no image goes nowhere
 
 
 def test_published_svg_runs_nothing(built: tuple[Path, str]) -> None:
@@ -156,6 +170,22 @@ def test_published_svg_runs_nothing(built: tuple[Path, str]) -> None:
         svg = published(site, entry)["img/drawing.svg"]
         assert b"<rect" in svg
         assert b"script" not in svg and b"onload" not in svg and b"javascript" not in svg
+    svg = next(data for rel, data in published(site, "pictures").items() if rel.startswith("attachments/") and rel.endswith(".svg"))
+    assert b"<rect" in svg and b"script" not in svg and b"onload" not in svg
+
+
+def test_attached_images_show_and_their_download_keeps_them_made_safe(built: tuple[Path, str]) -> None:
+    site, _ = built
+    page = parsed((site / "pictures" / "index.html").read_text(encoding="utf-8"))
+    shown = {alt: src for src, alt in page.images}
+    assert re.fullmatch(r"_images/attachments/\w+\.png", shown["attached picture"])
+    assert re.fullmatch(r"_images/attachments/\w+\.svg", shown["attached drawing"])
+    assert "alt of another cell's" not in shown
+    download = nbformat.read(site / "pictures" / "pictures.ipynb", as_version=4)
+    kept = download.cells[0].attachments
+    assert set(kept) == {"pic.png", "drawing.svg"}  # Jupyter shows them from the download too
+    assert base64.b64decode(kept["pic.png"]["image/png"]) == PNG
+    assert "script" not in str(kept["drawing.svg"]) and "onload" not in str(kept["drawing.svg"])
 
 
 def test_refused_images_show_their_alt_text_and_no_syntax(built: tuple[Path, str]) -> None:

@@ -27,6 +27,7 @@ from site_builder.run.demo_process import DemoProcess, start_demo_process
 from site_builder.run.encoders import find_ffmpeg
 from site_builder.run.capture import BlockOutput
 from site_builder.run.name_refs import name_refs
+from site_builder.run.quoting import glued_values, job_expressions, quoted_values, strict_failure
 from site_builder.run.results import (  # noqa: F401 (re-exported: the stages import them from here)
     Artifact,
     BlockError,
@@ -110,6 +111,7 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
          cancel: threading.Event | None) -> RunResult:
     root = Path(options.project_root).resolve()
     scrub = path_scrubber([(files_dir, "."), (root, "."), (Path.home(), "~")])
+    expressions, quoting = job_expressions(script, cells, entry.format != "py")
     job = {
         "script": str(entry.path),
         "rel_path": entry.rel_path,
@@ -125,9 +127,11 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
                        "animation_size": options.animation_size},
         "blocks": [
             {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags),
-             "raises": display_of(c.tags, c.options).raises}
+             "raises": display_of(c.tags, c.options).raises,
+             "figure_size": list(display_of(c.tags, c.options).figure_size)}
             for c in cells
         ],
+        "expressions": quoting,  # the prose's inline expressions, each after its block (run.quoting)
     }
     state = _RunState(entry.name, cells, builder_dir, options.output_limit, scrub, on_event)
     started_at = time.time()
@@ -188,15 +192,21 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
     resolving = sum(_seconds(ev.get("names_cpu")) for ev in [*state.ends.values(), final])
     log.debug("%s: name resolution %.6f s of the demo process's %.3f s CPU", entry.name, resolving,
               _seconds(final.get("cpu")))
+    quoted = quoted_values(expressions, quoting, [e for e in state.quoting if e["event"] == "quoted"], scrub)
+    failure = _failure(entry, cells, blocks, options.timeout, killed_at - t0, interruption)
+    if failure is None and options.strict_expressions:
+        failure = strict_failure(entry.name, entry.rel_path, quoted)
     return RunResult(
         entry=entry.name,
         blocks=blocks,
-        failure=_failure(entry, cells, blocks, options.timeout, killed_at - t0, interruption),
+        failure=failure,
         duration=time.perf_counter() - t0,
         started_at=started_at,
         files_dir=files_dir,
         environment={str(k): str(v) for k, v in final.get("environment", {}).items()},
         reads=tuple(final.get("reads", ())),
+        quoted=quoted,
+        glued=glued_values([e for e in state.quoting if e["event"] == "glue"], cells, state.display),
     )
 
 
@@ -273,6 +283,7 @@ class _RunState:
         self.write_error: OSError | None = None  # writing a long output's file failed (disk full...)
         self.done = threading.Event()
         self.stopping = False
+        self.quoting: list[dict[str, Any]] = []  # the "quoted" and "glue" events (run.quoting)
 
     def read(self, fd: int) -> None:
         """Read JSON lines from the runner until EOF (or, once told to stop, until idle)."""
@@ -311,7 +322,7 @@ class _RunState:
                     self._output(event["i"]).add(event["stream"], event["text"])
             elif kind == "display":
                 if self.write_error is None:
-                    self._output(event["i"]).add_display(self._display(event))
+                    self._output(event["i"]).add_display(self.display(event))
             elif kind == "start":
                 self.current, self.current_t0 = event["i"], _started_at(event)
                 self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "start"))
@@ -320,6 +331,8 @@ class _RunState:
                 self.current = None
                 self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "end",
                                         event["status"], float(event["duration"])))
+            elif kind in ("quoted", "glue"):
+                self.quoting.append(event)
             elif kind == "done":
                 self.final = event
                 self.done.set()
@@ -388,9 +401,9 @@ class _RunState:
         return tuple(results)
 
     def _value(self, raw: dict[str, Any] | None) -> Display | None:
-        return self._display(raw) if raw else None
+        return self.display(raw) if raw else None
 
-    def _display(self, raw: dict[str, Any]) -> Display:
+    def display(self, raw: dict[str, Any]) -> Display:
         """A Display from the runner's event, text scrubbed of the machine's paths."""
         return Display(data={str(k): self.scrub(str(v)) for k, v in raw.get("data", {}).items()},
                        files={str(k): str(v) for k, v in raw.get("files", {}).items()},

@@ -97,6 +97,34 @@ class BlockResult:
 
 
 @dataclass(frozen=True)
+class QuotedValue:
+    """A value the prose quotes (an inline expression) or the entry exports, as its run gave it."""
+
+    written: str  # as the prose has it (the page finds it by ``written`` and ``after``)
+    code: str  # the Python expression
+    spec: str  # its format spec ("" : none)
+    after: int | None  # the code cell it was evaluated after (Script.code_cells); -1: before any; None: the run
+    line: int  # 1-based line in the entry's source (0: not known)
+    place: str = ""  # "cell 3" of a .ipynb, whose lines are the cell's
+    export: str = ""  # the name it is exported under ("" : only quoted)
+    text: str = ""  # the value as text (what the page shows)
+    kind: Literal["text", "markdown", "latex"] = "text"  # markdown, latex: its _repr_markdown_/_repr_latex_
+    type: str = ""  # the value's type ("float", "numpy.float64")
+    error: str = ""  # "NameError: name 'x' is not defined"; "" : it was evaluated
+    block: str = ""  # the block it was evaluated after ("" : before any block)
+    evaluated: bool = True  # False: the run never reached its place
+
+
+@dataclass(frozen=True)
+class GluedValue:
+    """A value MyST-NB's ``glue(name, value)`` kept: its MIME bundle, pasted where prose names it."""
+
+    name: str
+    block: str  # the block that glued it
+    display: Display
+
+
+@dataclass(frozen=True)
 class RunOptions:
     """Everything that can change how a demo runs (part of the cache key)."""
 
@@ -107,6 +135,7 @@ class RunOptions:
     display_limit: int = 5_000_000  # bytes of one representation of a value or display output kept
     animation_frames: int = 300  # frames of a Matplotlib animation kept
     animation_size: int = 20_000_000  # bytes of an animation's file kept
+    strict_expressions: bool = False  # an inline expression that raises fails the entry
 
 
 @dataclass(frozen=True)
@@ -122,6 +151,8 @@ class RunResult:
     environment: dict[str, str] = field(default_factory=dict)  # python, platform, packages, blas
     reads: tuple[str, ...] = ()  # project-relative paths of files the demo read (data, modules)
     shown_only: bool = False  # the run_pattern setting leaves the entry out: never run
+    quoted: tuple[QuotedValue, ...] = ()  # the prose's inline expressions and the exported names
+    glued: tuple[GluedValue, ...] = ()  # what glue() kept, in the order it was glued
 
     @property
     def ok(self) -> bool:

@@ -66,7 +66,7 @@ def load_child_modules() -> dict[str, types.ModuleType]:
 _child = load_child_modules()
 process, streams, files = _child["process"], _child["streams"], _child["files"]
 cells, figures, environment = _child["cells"], _child["outputs.figures"], _child["environment"]
-displays_out = _child["outputs.displays"]
+displays_out, quoted = _child["outputs.displays"], _child["outputs.quoted"]
 api_names, shell_module = _child["api_names"], _child["shell"]
 # What fork_server.py calls on the runner it loaded.
 become_subreaper = process.become_subreaper
@@ -139,6 +139,14 @@ def _run(job: dict[str, Any], events: Any) -> None:
     audit = files.ReadAudit()
     preloaded = dict(sys.modules)
 
+    expressions = job.get("expressions", [])
+
+    def evaluate_at(place: int | None) -> None:
+        """Evaluate the prose's expressions whose place is after block ``place`` (None: the run)."""
+        found = [quoted.evaluate(e, ns) for e in expressions if e["after"] == place]
+        if found:
+            events.send([{"event": "quoted", "values": found}])
+
     flags = 0
     # CPU spent on names outside the blocks (the parent adds each block's); on Python 3.12+
     # the call watching's callbacks run inside the blocks and are counted with the demo
@@ -146,6 +154,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
     resolver = api_names.NameResolver()
     resolver.watch_calls(rel_path)  # the script's code is compiled under that name (cells.compile_cell)
     run_resolving = time.thread_time() - run_resolving
+    evaluate_at(-1)  # prose above the first block
     for index, cell in enumerate(job["blocks"]):
         # "t": when it started (the system-wide monotonic clock), so a parent that reads the
         # event late, a loaded machine's timeout say, still knows how long the block ran.
@@ -181,11 +190,13 @@ def _run(job: dict[str, Any], events: Any) -> None:
         artifacts += files.file_artifacts(before, files.snapshot(files_dir), files_dir)
         sink.finish()
         artifacts += displays.end()
+        evaluate_at(index)
         events.send([{"event": "end", "i": index, "block": cell["name"], "status": status,
                       "duration": duration, "error": error, "artifacts": artifacts, "value": value,
                       "names": names, "names_cpu": resolving}])
         if stop:
             break
+    evaluate_at(None)  # the docstring's prose and the exported names: after the whole run
     run_resolving -= time.thread_time()
     parameters = resolver.parameter_names()  # known only now the script has ended
     run_resolving += time.thread_time()

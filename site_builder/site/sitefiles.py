@@ -89,6 +89,11 @@ def script_download(entry: Entry) -> bytes:
     """The entry's script as its page offers it: the file itself, or a notebook as a percent script."""
     if entry.format == "py":
         return entry.source_bytes
+    if entry.format == "qmd":
+        from site_builder.source.quarto.reader import quarto_notebook
+        import jupytext
+
+        return jupytext.writes(quarto_notebook(entry.source, entry.rel_path), fmt="py:percent").encode("utf-8")
     from site_builder.source.notebooks import notebook_as_script
 
     return notebook_as_script(entry.source, entry.rel_path)

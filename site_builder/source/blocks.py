@@ -49,6 +49,9 @@ class Cell:
     # options its notebook metadata gives (MyST's :name: and :caption:, MyST-NB's figure name
     # and caption, as "label" and "fig-cap"); ``options`` override them, downloads keep the metadata
     metadata_options: tuple[tuple[str, str], ...] = ()
+    # a .ipynb Markdown cell's images, as "attachment:NAME" shows them: (name, MIME type, data:
+    # base64, or the text of an SVG), the image types a page shows only
+    attachments: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,12 @@ class Script:
     title_at: tuple[int, int, int] | None = None
     aliases: tuple[str, ...] = ()  # other names of the entry's term (an Aliases section, front matter aliases:)
     bibliography: tuple[str, ...] = ()  # a notebook's front matter bibliography: files, from its folder
+    exports: tuple[str, ...] = ()  # names whose values the entry exports (an Export section, front matter export:)
+    # a Quarto document's front matter: shown under its title
+    subtitle: str = ""
+    authors: tuple[str, ...] = ()
+    date: str = ""  # as the page shows it ("March 5, 2024")
+    abstract: str = ""  # Markdown
 
     @property
     def code_cells(self) -> tuple[Cell, ...]:
@@ -428,8 +437,13 @@ def parse(
 
     ``local_dir`` is the script's folder: modules found there are not requirements;
     ``prose`` the language of its prose ("auto": see prose_language). A notebook
-    (``.ipynb``, Jupytext ``.md``) is read by notebooks.parse_notebook.
+    (``.ipynb``, Jupytext ``.md``) is read by notebooks.parse_notebook, a Quarto document
+    (``.qmd``) by quarto.reader.parse_quarto.
     """
+    if rel_path.lower().endswith(".qmd"):
+        from site_builder.source.quarto.reader import parse_quarto
+
+        return parse_quarto(source, rel_path, entry, local_dir=local_dir)
     if is_notebook_path(rel_path):
         from site_builder.source.notebooks import parse_notebook  # imports jupytext
 
@@ -477,12 +491,13 @@ def parse(
         thumbnail_number=thumbnail,
         imports=imports,
         aliases=ds.aliases(sections.get("aliases", (0, ""))[1]),
+        exports=ds.aliases(sections.get("export", (0, ""))[1]),
     )
 
 
 def is_notebook_path(rel_path: str) -> bool:
-    """True when the file at ``rel_path`` is read as a notebook (``.ipynb`` or Jupytext ``.md``)."""
-    return rel_path.lower().endswith((".ipynb", ".md"))
+    """True when the file at ``rel_path`` is read as a notebook (``.ipynb``, Jupytext ``.md``, Quarto ``.qmd``)."""
+    return rel_path.lower().endswith((".ipynb", ".md", ".qmd"))
 
 
 def option_warnings(cells: list[Cell], rel_path: str, entry: str) -> list[str]:
@@ -513,7 +528,8 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
         **data,
         "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]),
                                "options": tuple((str(k), str(v)) for k, v in cell["options"]),
-                               "metadata_options": tuple((str(k), str(v)) for k, v in cell.get("metadata_options", ()))})
+                               "metadata_options": tuple((str(k), str(v)) for k, v in cell.get("metadata_options", ())),
+                               "attachments": tuple((str(n), str(m), str(d)) for n, m, d in cell.get("attachments", ()))})
                        for cell in data["cells"]),
         "requirements": requirements_of(imports, local_dir),
         "warnings": tuple(data["warnings"]),
@@ -523,6 +539,8 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
         "imports": imports,
         "aliases": tuple(str(a) for a in data.get("aliases", ())),
         "bibliography": tuple(str(b) for b in data.get("bibliography", ())),
+        "exports": tuple(str(e) for e in data.get("exports", ())),
+        "authors": tuple(str(a) for a in data.get("authors", ())),
     })
 
 
@@ -531,6 +549,10 @@ def outline(source: str, rel_path: str, entry: str) -> Script:
 
     Used for the failed build's page of that demo; nothing is compiled or checked.
     """
+    if rel_path.lower().endswith(".qmd"):
+        from site_builder.source.quarto.reader import outline_quarto
+
+        return outline_quarto(source, rel_path, entry)
     if is_notebook_path(rel_path):
         from site_builder.source.notebooks import outline_notebook
 

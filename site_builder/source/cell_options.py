@@ -23,7 +23,9 @@ _TAG_ALIASES = {tag.replace("-", "_"): tag for tag in KNOWN_TAGS}
 # Quarto's cell options the builder acts on.
 KNOWN_OPTIONS = frozenset({
     "echo", "output", "eval", "include", "error", "code-fold", "code-summary", "fig-cap", "fig-alt", "label",
+    "warning", "fig-width", "fig-height", "fig-subcap", "layout-ncol", "layout-nrow", "tbl-cap",
 })
+_FLAGS = ("echo", "output", "eval", "include", "error", "warning")
 # "#| key: value" (Quarto's cell option comment), only in the cell's leading lines.
 # The value ends possessively at its last non-blank (a lazy ".*?" before "\s*$" is quadratic in a blank run).
 _OPTION_LINE = re.compile(r"^#\|\s*(?P<key>[A-Za-z][\w.-]*)\s*:\s*(?P<value>(?:\S(?:\s*+\S)*+)?)\s*$")
@@ -47,6 +49,11 @@ class CellDisplay:
     fig_cap: str = ""  # the caption of the cell's figures (numbered on the page)
     fig_alt: str = ""  # their alt text
     label: str = ""  # the anchor of its (first) figure, e.g. "fig-loss"
+    fig_subcaps: tuple[str, ...] = ()  # fig-subcap: one caption per figure, "(a)", "(b)"... before each
+    columns: int = 0  # layout-ncol: its figures side by side, so many a row (0: not set)
+    rows: int = 0  # layout-nrow: its figures in so many rows (0: not set)
+    table_caption: str = ""  # tbl-cap: the caption of its table output
+    figure_size: tuple[float | None, float | None] = (None, None)  # fig-width, fig-height (inches)
 
 
 def canonical_tag(tag: str) -> str:
@@ -79,10 +86,12 @@ def problems(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> lis
     for key, value in options:
         if key not in KNOWN_OPTIONS:
             found.append(f"unknown cell option '#| {key}'")
-        elif key in ("echo", "output", "eval", "include", "error") and value.lower() not in (*_TRUE, *_FALSE):
+        elif key in _FLAGS and value.lower() not in (*_TRUE, *_FALSE):
             found.append(f"'#| {key}: {value}' should be true or false")
         elif key == "code-fold" and value.lower() not in (*_TRUE, *_FALSE, "show"):
             found.append(f"'#| code-fold: {value}' should be true, false or show")
+        elif key in ("fig-width", "fig-height", "layout-ncol", "layout-nrow") and _number(value) is None:
+            found.append(f"'#| {key}: {value}' should be a positive number")
     if found:
         found[-1] += (f" (known tags: {', '.join(sorted(KNOWN_TAGS))}; "
                       f"known #| options: {', '.join(sorted(KNOWN_OPTIONS))})")
@@ -92,8 +101,7 @@ def problems(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> lis
 def display_of(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> CellDisplay:
     """The CellDisplay of a cell with these tags and ``#|`` options (later options win)."""
     known = {canonical_tag(t) for t in tags}
-    opts = {key: value.lower() if key in ("echo", "output", "eval", "include", "error", "code-fold") else value
-            for key, value in options}
+    opts = {key: value.lower() if key in (*_FLAGS, "code-fold") else value for key, value in options}
     code: Literal["show", "fold", "open", "remove"] = "show"
     output: Literal["show", "fold", "remove"] = "show"
     if known & {"hide-input", "hide-cell"} or opts.get("code-fold") in _TRUE:
@@ -110,8 +118,41 @@ def display_of(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> C
     why = ("tagged skip-execution" if "skip-execution" in known
            else "#| eval: false" if opts.get("eval") in _FALSE else "")
     return CellDisplay(
-        code=code, output=output, stdout="remove-stdout" not in known, stderr="remove-stderr" not in known,
+        code=code, output=output, stdout="remove-stdout" not in known,
+        stderr="remove-stderr" not in known and opts.get("warning") not in _FALSE,
         removed=removed, runs=not why, why_not_run=why, raises="raises-exception" in known or opts.get("error") in _TRUE,
         summary=opts.get("code-summary", ""), fig_cap=opts.get("fig-cap", ""),
         fig_alt=opts.get("fig-alt", ""), label=opts.get("label", ""),
+        fig_subcaps=_texts(opts.get("fig-subcap", "")),
+        columns=_whole(opts.get("layout-ncol", "")), rows=_whole(opts.get("layout-nrow", "")),
+        table_caption=opts.get("tbl-cap", ""),
+        figure_size=(_number(opts.get("fig-width", "")), _number(opts.get("fig-height", ""))),
     )
+
+
+def _number(value: str) -> float | None:
+    """A positive number's value (``7``, ``3.5``), None for anything else."""
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if 0 < number < 1e4 else None
+
+
+def _texts(value: str) -> tuple[str, ...]:
+    """A list option's items: a JSON/YAML flow list (``["A", "B"]``), else the one text."""
+    if not value.startswith("["):
+        return (value,) if value else ()
+    import json
+
+    try:
+        items = json.loads(value)
+    except ValueError:
+        return (value,)
+    return tuple(str(v) for v in items if v is not None) if isinstance(items, list) else (value,)
+
+
+def _whole(value: str) -> int:
+    """A layout count (``2``), 0 for anything else."""
+    number = _number(value)
+    return int(number) if number and number == int(number) else 0

@@ -1,9 +1,9 @@
 """Discover stage: find the demos and turn each file into an :class:`Entry`.
 
-An entry is a Python script (``*.py``, plain or Jupytext percent), a notebook (``*.ipynb``)
-or a Jupytext Markdown notebook (``*.md`` whose front matter has ``jupytext:`` or
-``kernelspec:``); any other Markdown file is a *page* (prose only, nothing run) when the
-``pages`` setting asks for them, else no entry. Sub-folders of the demos folder are
+An entry is a Python script (``*.py``, plain or Jupytext percent), a notebook (``*.ipynb``),
+a Jupytext Markdown notebook (``*.md`` whose front matter has ``jupytext:`` or
+``kernelspec:``) or a Quarto document (``*.qmd``); any other Markdown file is a *page* (prose
+only, nothing run) when the ``pages`` setting asks for them, else no entry. Sub-folders of the demos folder are
 *sections* (the Sphinx-Gallery convention): the entry ``demos/basics/plot.py`` is named
 ``basics/plot`` and its page is ``basics/plot/``. Folders whose name starts with ``_`` or
 ``.`` hold helpers, never entries. A file's entry name is its URL segment (names.url_segment).
@@ -21,13 +21,14 @@ from site_builder.errors import EntryError, UsageError, one_line
 from site_builder.fs import relative_to_root
 from site_builder.patterns import PathPattern
 from site_builder.names import MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
+from site_builder.source.quarto.shortcodes import expand_includes
 
 log = logging.getLogger(__name__)
 
 # A section's header text, first found wins (Sphinx-Gallery reads README.txt / GALLERY_HEADER.rst).
 SECTION_HEADERS = ("GALLERY_HEADER.rst", "README.rst", "README.txt", "README.md")
 # The suffixes an entry's file may have.
-ENTRY_SUFFIXES = (".py", ".ipynb", ".md")
+ENTRY_SUFFIXES = (".py", ".ipynb", ".md", ".qmd")
 # A Jupytext Markdown notebook: YAML front matter naming jupytext or a kernelspec.
 _NOTEBOOK_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:(?!---[ \t]*\r?$).*\r?\n)*?(?:jupytext|kernelspec):",
                                     re.MULTILINE)
@@ -40,19 +41,24 @@ class Entry:
     name: str  # section-qualified name, the page's folder: "attention", "basics/plot"
     path: Path  # absolute path of the script; never rendered
     rel_path: str  # path relative to the project root, POSIX form, used in messages
-    source: str  # the script's text (UTF-8, newlines as in the file)
+    source: str  # the script's text (UTF-8, newlines as in the file; a .qmd's with its includes)
     source_bytes: bytes  # the file's exact bytes, published as the download
     demos_path: str = ""  # the path in the demos folder, '/'-separated ("basics/plot.py")
 
     @property
     def format(self) -> str:
-        """The source format: "py", "ipynb" or "md" (from the file's suffix)."""
+        """The source format: "py", "ipynb", "md" or "qmd" (from the file's suffix)."""
         return PurePosixPath(self.rel_path).suffix.lower().lstrip(".") or "py"
 
     @property
     def is_page(self) -> bool:
         """True for a Markdown page that is no notebook: prose only, nothing runs, nothing to download."""
         return self.format == "md" and not is_notebook_markdown(self.source)
+
+    @property
+    def content(self) -> bytes:
+        """What its builds depend on: the file's bytes, and a .qmd's text with its includes."""
+        return self.source_bytes if self.format != "qmd" else self.source_bytes + b"\0" + self.source.encode("utf-8")
 
     @property
     def section(self) -> str:
@@ -114,6 +120,12 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             continue
         if path.suffix.lower() == ".md" and not pages and not is_notebook_markdown(text):
             continue  # prose (notes): not a notebook, and the project wants no pages
+        if path.suffix.lower() == ".qmd":
+            try:  # Quarto's {{< include >}}: the page and the run read the text they make
+                text = expand_includes(text, rel, project_root)
+            except EntryError as exc:
+                found.append(f"{name}: {exc}")
+                continue
         if name in owners:
             found.append(f"{owners[name]} and {rel} would both be the page {name}/ "
                          "(file names that differ only in case, punctuation or suffix): rename one")

@@ -65,6 +65,7 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     from mdit_py_plugins.myst_role import myst_role_plugin
 
     from site_builder.source.citation_syntax import pandoc_citation_plugin
+    from site_builder.source.quarto.shortcodes import shortcode_plugin
 
     # "html": raw HTML is read as HTML, so that the renderer can show it as text (prose is
     # data) and drop the comments (Jupyter hides them too).
@@ -85,8 +86,9 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     # no reference of its text uses is kept (a notebook's cells are one document).
     md.use(amsmath_plugin).use(colon_fence_plugin).use(deflist_plugin).use(footnote_plugin, always_match_refs=True)
     md.core.ruler.before("footnote_tail", "footnotes_kept", _keep_unreferenced_footnotes)
-    md.use(attrs_plugin).use(attrs_block_plugin)
+    md.use(attrs_plugin, spans=True).use(attrs_block_plugin)  # [text]{.class}: Pandoc's spans
     md.use(pandoc_citation_plugin)  # [@key], @key, @fig-x (Pandoc's and Quarto's)
+    md.use(shortcode_plugin)  # Quarto's {{< name args >}}
     # colon_fence reads every ":::" block (MyST's ":::{note}" and Pandoc's "::: name"): the
     # container plugin, which reads the same fences, would take them from it.
     return md

@@ -77,6 +77,9 @@ def _read_ipynb(source: str, where: str) -> Any:
     if type(major) is not int or not 1 <= major <= 4:
         raise ParseError(f"{where} is not a notebook: 'nbformat' is {_shown(major)}, not 1 to 4 "
                          "(the notebook format's major version)")
+    problem = schema_problem(data) if major == 4 else None  # before nbformat's reader trips on it
+    if problem:
+        raise ParseError(f"{where} is not a valid notebook: {problem}")
     try:  # nbformat.reads, without its parse of the JSON and its validation: both are done here
         notebook = nbformat.versions[major].to_notebook_json(data, minor=data.get("nbformat_minor", 0))
         return nbformat.convert(notebook, 4)  # upgrades nbformat 1-3 as Jupyter does

@@ -25,6 +25,9 @@ from site_builder.source.entries import is_notebook_markdown
 from site_builder.source.markdown_head import document_head
 from site_builder.source.notebook_input import read_notebook
 
+# The attachment types a page shows, in the order a bundle's is chosen (prose.images checks them).
+ATTACHMENT_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/svg+xml")
+
 # A MyST code cell's opening fence (``` or more, or ~~~), as jupytext reads it.
 _CODE_CELL_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*\{code-cell\}")
 _FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
@@ -137,7 +140,7 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
         if cell.cell_type == "markdown":
             line = _line_of(where, cell.source, cursor) if is_markdown else 0
             cursor = max(cursor, line)
-            cells.append(Cell("markdown", "", cell.source, line, None))
+            cells.append(Cell("markdown", "", cell.source, line, None, attachments=_attachments(cell)))
             continue
         if cell.cell_type != "code":
             continue  # raw cells: Jupyter Book leaves them out of the page too
@@ -165,6 +168,20 @@ def parse_page(source: str, rel_path: str) -> Script:
                   cells=cells, requirements=(), prose="markdown")
 
 
+def _attachments(cell: Any) -> tuple[tuple[str, str, str], ...]:
+    """A Markdown cell's attached images (name, MIME type, data), the first image type of each
+    bundle in the order a page prefers them; the schema has made each bundle a mapping."""
+    found = []
+    for name, bundle in (cell.get("attachments") or {}).items():
+        mime = next((m for m in ATTACHMENT_TYPES if m in bundle), None)
+        data = bundle.get(mime) if mime else None
+        if isinstance(data, list) and all(isinstance(part, str) for part in data):
+            data = "".join(data)
+        if isinstance(data, str):
+            found.append((str(name), mime, data))
+    return tuple(found)
+
+
 def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:
     """The Script of a notebook: its cells (Markdown prose, code blocks); ParseError on bad input."""
     if rel_path.lower().endswith(".md") and not is_notebook_markdown(source):
@@ -172,19 +189,7 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
     notebook = read_notebook(source, rel_path, entry)
     _check_kernel(notebook, rel_path, entry)
     cells, run_source = notebook_cells(notebook, source, rel_path, entry)
-    found: list[str] = []
-    for cell in cells:
-        if cell.kind == "code":
-            # Nothing is compiled here: as in Jupyter, a cell that cannot be compiled fails at its
-            # turn (ran by IPython, its magics too), and the cells before it run. Each cell is read
-            # alone (no padding with the lines before it: linear in the number of cells).
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
-                    found += module_imports(ast.parse(ipython_syntax.as_python(cell.text)))  # in cell order
-            except (SyntaxError, ValueError):
-                pass  # it imports nothing we can know of
-    imports = tuple(dict.fromkeys(found))
+    imports = cell_imports(cells)
     head = document_head(cells, rel_path)
     return Script(
         summary=head.summary, title=head.title, title_at=head.title_at, purpose="", docstring="", cells=tuple(cells),
@@ -194,7 +199,25 @@ def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | 
         run_source="" if run_source == source else run_source,
         aliases=front_matter_list(notebook.metadata.get("aliases")),
         bibliography=front_matter_list(notebook.metadata.get("bibliography")),
+        exports=front_matter_list(notebook.metadata.get("export")),
     )
+
+
+def cell_imports(cells: list[Cell]) -> tuple[str, ...]:
+    """The modules the code cells import at their top level, in cell order."""
+    found: list[str] = []
+    for cell in cells:
+        if cell.kind == "code":
+            # Nothing is compiled here: as in Jupyter, a cell that cannot be compiled fails at its
+            # turn (ran by IPython, its magics too), and the cells before it run. Each cell is read
+            # alone (no padding with the lines before it: linear in the number of cells).
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
+                    found += module_imports(ast.parse(ipython_syntax.as_python(cell.text)))
+            except (SyntaxError, ValueError):
+                pass  # it imports nothing we can know of
+    return tuple(dict.fromkeys(found))
 
 
 def front_matter_list(value: Any) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ document.addEventListener("DOMContentLoaded", function () {
   setUpSearch();
   setUpOnThisPage();
   setUpOutputFolds();
+  setUpTabsets();
   openFoldsForPrint();
 });
 
@@ -24,7 +25,7 @@ document.addEventListener("DOMContentLoaded", function () {
 function openFoldsForPrint() {
   var opened = [];
   window.addEventListener("beforeprint", function () {
-    document.querySelectorAll("details.cell-fold:not([open])").forEach(function (fold) {
+    document.querySelectorAll("details.cell-fold:not([open]), details.callout-fold:not([open])").forEach(function (fold) {
       fold.open = true;
       opened.push(fold);
     });
@@ -32,6 +33,71 @@ function openFoldsForPrint() {
   window.addEventListener("afterprint", function () {
     opened.forEach(function (fold) { fold.open = false; });
     opened = [];
+  });
+}
+
+// ---- Quarto's tabsets: without script every panel is a section under its heading (read and
+// printed whole); here the headings become a tablist (WAI-ARIA's tabs pattern: one tab in the
+// Tab order, arrow keys, Home and End move and select), and choosing a tab of a group
+// (class tabset-group-NAME) chooses the tab of the same name in the page's other tabsets of it.
+
+function setUpTabsets() {
+  document.querySelectorAll(".tabset").forEach(function (set, n) {
+    var panels = Array.prototype.filter.call(set.children, function (child) {
+      return child.classList.contains("tab-panel");
+    });
+    if (!panels.length) return;
+    var list = document.createElement("div");
+    list.className = "tablist";
+    list.setAttribute("role", "tablist");
+    panels.forEach(function (panel, k) {
+      var title = panel.querySelector(".tab-title");
+      var tab = document.createElement("button");
+      tab.type = "button";
+      tab.className = "tab";
+      tab.id = "tabset-" + n + "-tab-" + k;
+      tab.textContent = title ? title.textContent : "Tab " + (k + 1);
+      tab.setAttribute("role", "tab");
+      panel.id = panel.id || "tabset-" + n + "-panel-" + k;
+      tab.setAttribute("aria-controls", panel.id);
+      panel.setAttribute("role", "tabpanel");
+      panel.setAttribute("aria-labelledby", tab.id);
+      panel.tabIndex = 0;
+      tab.addEventListener("click", function () { chooseTab(set, k, true); });
+      tab.addEventListener("keydown", function (event) {
+        var last = panels.length - 1;
+        var to = {ArrowRight: k === last ? 0 : k + 1, ArrowLeft: k === 0 ? last : k - 1, Home: 0, End: last}[event.key];
+        if (to === undefined) return;
+        event.preventDefault();
+        chooseTab(set, to, true);
+        set.querySelectorAll(":scope > .tablist > [role=tab]")[to].focus();
+      });
+      list.appendChild(tab);
+    });
+    set.insertBefore(list, set.firstChild);
+    set.classList.add("tabset-tabs");
+    chooseTab(set, 0, false);
+  });
+}
+
+function chooseTab(set, index, inGroup) {
+  var tabs = set.querySelectorAll(":scope > .tablist > [role=tab]");
+  tabs.forEach(function (tab, k) {
+    var chosen = k === index;
+    tab.setAttribute("aria-selected", chosen ? "true" : "false");
+    tab.tabIndex = chosen ? 0 : -1;
+    document.getElementById(tab.getAttribute("aria-controls")).hidden = !chosen;
+  });
+  var group = Array.prototype.find.call(set.classList, function (name) {
+    return name.indexOf("tabset-group-") === 0;
+  });
+  if (!inGroup || !group || !tabs[index]) return;
+  var name = tabs[index].textContent;
+  document.querySelectorAll(".tabset." + group).forEach(function (other) {
+    if (other === set) return;
+    var same = Array.prototype.findIndex.call(other.querySelectorAll(":scope > .tablist > [role=tab]"),
+      function (tab) { return tab.textContent === name; });
+    if (same >= 0) chooseTab(other, same, false);
   });
 }
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import linecache
 import os
 import shutil
@@ -41,11 +42,12 @@ import subprocess
 import sys
 import traceback
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import describe_error
 from .files import Paths, inside
-from .outputs.displays import Displays
+from .outputs.displays import Displays, when_imported
 from .outputs.inline import InlineFigures
 
 HIDE_VALUE_TAG = "hide-value"
@@ -97,7 +99,8 @@ class NotebookShell:
         if HIDE_VALUE_TAG in cell["tags"]:
             shell.ast_node_interactivity = "none"  # the value is never even computed
         try:
-            result = shell.run_cell(text, store_history=True)
+            with _figure_size(cell.get("figure_size") or ()):
+                result = shell.run_cell(text, store_history=True)
         finally:
             shell.ast_node_interactivity = interactivity
         error = result.error_before_exec or result.error_in_exec
@@ -328,3 +331,30 @@ def _shell_type() -> type:
 
     _SHELL_TYPE.append(Shell)
     return Shell
+
+
+@contextlib.contextmanager
+def _figure_size(size: list[float | None] | tuple[()]) -> Iterator[None]:
+    """Matplotlib's figure size while a cell runs (Quarto's ``#| fig-width`` and ``fig-height``, in
+    inches), as Quarto sets it; matplotlib is never imported for it (the cell may import it)."""
+    if not any(size):
+        yield
+        return
+    saved: list[Any] = []  # the size before, once set
+    running = [True]
+
+    def apply(module: Any) -> None:
+        if running[0] and not saved:
+            width, height = saved.append(module.rcParams["figure.figsize"]) or saved[0]
+            module.rcParams["figure.figsize"] = (size[0] or width, size[1] or height)
+
+    if "matplotlib" in sys.modules:
+        apply(sys.modules["matplotlib"])
+    else:
+        when_imported("matplotlib", apply)
+    try:
+        yield
+    finally:
+        running[0] = False
+        if saved and "matplotlib" in sys.modules:
+            sys.modules["matplotlib"].rcParams["figure.figsize"] = saved[0]

@@ -18,6 +18,7 @@ from typing import Any
 from site_builder.config import Config
 from site_builder.run.execute import RunOptions, RunResult
 from site_builder.source.blocks import Cell, Script
+from site_builder.source.expressions.places import find_expressions
 from site_builder.source.ipython_syntax import looks_like_ipython
 
 # environment keys that are not package distributions
@@ -82,6 +83,9 @@ def code_fingerprint(script: Script, notebook: bool = False) -> tuple[str, bool]
         if notebook and looks_like_ipython(cell.text):
             block.update(text=cell.text)
         blocks.append(block)
+    quoted = [[e.after, e.written] for e in find_expressions(script, notebook)]
+    if quoted:  # what the prose quotes is evaluated by the run: a new expression runs it again
+        blocks.append({"expressions": quoted})
     data = json.dumps(blocks, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
     return hashlib.sha256(data).hexdigest(), uses_doc
 
@@ -107,7 +111,8 @@ def run_options(config: Config, name: str) -> RunOptions:
     """How entry ``name`` runs; part of its cache key, so build, --frozen and check share it."""
     return RunOptions(timeout=config.timeout_for(name), project_root=config.root,
                       figure_scale=config.figure_scale, display_limit=config.display_limit,
-                      animation_frames=config.animation_frames, animation_size=config.animation_size)
+                      animation_frames=config.animation_frames, animation_size=config.animation_size,
+                      strict_expressions=config.strict_expressions)
 
 
 def option_values(options: RunOptions) -> dict[str, float]:
@@ -118,6 +123,8 @@ def option_values(options: RunOptions) -> dict[str, float]:
     for name in ("display_limit", "animation_frames", "animation_size"):  # when not their default
         if getattr(options, name) != getattr(RunOptions, name):
             found[name] = float(getattr(options, name))
+    if options.strict_expressions:  # an expression that raises fails the entry
+        found["strict_expressions"] = 1.0
     return found
 
 

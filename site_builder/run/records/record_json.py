@@ -25,12 +25,15 @@ from site_builder.run.execute import (
     OutputChunk,
     RunResult,
 )
+from site_builder.run.results import GluedValue, QuotedValue
 from site_builder.run.name_refs import name_refs
 from site_builder.run.records.inputs import RunInputs
 
 log = logging.getLogger(__name__)
 
-RECORD_FORMAT = 4  # 2: "value"; 3: values and display() outputs are MIME bundles; 4: "names"; bump when the layout changes
+# 2: "value"; 3: values and display() outputs are MIME bundles; 4: "names"; 5: "quoted", "glued";
+# bump when the layout changes
+RECORD_FORMAT = 5
 RECORD_FILE = f"{BUILDER_DIR}/record.json"
 
 
@@ -104,6 +107,8 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
         "reads": list(result.reads),
         "inputs": dataclasses.asdict(inputs),
         "blocks": blocks,
+        "quoted": [dataclasses.asdict(q) for q in result.quoted],
+        "glued": [{"name": g.name, "block": g.block, **_display_record(g.display)} for g in result.glued],
     }
 
 
@@ -128,6 +133,8 @@ def from_record(data: dict[str, Any], folder: Path) -> tuple[RunResult, RunInput
             files_dir=folder,
             environment={str(k): str(v) for k, v in data["environment"].items()},
             reads=tuple(str(r) for r in data["reads"]),
+            quoted=tuple(QuotedValue(**q) for q in data["quoted"]),
+            glued=_glued(data["glued"], data["blocks"]),
         )
         inputs = RunInputs(**data["inputs"])
         for name, kind in (("code", str), ("source", str), ("python", str), ("packages", dict),
@@ -168,6 +175,12 @@ def _block(raw: dict[str, Any]) -> BlockResult:
         value=None if raw["value"] is None else _display(raw["value"], own),
         names=name_refs(raw["names"]),
     )
+
+
+def _glued(raw: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> tuple[GluedValue, ...]:
+    # a glued figure's file is a display file of the block that glued it
+    own = {b["name"]: {a["path"] for a in b["artifacts"] if a["kind"] == "display"} for b in blocks}
+    return tuple(GluedValue(g["name"], g["block"], _display(g, own.get(g["block"], set()))) for g in raw)
 
 
 def _display(raw: dict[str, Any], own: set[str]) -> Display:

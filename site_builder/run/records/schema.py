@@ -80,8 +80,24 @@ _BLOCK = _record({
     })},
 })
 
+_QUOTED = _record({  # a QuotedValue: see site_builder.run.results
+    "written": _STRING,
+    "code": _STRING,
+    "spec": _STRING,
+    "after": {"type": ["integer", "null"], "minimum": -1},
+    "line": _COUNT,
+    "place": _STRING,
+    "export": _STRING,
+    "text": _STRING,
+    "kind": {"enum": ["text", "markdown", "latex"]},
+    "type": _STRING,
+    "error": _STRING,
+    "block": _STRING,
+    "evaluated": {"type": "boolean"},
+})
+
 RECORD_SCHEMA: dict[str, Any] = _record({
-    "format": {"const": 4},
+    "format": {"const": 5},
     "entry": _STRING,
     "failure": {"type": ["string", "null"]},
     "duration": _SECONDS,
@@ -99,6 +115,8 @@ RECORD_SCHEMA: dict[str, Any] = _record({
         "reads": {"type": "object", "propertyNames": {"pattern": _REL_PATH}, "additionalProperties": _STRING},
     }),
     "blocks": {"type": "array", "items": _BLOCK},
+    "quoted": {"type": "array", "items": _QUOTED},
+    "glued": {"type": "array", "items": _record({"name": _STRING, "block": _STRING, **_BUNDLE})},
 })
 
 _validator: list[Callable[[Any], Any]] = []

@@ -25,6 +25,7 @@ from site_builder.source.gallery import shown_code
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.run.execute import BlockResult, Display, RunResult
 from site_builder.site.outputs.displays import IMAGE_TYPES, latex_html, markdown_html
+from site_builder.site.prose.images import attachment_content
 from site_builder.site.outputs.interactive import PLOTLY_MIME
 from site_builder.site.safety.html import clean_html
 from site_builder.site.safety.svg import UnsafeSvgError, clean_svg
@@ -47,8 +48,16 @@ def _without_docstring(cell: Cell, docstring: str) -> str:
     return "\n".join(cell.text.splitlines()[first.end_lineno:]).strip("\n")
 
 
-def _markdown(text: str) -> dict[str, object]:
-    return {"cell_type": "markdown", "metadata": {}, "source": text}
+def _markdown(text: str, attachments: tuple[tuple[str, str, str], ...] = ()) -> dict[str, object]:
+    cell: dict[str, object] = {"cell_type": "markdown", "metadata": {}, "source": text}
+    kept = {}  # the images the page shows, as the page shows them (SVG made inert); nothing else
+    for name, mime, data in attachments:
+        content, _ = attachment_content(mime, data)
+        if content is not None:
+            kept[name] = {mime: content.decode("utf-8") if mime == "image/svg+xml" else data}
+    if kept:
+        cell["attachments"] = kept
+    return cell
 
 
 def _code(cell: Cell, text: str, outputs: list[dict[str, object]]) -> dict[str, object]:
@@ -183,7 +192,7 @@ def make_notebook(name: str, script: Script, result: RunResult | None, values: b
     cells = [] if from_notebook else [_markdown(intro)]
     for cell in script.cells:
         if cell.kind == "markdown":
-            cells.append(_markdown(to_markdown(cell.text, 1) if to_markdown is not None else cell.text))
+            cells.append(_markdown(to_markdown(cell.text, 1) if to_markdown is not None else cell.text, cell.attachments))
             continue
         code = shown_code(_without_docstring(cell, script.docstring) if cell.name == "setup" else cell.text)
         if not from_notebook and (cell.name != "setup" or cell.description):

@@ -26,6 +26,15 @@ class FigureCaption:
     anchor: str  # its id ("" : none), from the cell's label (its first figure only; see label_ids)
 
 
+@dataclass(frozen=True)
+class FigureLayout:
+    """How a cell's figures are laid out (Quarto's layout-ncol, layout-nrow, fig-subcap, tbl-cap)."""
+
+    columns: int = 0  # figures side by side, so many a row (0: one a row)
+    caption: FigureCaption | None = None  # fig-subcap: the figures are one, numbered, under this caption
+    table: FigureCaption | None = None  # tbl-cap: "Table N" above its output
+
+
 def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
     """``block`` without the output streams the cell's tags remove."""
     if display.stdout and display.stderr:
@@ -41,7 +50,34 @@ class FigureNumbers:
 
     def __init__(self, anchor: Callable[[str], str] = lambda label: "") -> None:
         self.count = 0
+        self.tables = 0
         self.anchor = anchor
+
+    def place(self, artifacts: tuple[_Artifact, ...], display: CellDisplay
+              ) -> tuple[tuple[_Artifact, ...], FigureLayout]:
+        """The cell's artifact views captioned (see caption), and the layout of its figures."""
+        table = None
+        if display.table_caption:
+            self.tables += 1
+            anchor = self.anchor(display.label) if display.label.startswith("tbl-") else ""
+            table = FigureCaption(self.tables, display.table_caption, anchor)
+        images = sum(1 for view in artifacts if view.is_image)
+        columns = display.columns or (-(-images // display.rows) if display.rows else 0)
+        if not display.fig_subcaps:
+            return self.caption(artifacts, display), FigureLayout(min(columns, 6), None, table)
+        group = None
+        if display.fig_cap and images:
+            self.count += 1
+            group = FigureCaption(self.count, display.fig_cap, self.anchor(display.label) if display.label else "")
+        found, letter = [], 0
+        for view in artifacts:
+            if view.is_image:
+                text = display.fig_subcaps[letter] if letter < len(display.fig_subcaps) else ""
+                view = replace(view, subcaption=f"({chr(ord('a') + letter % 26)}) {text}".rstrip(),
+                               alt=display.fig_alt or text or view.alt)
+                letter += 1
+            found.append(view)
+        return tuple(found), FigureLayout(min(columns or len(display.fig_subcaps), 6), group, table)
 
     def caption(self, artifacts: tuple[_Artifact, ...], display: CellDisplay) -> tuple[_Artifact, ...]:
         """A cell's artifact views, its images numbered and captioned by its fig-cap, its fig-alt their alt."""

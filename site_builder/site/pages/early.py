@@ -18,6 +18,7 @@ from pathlib import Path
 from site_builder.run.execute import RunResult
 from site_builder.site.downloads.archives import Deflated, deflate, notebook_paths
 from site_builder.site.pages.render import _Renderer, neighbours
+from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, ordered_builds
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ class EarlyPages:
     def render(self, build: EntryBuild) -> None:
         """Render ``build``'s page now; a page that fails is left to render_site (which says why)."""
         name = build.entry.name
-        if name not in self.neighbours:
+        if name not in self.neighbours or pastes_from_other_entries(build.script):
             return
         try:
             with held_records() as held:

@@ -40,6 +40,10 @@ from site_builder.source.cell_options import display_of
 from site_builder.site.outputs.displays import DisplayView, PageAssets, display_view
 from site_builder.site.outputs.interactive import plotly_files, records_plotly
 from site_builder.site.outputs.outcomes import block_note, output_parts, unpublishable
+from site_builder.site.outputs.quoted import page_glue, quoted_by_place
+from site_builder.site.downloads.values import value_files
+from site_builder.run.results import GluedValue
+from site_builder.source.expressions.places import cell_place
 from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLinks
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
@@ -69,6 +73,8 @@ log = logging.getLogger(__name__)
 # The CSS rules the page's values keep (value_html.py), beside the page in the builder's own
 # folder, where no file a demo writes can take its name; Plotly figures' data files with it.
 VALUE_STYLES = f"{BUILDER_DIR}/values.css"
+# Source formats whose file is offered as it is, beside the .py and .ipynb every page offers.
+SOURCE_DOWNLOADS = ("md", "qmd")
 # Publishes one file of the run folder and returns its URL relative to the entry page.
 _Publish = Callable[[str], "str | None"]
 _SEEDED = re.compile(
@@ -113,6 +119,7 @@ class _Renderer:
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
         self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
         self.references = SiteReferences()  # works cited, terms, who refers to whom (references.site)
+        self.glued: dict[str, tuple[GluedValue, ...]] = {}  # entry -> what its glue() kept
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -121,6 +128,7 @@ class _Renderer:
             return functools.cache(lambda: self.heading(build) if build.script.title else build.entry.name)
 
         self.linkable = tuple(SiteEntry(b.entry.name, title(b)) for b in builds)
+        self.glued = {b.entry.name: b.result.glued for b in builds if b.result.glued}  # {glue}`other::name`
 
     def prose_links(self, entry: Entry) -> ProseLinks:
         """What the prose of ``entry``'s page links to: its imports' documentation, the other entries."""
@@ -183,7 +191,8 @@ class _Renderer:
     ) -> list[SiteFile]:
         entry, script, result = build.entry, build.script, build.result
         name, stem = entry.name, entry.stem
-        downloads = [] if entry.is_page else [f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.md"] * (entry.format == "md"))]
+        downloads = [] if entry.is_page else [
+            f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.{entry.format}"] * (entry.format in SOURCE_DOWNLOADS))]
         page_paths = {"index.html", *downloads}
         published: dict[str, SiteFile] = {}
 
@@ -209,10 +218,15 @@ class _Renderer:
         root = "../" * (name.count("/") + 1)
         page, images = prose_page(build, root, self.labels, self.info.typography)
         page.links = self.prose_links(entry)
+        page.quoted = quoted_by_place(result.quoted)
+        page.glued = page_glue(result.glued, self.glued, publish)
         refs = attach_references(page, self.references, entry)
         code_links = self.code_links.of(result)
         figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
         purpose = self.introduction(build, page)  # first: its labels and numbers come first on the page
+        abstract = self.prose(script.abstract, "markdown", "abstract-", page,
+                              first_line=entry.source.count("\n", 0, max(entry.source.find("abstract:"), 0)) + 1
+                              ) if script.abstract else None
         cells = [gates.view(cell) if isinstance(cell, Gate) else
                  self.cell_view(cell, by_name.get(cell.name), publish, result.files_dir, result, script, i,
                                 figures, notebook=entry.format != "py", page=page,
@@ -241,6 +255,8 @@ class _Renderer:
             heading=self.heading(build),
             page_title=self.heading(build) if script.title else name,
             purpose=purpose,
+            abstract=abstract,
+            authors=join_words(list(script.authors)),
             summary=self.summary(script),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
@@ -273,12 +289,14 @@ class _Renderer:
             SiteFile(path=f"{name}/index.html", data=html),
             *([] if entry.is_page else [
                 SiteFile(path=f"{name}/{stem}.py", data=script_download(entry)),
-                *([SiteFile(path=f"{name}/{stem}.md", data=entry.source_bytes)] if entry.format == "md" else []),
+                *([SiteFile(path=f"{name}/{stem}.{entry.format}", data=entry.source_bytes)]
+                  if entry.format in SOURCE_DOWNLOADS else []),
                 self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
             ]),
             *published.values(),
             *images.values(),
             *extra,
+            *value_files(name, result),
         ]
 
     def notebook_file(self, name: str, script: Script, result: RunResult, from_notebook: bool = False) -> SiteFile:
@@ -298,6 +316,8 @@ class _Renderer:
         text, language = (script.intro, script.prose) if script.title else (script.purpose, "markdown")
         if not text.strip():
             return None
+        if page is not None:
+            page.after = None  # the docstring's prose quotes the values after the whole run
         return self.prose(text, language, "intro-", page, first_line=text_line(build.entry, text))
 
     def cell_prose(self, text: str, language: str, index: int, page: PageContext | None, first_line: int) -> Markup:
@@ -331,11 +351,15 @@ class _Renderer:
         figures: FigureNumbers | None = None, notebook: bool = False, page: PageContext | None = None,
         code_links: tuple[CodeLink, ...] = (), assets: PageAssets | None = None,
     ) -> CellView:
+        if page is not None and script is not None:
+            page.after = cell_place(script, index)  # the run's values this cell's prose quotes
         if cell.kind == "markdown":
             language = script.prose if script else "markdown"
             title_at = script.title_at if notebook and script else None
             # the page's h1 shows the title: its heading is left out of the prose
             text = without_title(cell.text, *title_at[1:]) if title_at and title_at[0] == index else cell.text
+            if page is not None:  # what its "attachment:NAME" images are
+                page.attachments = {name: (mime, data) for name, mime, data in cell.attachments}
             return CellView(kind="markdown", name="", description="",
                             html=self.cell_prose(text, language, index, page, cell.first_line),
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
@@ -354,7 +378,7 @@ class _Renderer:
         expects_error = "raises-exception" in cell.tags and not notebook
         note = f"Not run ({display.why_not_run})." if not display.runs else (
             block_note(block, result, expects_error) if result else "")
-        artifacts = (figures or FigureNumbers()).caption(self.artifact_views(block, publish, files_dir), display)
+        artifacts, layout = (figures or FigureNumbers()).place(self.artifact_views(block, publish, files_dir), display)
         description = self.description(cell, page, script)
         return CellView(
             kind="code",
@@ -375,6 +399,7 @@ class _Renderer:
             artifacts=artifacts,
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
+            layout=layout,
             **cell_names(cell, display, notebook, artifacts, page),
         )
 

@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from site_builder.fs import UnsafeFileError, open_regular
 from site_builder.run.execute import BlockError
-from site_builder.site.outputs.shown import FigureCaption
+from site_builder.site.outputs.shown import FigureCaption, FigureLayout
 from site_builder.site.outputs.displays import DisplayView
 from site_builder.site.outputs.outcomes import OutputPart
 from site_builder.site.prose.label_ids import PageIds
@@ -59,6 +59,7 @@ class ArtifactView:
     height: int | None
     preview: CsvPreview | None = None
     caption: FigureCaption | None = None  # a figure's numbered fig-cap caption
+    subcaption: str = ""  # "(a) its fig-subcap": one of the cell's figures shown as one
     # An animated figure: the URL of its movie (MP4 when ``video``, else an animated WebP or
     # PNG); ``href`` is then its poster frame (the poster), ``name`` and ``size`` the movie's.
     animation: str | None = None
@@ -118,6 +119,7 @@ class CellView:
     section_id: str = ""  # its section's id
     block_id: str = ""  # the block's id, which the ids of its parts start with (label_ids.block_ids)
     description_html: Markup = Markup("")  # the description rendered (Markdown: citations, links, terms)
+    layout: FigureLayout = FigureLayout()  # its figures side by side, as one captioned figure; its table's caption
 
     @property
     def has_output(self) -> bool:
@@ -138,8 +140,9 @@ def cell_names(cell: Cell, display: CellDisplay, notebook: bool, artifacts: tupl
     if not display.label:
         return {"label": "", "anchor": block, "section_id": block, "block_id": block}
     figure = next((a.caption.anchor for a in artifacts if a.caption is not None and a.caption.anchor), "")
-    if figure or display.fig_cap or page is None:
-        return {"label": display.label, "anchor": figure or block, "section_id": block, "block_id": block}
+    if figure or display.fig_cap or display.table_caption or page is None:  # the caption holds the label's id
+        table = page.anchor(display.label) if display.table_caption and page is not None else ""
+        return {"label": display.label, "anchor": figure or table or block, "section_id": block, "block_id": block}
     anchor = page.anchor(display.label) or block
     return {"label": display.label, "anchor": anchor, "section_id": anchor, "block_id": block}
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from site_builder.site.prose.images import ProseImages
+from site_builder.site.prose.images import VIDEO_EXTENSIONS, ProseImages
 from site_builder.site.prose.label_ids import ID_RULE, PageIds, is_id_label
 from site_builder.site.prose.markdown.boxes import exercise_title, solution_of, solution_title
 from site_builder.site.prose.markdown.context import Label, PageContext
@@ -128,15 +128,18 @@ def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tup
     texts = [intro] + [c.text if c.kind == "markdown" else "" for c in script.cells]
     languages = [intro_language] + [script.prose for _ in script.cells]
     found = label_definitions(texts, typography, languages, notebook=is_notebook(entry))
-    figures = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
+    figures = tables = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
     for source, cell in enumerate((None, *script.cells)):
         for d in (d for d in found if d.source == source):
             yield d.kind, d.name, d.text, d.number, _place(entry, cell, source, texts[source], d.line)
         if cell is not None and cell.kind == "code":
             display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
             figures += bool(display.fig_cap)
+            tables += bool(display.table_caption)
             where = f"{entry.rel_path}, block {cell.name}"
-            if display.label and display.fig_cap:  # the id of its first captioned figure
+            if display.label.startswith("tbl-") and display.table_caption:  # its table's caption (tbl-cap)
+                yield "label", display.label, f"Table {tables}", str(tables), where
+            elif display.label and display.fig_cap:  # the id of its first captioned figure
                 yield "label", display.label, f"Figure {figures}", str(figures), where
             elif display.label:  # a labelled cell (:name:, #| label:): its section, named by its label
                 yield "label", display.label, display.label, "", where
@@ -180,7 +183,9 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
     html_ids = dict(site.html_ids.get(entry.name, {}))
     ids.taken.update([*(label.anchor for label in own.values()), *html_ids.values()])
     page = PageContext(entry.name, _doc_path(entry), root, site.first, docs=site.docs,
-                       publish_image=images.publish, own=own, ids=ids, typography=typography,
+                       publish_image=images.publish, own=own,
+                       publish_attachment=images.publish_attachment,
+                       publish_video=lambda src: images.publish(src, VIDEO_EXTENSIONS), ids=ids, typography=typography,
                        notebook=is_notebook(entry), html_ids=html_ids)
     if page.notebook and build.script.title:  # the title heading is the page's <h1>: its links lead to the top
         page.jupyter_heading(build.script.title, "main")

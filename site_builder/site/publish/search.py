@@ -25,7 +25,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from site_builder.fs import note_write, walk_files
+from site_builder.fs import note_write, walk_names
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +133,7 @@ def _check_written(index_dir: Path) -> None:
 def _prune(index_dir: Path, seeded: set[str]) -> None:
     """Remove the seeds the index in ``index_dir`` does not list; IndexLayoutError when a file
     Pagefind wrote is not listed either, or a listed one is missing (the layout is not understood)."""
-    present = {rel for rel, _ in walk_files(index_dir)}
+    present = set(walk_names(index_dir))
     listed = index_files(index_dir)
     unexplained = sorted(present - listed - seeded)
     missing = sorted(listed - present)
@@ -158,7 +158,7 @@ def index_files(index_dir: Path) -> set[str]:
             raise IndexLayoutError(f"pagefind-entry.json names no meta file: {language!r}")
         listed.add(f"pagefind.{meta_hash}.pf_meta")
         hashes.update(_strings(_meta(index_dir / f"pagefind.{meta_hash}.pf_meta")))
-    for rel, _ in walk_files(index_dir):
+    for rel in walk_names(index_dir):
         name = rel.rpartition("/")[2]
         if "/" not in rel and not CONTENT_ADDRESSED.fullmatch(name):
             listed.add(rel)  # pagefind.js, the UI, the WebAssembly: rewritten by every run

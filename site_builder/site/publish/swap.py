@@ -43,12 +43,14 @@ def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> No
     """Write ``files`` into the folder ``root``: exactly those files when it held a spare tree
     (``recycled``: its folders are reused, everything else in it is removed)."""
     seen: set[str] = set()
-    present = _tree(root) if recycled else {}  # what the spare holds: path -> is a real folder
+    inodes: dict[str, int] = {}  # the spare's files' inodes (readdir gives them: no stat)
+    present = _tree(root, inodes) if recycled else {}  # what the spare holds: path -> is a real folder
     made: set[str] = {""}  # folders known to be real folders of ``root``: one check per folder
     if not any(file.path == SITE_MARK for file in files):
         files = [*files, site_mark()]
     for file in files:
-        target = safe_join(root, file.path)
+        spare = file.path in present  # a path the spare holds is a plain relative path: no check
+        target = safe_join(root, file.path) if not spare else None
         key = file.path.lower()  # two paths differing in case clash on some hosts
         if key in seen:  # render skips these with a warning already; never fail the build here
             log.warning("not published: %s (another file of the site has the same name but for case)", file.path)
@@ -57,9 +59,14 @@ def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> No
         folder = file.path.rpartition("/")[0]
         if folder not in made:
             _make_folders(root, folder, present, made)
-        if file.path in present:
+        if spare:
+            if _same_file(file, inodes.get(file.path)):
+                del present[file.path]  # the spare holds that very file already (linked two builds ago)
+                continue
+            target = root / file.path
             # never write into what is there: a spare's file may be an inode the published site shares
             _remove(target, present.pop(file.path))
+        assert target is not None
         if file.root is not None and file.source is not None:
             copy_regular(file.root, file.source.relative_to(file.root).as_posix(), target)
         elif file.source is not None:  # a file of the published site: both folders are the builder's own
@@ -70,18 +77,32 @@ def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> No
         _remove(root / rel, present[rel])
 
 
-def _tree(root: Path) -> dict[str, bool]:
-    """Every path below ``root`` (POSIX, relative) -> whether it is a real folder; links are not followed."""
+def _tree(root: Path, inodes: dict[str, int]) -> dict[str, bool]:
+    """Every path below ``root`` (POSIX, relative) -> whether it is a real folder; links are not
+    followed.  ``inodes`` gets the inode of each file (not of links)."""
     found: dict[str, bool] = {}
-    pending = [("", root)]
+    pending: list[tuple[str, str | Path]] = [("", root)]
     while pending:
         prefix, folder = pending.pop()
         for item in os.scandir(folder):
             rel = f"{prefix}{item.name}"
             found[rel] = item.is_dir(follow_symlinks=False)
             if found[rel]:
-                pending.append((f"{rel}/", Path(item.path)))
+                pending.append((f"{rel}/", item.path))
+            elif not item.is_symlink():
+                inodes[rel] = item.inode()
     return found
+
+
+def _same_file(file: SiteFile, inode: int | None) -> bool:
+    """True when ``file`` is to be linked from the published site and the spare's file of
+    its path (``inode``) is that file already: both are the builder's own, on one file system."""
+    if inode is None or file.source is None or file.root is not None:
+        return False
+    try:
+        return os.lstat(file.source).st_ino == inode
+    except OSError:
+        return False
 
 
 def _make_folders(root: Path, folder: str, present: dict[str, bool], made: set[str]) -> None:

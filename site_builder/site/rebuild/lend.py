@@ -139,12 +139,12 @@ def lookup_base(config: Config, code: str, stamp: str) -> str:
 
 def lookup_key(base: str, entry: Entry) -> str:
     """What a record lookup of ``entry`` compares: ``base`` (lookup_base) and its script."""
-    return sha_of(base, entry.rel_path, entry.source_bytes)
+    return sha_of(base, entry.rel_path, entry.content)
 
 
 def parse_key(config: Config, code: str, entry: Entry) -> str:
     """What a script's parse depends on: the builder's code, the prose setting, the script."""
-    return sha_of(code, config.prose_for(entry.name), entry.rel_path, entry.source_bytes)
+    return sha_of(code, config.prose_for(entry.name), entry.rel_path, entry.content)
 
 
 def parsed_scripts(config: Config, entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
@@ -171,7 +171,7 @@ def site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
     parts = [base]
     for entry in entries:
         installed = [f"{d}={_version(d, versions)}" for d in packages.get(entry.name, [])]
-        parts += [entry.name, sha_of(entry.source_bytes), records[entry.name], *installed]
+        parts += [entry.name, sha_of(entry.content), records[entry.name], *installed]
     return sha_of(*parts)
 
 
@@ -216,7 +216,7 @@ def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None
         return None
     if [e.name for e in entries] != sorted(state.entries):
         return None
-    if any(state.entries[e.name].get("source") != sha_of(e.source_bytes) for e in entries):
+    if any(state.entries[e.name].get("source") != sha_of(e.content) for e in entries):
         return None  # an edited script: known before reading a thousand records
     records = {e.name: record_sha(config, e.name) for e in entries}
     if any(records[name] != state.entries[name].get("record") for name in records):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.config import Config
-from site_builder.fs import walk_files
+from site_builder.fs import walk_names
 from site_builder.source.blocks import script_data
 from site_builder.source.entries import Entry
 from site_builder.run.preload import packages_stamp
@@ -69,9 +69,10 @@ class RenderPlan:
 # ---------------------------------------------------------------- the changed path
 
 
-def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str
-               ) -> tuple[dict[str, str], dict[str, str], str]:
-    """Per entry the key of its notebook and of its page; and the key of the site-wide files."""
+def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str,
+               digests: dict[str, str]) -> tuple[dict[str, str], dict[str, str], str]:
+    """Per entry the key of its notebook and of its page; and the key of the site-wide files.
+    ``digests``: the result digests known (of records unchanged), completed here for every entry."""
     from site_builder.site.references.site import site_references  # (imports the prose's parsers)
 
     ordered = ordered_builds(builds, info)
@@ -86,8 +87,8 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     site_entries = sha_of(*neighbours)
     for i, build in enumerate(ordered):
         name = build.entry.name
-        result = _result_digest(build)
-        notebooks[name] = sha_of(notebook_base, name, repr(info.values), sha_of(build.entry.source_bytes), result)
+        result = digests[name] = digests.get(name) or _result_digest(build)
+        notebooks[name] = sha_of(notebook_base, name, repr(info.values), sha_of(build.entry.content), result)
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
         # the notebook's key covers what the script's text decides; its requirements also
@@ -136,6 +137,7 @@ class Rebuild:
     records_checked: bool = True
     trusted: dict[str, str] = field(default_factory=dict)  # the records the lookups trusted
     _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
+    digests: dict[str, str] = field(default_factory=dict)  # entry -> the digest of its result
 
     def __post_init__(self) -> None:
         # ``state``: the saved state when the caller has loaded it already
@@ -146,7 +148,21 @@ class Rebuild:
         self.versions = known_versions(self.state)
         code = code_fingerprint(self.versions)
         page_base = sha_of(code, templates_fingerprint(), settings_fingerprint(self.config))
-        self.notebook_keys, self.page_keys, self.site_key = _page_keys(self.builds, self.info, code, page_base)
+        self.digests = self._saved_digests()
+        self.notebook_keys, self.page_keys, self.site_key = _page_keys(
+            self.builds, self.info, code, page_base, self.digests)
+
+    def _saved_digests(self) -> dict[str, str]:
+        """The result digests of the last build for the entries whose record it trusted and
+        this build trusts too (the same record bytes give the same result: no need to hash it again)."""
+        if self.state is None:
+            return {}
+        found = {}
+        for name, record in self.trusted.items():
+            saved = self.state.entries.get(name, {})
+            if saved.get("record") == record and isinstance(saved.get("result"), str):
+                found[name] = saved["result"]
+        return found
 
     def _intact(self, prefix: str) -> list[str] | None:
         """The tracked files of one folder (``out:NAME/``) when all are as saved (None when one is not)."""
@@ -239,10 +255,11 @@ class Rebuild:
             state.entries[name] = {
                 "record": record_sha(self.config, name), "packages": packages[name],
                 "page": self.page_keys[name], "notebook": self.notebook_keys[name],
+                "result": self.digests[name],
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
                 "reads": list(build.result.reads),
-                "source": sha_of(build.entry.source_bytes),
+                "source": sha_of(build.entry.content),
                 "script": {"key": parse_key(self.config, code, build.entry), "data": script_data(build.script)},
             }
             reads = [f"src:{rel}" for rel in build.result.reads]
@@ -252,14 +269,14 @@ class Rebuild:
                 known.update((k, previous[k]) for k in record_files + reads if k in previous)
                 keys += record_files
             else:
-                keys += [f"rec:{name}/{rel}" for rel, _ in walk_files(store_dir(self.config, name))]
+                keys += [f"rec:{name}/{rel}" for rel in walk_names(store_dir(self.config, name))]
             keys += reads
         for file in files:  # linked from the published site: the same inode, checked by plan()
             key = f"out:{file.path}"
             if (file.root is None and file.source is not None and key in previous
                     and str(file.source) == tracked_path(self.config, key)):
                 known[key] = previous[key]
-        keys += [f"out:{rel}" for rel, _ in walk_files(staged)]
+        keys += [f"out:{rel}" for rel in walk_names(staged)]
         keys += bibliography_keys(self.config, self.info)
         state.files = track_files(self.config, keys, staged, known)
         records = {e.name: state.entries[e.name]["record"] for e in entries}

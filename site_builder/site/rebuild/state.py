@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.config import Config
-from site_builder.fs import relative_to_root, walk_files, write_atomic, writing
+from site_builder.fs import relative_to_root, walk_names, write_atomic, writing
 from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.project.folders import cache_dir, ensure_cache_dir
 
@@ -186,7 +186,7 @@ def track_files(config: Config, keys: list[str], output: Path | None = None,
 
 def unchanged_files(config: Config, state: SiteState) -> bool:
     """True when every tracked file is as saved and the published folder holds no other file."""
-    published = {f"out:{rel}" for rel, _ in walk_files(config.output)}
+    published = {f"out:{rel}" for rel in walk_names(config.output)}
     if published != {key for key in state.files if key.startswith("out:")}:
         return False
     return all(is_intact(tracked_path(config, key), saved) for key, saved in state.files.items())

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from site_builder.site.references.citations import is_cite_role
 from site_builder.source.citation_syntax import KEY
-from site_builder.source.markdown_syntax import explicit_title
+from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, explicit_title
 from site_builder.site.references.terms import GlossaryTerm, glossary_terms
 
 _MYST_ROLE = re.compile(r"\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]+)`")
@@ -74,8 +74,9 @@ def _without_code_spans(text: str) -> str:
     return "".join(out) + text[last:]
 
 
-def _without_code(text: str, scan: PageScan) -> str:
-    """``text`` without fenced code and literal blocks (a glossary fence is read into ``scan``)."""
+def _without_code(text: str, scan: PageScan, depth: int = 0) -> str:
+    """``text`` without fenced code and literal blocks (a glossary fence is read into ``scan``);
+    directives deeper than the page renders (MAX_DIRECTIVE_DEPTH) are kept as they are."""
     lines = text.split("\n")
     kept: list[str] = []
     i = 0
@@ -91,8 +92,8 @@ def _without_code(text: str, scan: PageScan) -> str:
             if _GLOSSARY_FENCE.match(info):
                 scan.glossary += glossary_terms(strip_options(body))
                 kept.append(body)
-            elif info.startswith("{") or mark[0] == ":":
-                kept.append(_without_code(body, scan))  # a directive's body is prose
+            elif info.startswith("{") or mark[0] == ":":  # a directive's body is prose
+                kept.append(_without_code(body, scan, depth + 1) if depth < MAX_DIRECTIVE_DEPTH else body)
             i = end + 1
             continue
         glossary = _RST_GLOSSARY.match(line)
@@ -107,7 +108,8 @@ def _without_code(text: str, scan: PageScan) -> str:
                 scan.glossary += glossary_terms(strip_options(body))
                 kept.append(body)
             elif directive and directive.group("name").lower() not in CODE_DIRECTIVES:
-                kept.append(_without_code(strip_options(body), scan))  # a directive's body is prose
+                body = strip_options(body)  # a directive's body is prose
+                kept.append(_without_code(body, scan, depth + 1) if depth < MAX_DIRECTIVE_DEPTH else body)
             kept.append("" if directive else line.rstrip().removesuffix("::"))
             i = end
             continue

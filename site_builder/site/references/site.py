@@ -173,8 +173,9 @@ class SiteReferences:
             parts.append(f"{target}={found_entry}:{self._title(found_entry)}")
         for text in sorted(scan.terms):
             parts.append(f"{text}={self.terms.find(text)!r}")
+        mentioned = sorted(self.mentions.get(name, ()))
         entry_terms = self.terms.entry_terms()
-        for key in sorted(self.mentions.get(name, ())):
+        for key in mentioned:
             parts.append(f"mention {key}={entry_terms[key]!r}")
         for other in self.referrers.get(name, ()):
             parts.append(f"referrer {other}:{self._title(other)}")

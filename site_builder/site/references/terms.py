@@ -101,8 +101,10 @@ class SiteTerms:
 
     terms: dict[str, Term] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    _entry_terms: dict[str, Term] | None = field(default=None, repr=False, compare=False)
 
     def add(self, term: Term, where: str) -> None:
+        self._entry_terms = None
         key = term_key(term.text)
         if not key or len(key) > MAX_TERM_CHARS:
             return
@@ -120,7 +122,9 @@ class SiteTerms:
 
     def entry_terms(self) -> dict[str, Term]:
         """The terms that lead to an entry's page (what link_terms links)."""
-        return {k: t for k, t in self.terms.items() if not t.anchor}
+        if self._entry_terms is None:  # asked for once per page: made once per site
+            self._entry_terms = {k: t for k, t in self.terms.items() if not t.anchor}
+        return self._entry_terms
 
     def glossary(self) -> list[Term]:
         """The glossary's terms, alphabetically."""

@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from ..files import BUILDER_DIR, png_size
+from .quoted import glued
 from .values import FILE_TYPES, describe_value, mime_bundle, normalised, worth_showing
 
 DISPLAY_MODULE = "IPython.core.display_functions"  # where IPython >= 7.23 defines display()
@@ -56,17 +57,23 @@ class Displays:
         bundle = worth_showing(value, normalised(data))
         return self.record(bundle, metadata) if bundle else None
 
-    def show(self, obj: Any, raw: bool = False) -> None:
+    def show(self, obj: Any, raw: bool = False, metadata: Any = None) -> None:
         """Publish one display() argument, after everything printed before it."""
-        self.publish(mime_bundle(obj, raw))
+        self.publish(mime_bundle(obj, raw), metadata)
 
     def publish(self, bundle: dict[Any, Any], metadata: Any = None) -> None:
         """Publish one display output (a MIME bundle, as IPython's display publisher gets it)."""
         if self.index is None:  # between blocks (an atexit hook): nowhere to show it
             return
-        bundle = normalised(bundle)
-        if bundle:
-            self.sink.display(self.record(bundle, metadata))
+        glue = glued(bundle, metadata)  # MyST-NB's glue(name, value): kept for the prose to paste
+        bundle = normalised(glue[1] if glue else bundle)
+        if not bundle:
+            return
+        record = self.record(bundle, metadata)
+        if glue is not None:
+            self.sink.events.send([{"event": "glue", "i": self.index, "name": glue[0][:200], **record}])
+        if glue is None or glue[2]:
+            self.sink.display(record)
 
     def record(self, bundle: dict[str, str | bytes], metadata: Any = None) -> dict[str, Any]:
         """The record of a bundle, its files written; ``metadata`` may give an image's shown
@@ -122,7 +129,7 @@ def hook_ipython_display(displays: Displays) -> None:
                 transient: Any = None, display_id: Any = None, raw: bool = False, clear: bool = False,
                 **kwargs: Any) -> None:
         for obj in objs:
-            displays.show(obj, raw)
+            displays.show(obj, raw, metadata)
 
     display.__doc__ = "IPython's display(), as the site builder captures it: each object shows under its block."
     module = sys.modules.get(DISPLAY_MODULE)

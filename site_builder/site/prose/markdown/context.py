@@ -70,6 +70,11 @@ class PageContext:
     docs: dict[str, tuple[str, str]] = field(default_factory=dict)  # doc path -> (entry, title)
     # an image as the prose names it -> its URL once published with the page (prose.images), or None
     publish_image: Callable[[str], str | None] | None = None
+    # the text being read's "attachment:NAME" images (a .ipynb Markdown cell's: name -> (MIME
+    # type, data)), and what publishes one (prose.images) and gives its URL, or None
+    attachments: dict[str, tuple[str, str]] = field(default_factory=dict)
+    publish_attachment: Callable[[str, str, str], str | None] | None = None
+    publish_video: Callable[[str], str | None] | None = None  # Quarto's {{< video >}}: its file, by the same rule
     links: ProseLinks | None = None  # where API roles, inline code and example labels lead
     typography: bool = False  # en and em dashes, smart quotes (the typography setting)
     # a notebook's prose, read as JupyterLab reads it: its raw HTML renders, sanitised
@@ -91,6 +96,12 @@ class PageContext:
     extensions: dict[str, Any] = field(default_factory=dict)
     # passes over each text's HTML before it is sanitised, in order (link_terms' mentions)
     html_passes: list[Callable[[str], str]] = field(default_factory=list)
+    # the run's values its prose quotes, by (place, text as written) (run.results.QuotedValue), what
+    # glue() kept, by entry ("" : this one) and name (GluedValue), and the place of the text being
+    # read: the code cell it follows (Script.code_cells; -1: none; None: after the whole run)
+    quoted: dict[tuple[int | None, str], Any] = field(default_factory=dict)
+    glued: dict[str, dict[str, Any]] = field(default_factory=dict)
+    after: int | None = None
     source: int = 0  # which of the page's texts is being read (for ``definitions``)
     place: str = ""  # where that text is when its lines are its own, not the file's ("cell 3": warnings)
     at: int = 0  # the line of that text being read (0-based, for ``definitions``)
@@ -211,9 +222,19 @@ class PageContext:
         wrote, published beside the page) a path stays as written."""
         if is_remote(src):
             return None
+        if src.startswith("attachment:") and self.publish_attachment is not None:  # the cell's own
+            name = unquote(src[len("attachment:"):])
+            mime, data = self.attachments.get(name, ("", ""))
+            return self.publish_attachment(name, mime, data)
         if src not in self._images:
             self._images[src] = src if self.publish_image is None else self.publish_image(src)
         return self._images[src]
+
+    def video_url(self, src: str) -> str | None:
+        """The URL a page links the video ``src`` at (published like images); None when it is not."""
+        if is_remote(src):
+            return src
+        return self.publish_video(src) if self.publish_video is not None else None
 
     def find_doc(self, target: str) -> tuple[str, str] | None:
         """The (entry, title) a ``{doc}`` path names, relative to this page or the book's root."""

@@ -36,13 +36,13 @@ VERSIONS = {
 }
 # Directives with nothing to show outside Sphinx (or that would read files): they vanish.
 VANISHING = ("toctree", "contents", "bibliography", "include", "literalinclude",
-             "glue:figure", "glue:math", "glue", "index", "only", "meta", "jupyter-execute", "embed", "tags",
+             "index", "only", "meta", "jupyter-execute", "embed", "tags",
              "footbibliography", "autosummary", "currentmodule", "solution-end", "exercise-end", "highlight",
              "tabularcolumns", "rst-class", "redirect-from", "minigallery")
 # Layout directives of Sphinx's extensions: their content, their argument as a title.
 CONTAINERS = ("margin", "sidebar", "tab-set", "tab-item", "tabbed", "dropdown", "card", "grid", "grid-item",
               "grid-item-card", "topic", "epigraph", "pull-quote", "highlights", "compound", "container",
-              "panels", "centered", "hlist", "glossary", "rubric", "div", "cssclass", "admonition-title")
+              "panels", "centered", "hlist", "glossary", "rubric", "cssclass", "admonition-title")
 CODE = ("code-block", "code", "sourcecode", "code-cell")
 _NOT_CLASS = re.compile(r"[^a-z0-9-]+")
 
@@ -209,12 +209,9 @@ class Raw(Vanishing):
 
 @registers(*CONTAINERS)
 class Container(Directive):
-    """Layout: the content, the argument as a title (a Pandoc div: its classes)."""
+    """Layout: the content, the argument as a title (Pandoc's divs: markdown.pandoc)."""
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        if call.name == "div":
-            classes = " ".join(css_name(c) for c in call.argument.split() if c.startswith(".") or "=" not in c)
-            return out.macro("container", f"myst-div {classes}".strip(), "", out.body(call), call.anchor)
         title = out.inline(call.argument, call.line) if call.argument else ""
         return out.macro("container", f"myst-{css_name(call.name)}", title, out.body(call), call.anchor)
 

@@ -45,11 +45,36 @@ def quarto_labels(tokens: list[Token]) -> None:
 
 
 def _heading(heading: Token, inline: Token) -> None:
+    """``## Title {#sec-x .unnumbered}`` (or ``{-}``): the label, the classes kept, the braces gone."""
     children = inline.children or []
-    found = _label_at_end(children[-1].content) if children and children[-1].type == "text" else None
+    found = _attributes_at_end(children[-1].content) if children and children[-1].type == "text" else None
     if found is not None:
-        children[-1].content = found[0]
-        heading.meta["label"] = found[1]
+        children[-1].content, ident, classes = found
+        if ident:
+            heading.meta["label"] = ident
+        if classes:
+            heading.attrSet("class", " ".join(classes))
+
+
+def _attributes_at_end(text: str) -> tuple[str, str, list[str]] | None:
+    """(the text before it, id, classes) of a Pandoc attribute block ending ``text``, read by
+    mdit-py-plugins' attribute parser; None when ``text`` ends with none."""
+    from mdit_py_plugins.attrs.parse import ParseError, parse
+
+    stripped = text.rstrip()
+    start = stripped.rfind("{") if stripped.endswith("}") else -1
+    if start < 0:
+        return None
+    block = stripped[start:]
+    if block == "{-}":
+        return stripped[:start].rstrip(), "", ["unnumbered"]
+    try:
+        end, found = parse(block)
+    except ParseError:
+        return None
+    if end != len(block) - 1:  # the parser's end: the index of the closing brace
+        return None
+    return stripped[:start].rstrip(), str(found.get("id", "")), str(found.get("class", "")).split()
 
 
 def _equation(inline: Token) -> Token | None:
@@ -80,12 +105,14 @@ def _table_caption(tokens: list[Token], close: int) -> None:
     inline = tokens[close + 2]
     children = inline.children or []
     found = _label_at_end(children[-1].content) if children and children[-1].type == "text" else None
-    if found is None or not inline.content.startswith(":") or children[0].type != "text":
-        return
-    children[-1].content = found[0]
+    if not inline.content.startswith(": ") or not children or children[0].type != "text":
+        return  # a caption is ": Caption", with a label or none (Pandoc's table caption)
+    if found is not None:
+        children[-1].content = found[0]
     children[0].content = children[0].content.removeprefix(":").lstrip()
     start = next(j for j in range(close, -1, -1) if tokens[j].type == "table_open" and tokens[j].level == tokens[close].level)
-    tokens[start].meta["label"] = found[1]
+    if found is not None:
+        tokens[start].meta["label"] = found[1]
     caption = [Token("caption_open", "caption", 1, block=True), inline, Token("caption_close", "caption", -1, block=True)]
     del tokens[close + 1:close + 4]
     tokens[start + 1:start + 1] = caption

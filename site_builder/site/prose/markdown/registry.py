@@ -39,7 +39,9 @@ PLUGINS = (
     "site_builder.site.prose.markdown.boxes",
     "site_builder.site.prose.markdown.roles",
     "site_builder.site.prose.markdown.xrefs",
+    "site_builder.site.prose.markdown.pandoc",  # Pandoc's divs: Quarto's callouts and tabsets
     "site_builder.site.references.roles",  # citations (MyST's and Pandoc's), terms, glossaries
+    "site_builder.site.prose.quoting",  # the run's values: {eval}, Quarto's inline code, glue
 )
 
 

@@ -26,6 +26,7 @@ from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.mathml import math_html
+from site_builder.site.prose.quoting import QUARTO_INLINE, quoted_html
 from site_builder.site.prose.markdown.raw_html import raw_html
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
@@ -117,6 +118,8 @@ class ProseRenderer(RendererHTML):
         if "call" in token.meta:
             return str(token.meta["handler"].render(token.meta["call"], Output(self, options, env)))
         language = token.info.strip().split(maxsplit=1)[0].strip("{}.") if token.info.strip() else ""
+        if language.startswith("="):  # Pandoc's raw block: HTML as a notebook's raw HTML, other formats vanish
+            return raw_html(token.content, env["page"], env) if language == "=html" and env["page"].notebook else ""
         return highlighted(token.content, language)
 
     colon_fence = fence
@@ -168,8 +171,22 @@ class ProseRenderer(RendererHTML):
         token.attrSet("alt", alt)
         return self.renderToken(tokens, idx, options, env)
 
+    def shortcode(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
+        """Quarto's shortcodes: a page break, keys, a video (a link to its file); the others show nothing (resolve warned)."""
+        name, args = tokens[idx].meta.get("name", ""), tokens[idx].meta.get("args", [])
+        if name == "pagebreak":
+            return macro("pagebreak")
+        if name == "kbd":  # {{< kbd Shift-Ctrl-P mac=... >}}: the keys (the first, or the one for every system)
+            return macro("kbd", next((a for a in args if "=" not in a), ""))
+        if name == "video" and args:
+            url = env["page"].video_url(args[0])
+            return macro("video_link", url if url and valid_link(url) else "", args[0])
+        return ""
+
     def code_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         code, links = tokens[idx].content, env["page"].links
+        if QUARTO_INLINE.match(code):  # `{python} expr`: the run's value (Quarto's inline code)
+            return str(quoted_html(Output(self, options, env), code, tokens[idx].meta.get("line", 0)))
         html = super().code_inline(tokens, idx, options, env)
         if links is None or not links.api_docs or env.get("in_link"):
             return html

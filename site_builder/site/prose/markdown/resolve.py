@@ -150,6 +150,9 @@ def _target(tokens: list[Token], index: int, page: PageContext) -> None:
         token.meta["attached"] = True
 
 
+SHOWN_SHORTCODES = ("pagebreak", "video", "kbd")  # a .qmd's includes are expanded before (source.quarto.shortcodes)
+
+
 def _roles(children: list[Token], page: PageContext, line: int) -> None:
     """Links to labels and pages, then roles (and Pandoc's citations, read as roles), in order."""
     registry = default_registry()
@@ -159,6 +162,11 @@ def _roles(children: list[Token], page: PageContext, line: int) -> None:
         below += child.type in ("softbreak", "hardbreak")
         if child.type == "html_inline" and page.notebook:
             define_anchors(child.content, page)
+        if child.type == "shortcode" and child.meta.get("name") not in SHOWN_SHORTCODES:
+            page.warn(line + below if line else 0, f"the shortcode {{{{< {child.content} >}}}} is not "
+                      f"supported here: left out (known: {', '.join(SHOWN_SHORTCODES)})")
+        if child.type == "code_inline":  # Quarto's `{python} expr` warns with its line
+            child.meta["line"] = line + below if line else 0
         if child.type not in ("myst_role", CITATION_TOKEN):
             continue
         call = RoleCall(child.meta.get("name", ""), child.content, line + below if line else 0)

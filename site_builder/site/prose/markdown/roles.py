@@ -24,7 +24,7 @@ ELEMENTS = {"sub": "sub", "subscript": "sub", "sup": "sup", "superscript": "sup"
             "file": "code", "command": "strong", "guilabel": "span", "dfn": "em", "title-reference": "cite",
             "del": "del", "u": "u", "mark": "mark"}
 # Roles shown as their text (their explicit title, else their target).
-TEXT = ("index", "glue", "glue:", "glue:text", "glue:md", "menuselection", "keyword", "option", "envvar",
+TEXT = ("index", "menuselection", "keyword", "option", "envvar",
         "pep", "rfc")
 # The short form ends at a non-blank (linear: no lazy text tried against every blank run); a text
 # not ending in ")" is refused before the pattern runs (".+" would be tried from every "(").

@@ -1,0 +1,88 @@
+"""Quarto's shortcodes ``{{< name args >}}``: read by a markdown-it rule, includes expanded first.
+
+``{{< include _part.qmd >}}`` on a line of its own is replaced by that file's text before the
+document is read (as Quarto does; the lines after it count the included ones), the file named
+relative to the including one and inside the project only, read without following a link;
+a missing or outside file is an error naming both files. Every other shortcode is one
+``shortcode`` token (``meta``: name, arguments) for the renderer: ``pagebreak`` and ``video``
+show, the rest are left out with a warning naming their line.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from site_builder.errors import EntryError
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
+
+_OPEN, _CLOSE = "{{<", ">}}"
+_LONGEST = 1000  # characters a shortcode may span (the search for its end is bounded)
+MAX_INCLUDE_DEPTH = 8
+
+
+def shortcode_parts(text: str) -> tuple[str, list[str]]:
+    """A shortcode's name and arguments (``video "a b.mp4" width=50%`` -> video, [a b.mp4, width=50%])."""
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    return (words[0].lower(), words[1:]) if words else ("", [])
+
+
+def shortcode_plugin(md: MarkdownIt) -> None:
+    """``{{< name args >}}`` on one line: a ``shortcode`` token."""
+    md.inline.ruler.before("text", "quarto_shortcode", _shortcode)
+
+
+def _shortcode(state: StateInline, silent: bool) -> bool:
+    src, pos = state.src, state.pos
+    if not src.startswith(_OPEN, pos):
+        return False
+    end = src.find(_CLOSE, pos + 3, pos + _LONGEST)
+    if end < 0 or "\n" in src[pos:end]:
+        return False
+    if not silent:
+        token = state.push("shortcode", "", 0)
+        token.content = src[pos + 3:end].strip()
+        token.meta["name"], token.meta["args"] = shortcode_parts(token.content)
+    state.pos = end + 3
+    return True
+
+
+def expand_includes(text: str, rel: str, root: Path, depth: int = 0, within: tuple[str, ...] = ()) -> str:
+    """``text`` (the file ``rel``, from the project ``root``) with its include lines replaced by the
+    files they name; EntryError naming both files when one cannot be included."""
+    if _OPEN not in text:
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not (stripped.startswith(_OPEN) and stripped.endswith(_CLOSE)):
+            continue
+        name, args = shortcode_parts(stripped[3:-3])
+        if name != "include" or not args:
+            continue
+        where = f"{rel}:{i + 1}"
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), args[0]))
+        if args[0].startswith("/") or target.startswith("../") or target == "..":
+            raise EntryError(f"{where}: cannot include {args[0]}: it is outside the project")
+        if target in (rel, *within) or depth >= MAX_INCLUDE_DEPTH:
+            raise EntryError(f"{where}: cannot include {target}: it includes itself, or includes nest "
+                             f"more than {MAX_INCLUDE_DEPTH} deep")
+        try:
+            with open_regular(root, target) as handle:
+                included = handle.read().decode("utf-8")
+        except (UnsafeFileError, UnsafePathError, UnicodeDecodeError) as exc:
+            why = exc.reason if isinstance(exc, UnsafeFileError) else "it cannot be read as UTF-8 text" if isinstance(
+                exc, UnicodeDecodeError) else "it is outside the project"
+            raise EntryError(f"{where}: cannot include {target}: {why}") from None
+        lines[i] = expand_includes(included.rstrip("\n"), target, root, depth + 1, (*within, rel))
+    return "\n".join(lines)
+

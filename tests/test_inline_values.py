@@ -1,0 +1,271 @@
+"""The run's values in the prose: inline expressions in every prose format, and glue."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MYST_FRONT_MATTER, copy_of, run_cli, write_demo
+
+HOUSE = '''
+"""loss.py — train and quote the loss.
+
+Purpose
+-------
+The loss falls from {eval}`losses[0]:.2f` to {eval}`losses[-1]:.3f` over {eval}`len(losses)` steps;
+{eval}`undefined_name + 1` raises.
+
+Blocks
+------
+[B-train]  Train; before it, {eval}`"losses" in globals()` that losses exist.
+[B-report]  Report, after {eval}`len(losses)` steps.
+
+Export
+------
+final, steps_2
+"""
+import math
+
+# %% B-train
+losses = [4.58 * math.exp(-k / 3) for k in range(8)]
+steps_2 = len(losses) * 2
+
+# %% [markdown]
+# The last loss is {eval}`losses[-1]:.4f`; Quarto's `{python} round(losses[1], 2)`; {eval}`final`
+# is not defined yet. Code stays code: `` {eval}`losses` `` and `{eval}`.
+
+# %% B-report
+final = losses[-1]
+
+
+class Alpha:
+    def _repr_latex_(self):
+        return r"$\\alpha^{2}$"
+
+
+alpha = Alpha()
+# a comment quoting {eval}`final` stays a comment
+print(round(final, 3))
+
+# %% [markdown]
+# A value with LaTeX: {eval}`alpha`; formatted {eval}`{"a": 1}["a"]:>3d`; a dict {eval}`{"k": 1}`.
+'''
+
+GALLERY = '''
+"""
+Gallery mean
+============
+
+After the run the mean is :eval:`mean:.2f`.
+"""
+values = [1, 2, 3, 4]
+mean = sum(values) / len(values)
+
+# %%
+# After the first block there are :eval:`len(values)` values.
+print(mean)
+'''
+
+NOTEBOOK = MYST_FRONT_MATTER.replace("kernelspec:", "export: [answer]\nkernelspec:") + '''
+
+# Notebook values
+
+Before any cell: {eval}`answer`.
+
+```{code-cell} python
+answer = 42
+from _glue import glue
+glue("half", answer / 2, display=False)
+glue("shown", "a <b>string</b>")
+glue("formula", Formula(), display=False)
+```
+
+The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
+{glue}`shown`, math {glue:math}`formula`, unknown {glue:text}`nowhere`.
+'''
+
+# A stand-in for MyST-NB's glue(), publishing exactly what it publishes (its own code is not ours
+# to copy): the value's display bundle, with glue's metadata, hidden by a MIME prefix when display=False.
+GLUE = '''
+from IPython.core.formatters import format_display_data
+from IPython.display import display
+
+
+def glue(name, variable, display_it=True, display=None):
+    shown = display_it if display is None else display
+    bundle, metadata = format_display_data(variable)
+    prefix = "" if shown else "application/papermill.record/"
+    metadata["scrapbook"] = dict(name=name, mime_prefix=prefix)
+    _display({prefix + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+
+
+_display = display
+'''
+
+SECOND = MYST_FRONT_MATTER + '''
+
+# Second notebook
+
+From the first: {glue:text}`values_nb.md::half:.1f`.
+
+```{code-cell} python
+x = 1
+```
+'''
+
+QUARTO = '''---
+title: "Quarto values"
+jupyter: python3
+---
+
+Opening: `{python} steps` steps.
+
+```{python}
+steps = 3
+rate_2 = 0.125
+```
+
+After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`.
+'''
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("quoted")
+    write_demo(project, "loss", HOUSE)
+    write_demo(project, "gallery_mean", GALLERY)
+    (project / "demos" / "values_nb.md").write_text(NOTEBOOK.replace(
+        "answer = 42\n", "answer = 42\nclass Formula:\n    def _repr_latex_(self):\n"
+        "        return '$E = mc^2$'\n\n"), encoding="utf-8")
+    (project / "demos" / "second_nb.md").write_text(SECOND, encoding="utf-8")
+    (project / "demos" / "_glue.py").write_text(GLUE, encoding="utf-8")
+    (project / "demos" / "quarto_values.qmd").write_text(QUARTO, encoding="utf-8")
+    result = run_cli("build", cwd=project)
+    assert result.returncode == 0, result.stderr
+    (project / "stderr.txt").write_text(result.stderr)
+    return project
+
+
+def page(project: Path, entry: str) -> str:
+    return (project / "build" / entry / "index.html").read_text()
+
+
+def values(html: str) -> list[str]:
+    return [unescape(v) for v in re.findall(r'<span class="quoted-value">(.*?)</span>', html)]
+
+
+def errors(html: str) -> list[str]:
+    return [(unescape(why), unescape(code))
+            for why, code in re.findall(r'<span class="quoted-error" title="([^"]*)"><code>(.*?)</code>', html)]
+
+
+def test_a_house_style_page_shows_the_values_at_their_places(built: Path) -> None:
+    html = page(built, "loss")
+    # Purpose (after the run), B-train's description (before any block), the prose cell (after
+    # B-train), B-report's description (after B-train), the last prose cell (after B-report)
+    assert values(html) == ["4.58", "0.444", "8", "False", "0.4441", "3.28", "8", "  1", "{'k': 1}"]
+
+
+def test_an_expression_before_its_name_or_raising_shows_an_error_and_warns(built: Path) -> None:
+    html = page(built, "loss")
+    found = dict((code, why) for why, code in errors(html))
+    assert found["undefined_name + 1"] == "NameError: name 'undefined_name' is not defined"
+    assert found["final"].startswith("NameError")
+    stderr = (built / "stderr.txt").read_text()
+    assert "loss: demos/loss.py:6: the expression 'undefined_name + 1' raised NameError" in stderr
+
+
+def test_code_and_comments_are_never_evaluated(built: Path) -> None:
+    html = page(built, "loss")
+    assert "a comment quoting {eval}`final` stays a comment" in html.replace("<span class=\"c1\">", "")
+    assert "<code>{eval}`losses`</code>" in html
+
+
+def test_latex_values_show_as_math(built: Path) -> None:
+    html = page(built, "loss")
+    after = html[html.index("A value with LaTeX"):]
+    assert after.index("<math") < after.index("formatted")
+    assert "<mi>α</mi>" in after
+
+
+def test_rest_gallery_prose_quotes_values(built: Path) -> None:
+    html = page(built, "gallery_mean")
+    assert values(html) == ["2.50", "4"]
+
+
+def test_a_notebook_quotes_values_and_pastes_glue(built: Path) -> None:
+    html = page(built, "values_nb")
+    shown = values(html)
+    assert "00042" in shown and "43" in shown and "21.00" in shown
+    assert "'a <b>string</b>'" in shown and "<b>string" not in html  # glue's text, escaped
+    assert "<mi>E</mi>" in html  # {glue:math}
+    assert [code for _, code in errors(html)] == ["answer", "nowhere"]  # before any cell; never glued
+    stderr = (built / "stderr.txt").read_text()
+    assert "values_nb: demos/values_nb.md:" in stderr and "glue: no value named 'nowhere'" in stderr
+    # display=False hides the glued value from the cell's outputs; display=True shows it there
+    assert "21.0" not in html.replace("21.00", "")
+
+
+def test_quarto_inline_code_shows_values(built: Path) -> None:
+    html = page(built, "quarto_values")
+    assert values(html) == ["6", "0.12", "12.5%"]
+    assert [code for _, code in errors(html)] == ["{python} steps"]  # above every cell
+
+
+def test_values_are_exported_as_json_and_latex(built: Path) -> None:
+    folder = built / "build" / "_downloads" / "values"
+    data = json.loads((folder / "loss.json").read_text())
+    assert data["format"] == 1 and data["entry"] == "loss"
+    by_name = {v["name"]: v for v in data["values"]}
+    assert by_name["steps_2"] == {"name": "steps_2", "macro": "\\lossStepsTwo", "value": "16", "type": "int",
+                                  "block": "B-report", "origin": "export"}
+    assert by_name["losses[-1]:.3f"]["value"] == "0.444"
+    assert "undefined_name + 1" not in by_name  # it raised: no value
+    tex = (folder / "loss.tex").read_text()
+    assert "\\newcommand{\\lossStepsTwo}{16}\n" in tex
+    assert "\\newcommand{\\lossFinal}{0.4441316128189752}\n" in tex
+    assert "\\newcommand{\\lossAlpha}{\\$\\textbackslash{}alpha\\^{}\\{2\\}\\$}" in tex  # escaped: text
+    nb = json.loads((folder / "values_nb.json").read_text())
+    assert {v["name"]: v["value"] for v in nb["values"]} == {
+        "answer:05d": "00042", "answer + 1": "43", "answer": "42", "half": "21.0",
+        "shown": "a <b>string</b>"}  # not the formula: its text is a default repr, <Formula at 0x...>
+    assert "\\newcommand{\\valuesNbHalf}{21.0}" in (folder / "values_nb.tex").read_text()
+
+
+def test_value_files_are_byte_identical_across_builds(built: Path, tmp_path: Path) -> None:
+    project = copy_of(built, tmp_path)
+    folder = project / "build" / "_downloads" / "values"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert len(before) == 8  # loss, gallery_mean, values_nb, quarto_values: .json and .tex
+    result = run_cli("build", "--force", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_glue_from_another_entry(built: Path) -> None:
+    assert values(page(built, "second_nb")) == ["21.0"]
+
+
+def test_cached_and_frozen_builds_show_the_same_text(built: Path, tmp_path: Path) -> None:
+    project = copy_of(built, tmp_path)
+    before = {e: page(project, e) for e in ("loss", "values_nb", "gallery_mean")}
+    for args in (("build",), ("build", "--frozen")):
+        result = run_cli(*args, cwd=project)
+        assert result.returncode == 0, result.stderr
+        for entry, html in before.items():
+            assert values(page(project, entry)) == values(html), (args, entry)
+            assert errors(page(project, entry)) == errors(html)
+
+
+def test_strict_expressions_fail_the_entry(built: Path, tmp_path: Path) -> None:
+    project = copy_of(built, tmp_path)
+    (project / "pyproject.toml").write_text("[tool.site_builder]\nstrict_expressions = true\n")
+    for name in ("values_nb.md", "second_nb.md"):
+        (project / "demos" / name).unlink()
+    result = run_cli("build", cwd=project)
+    assert result.returncode == 1
+    assert "the expression 'undefined_name + 1' (demos/loss.py:6) raised NameError" in result.stderr

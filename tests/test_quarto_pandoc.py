@@ -1,0 +1,135 @@
+"""Pandoc's Markdown in Quarto documents: heading attributes, table captions, raw blocks,
+shortcodes (include, pagebreak, video, kbd; others a warning naming the line), includes inside the
+project only. One shared build (module scope)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import build_keeping_warnings, run_cli
+from tests.test_notebook_document import visible
+
+DOCUMENT = '''---
+title: Pandoc's Markdown
+---
+
+## Intro {.unnumbered}
+
+## Method {#sec-method .unlisted}
+
+See @sec-method and @tbl-sizes.
+
+{{< include _parts/_shared.qmd >}}
+
+| size | count |
+|------|-------|
+| 1    | 2     |
+
+: Sizes of things {#tbl-sizes}
+
+| a | b |
+|---|---|
+| 3 | 4 |
+
+: A caption without a label
+
+Term
+: Its definition.
+
+| A line block
+|    keeps its indent
+
+A footnote.[^note]
+
+[^note]: The note.
+
+$$
+E = mc^2
+$$ {#eq-energy}
+
+{{< pagebreak >}}
+
+Press {{< kbd Ctrl-C >}} to copy. {{< video clip.mp4 >}}
+
+{{< lipsum 2 >}}
+
+```{=html}
+<b class="raw">raw bold</b><script>alert(1)</script>
+```
+
+```{=latex}
+\\newpage
+```
+'''
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("pandoc")
+    demos = project / "demos"
+    (demos / "_parts").mkdir(parents=True)
+    (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
+    (demos / "_parts" / "_shared.qmd").write_text(
+        "Included **text**.\n\n```{python}\nprint('from the included part')\n```\n", encoding="utf-8")
+    (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
+    return build_keeping_warnings(project)
+
+
+@pytest.fixture(scope="module")
+def html(project: Path) -> str:
+    return (project / "build" / "doc" / "index.html").read_text(encoding="utf-8")
+
+
+def test_heading_attributes_leave_the_text(html: str) -> None:
+    assert '<h2 class="unnumbered"' in html and ">Intro</h2>" in html
+    assert '<h2 class="unlisted" id="sec-method">Method</h2>' in html
+    assert 'href="#sec-method"' in html and "{.unnumbered}" not in html
+
+
+def test_tables_captions_numbered_when_labelled(html: str) -> None:
+    assert 'id="tbl-sizes"' in html and "Table 1: Sizes of things" in visible(html)
+    assert "<caption>A caption without a label</caption>" in html
+    assert 'href="#tbl-sizes"' in html
+
+
+def test_definition_lists_line_blocks_footnotes_math(html: str) -> None:
+    assert "<dt>Term</dt>" in html and "<dd>" in html
+    assert "The note." in visible(html) and 'id="eq-energy"' in html
+    text = visible(html)
+    assert "[^note]" not in text and "{#eq-energy}" not in text
+
+
+def test_includes_are_read_and_run(project: Path, html: str) -> None:
+    assert "Included" in visible(html) and "from the included part" in visible(html)
+    assert (project / "build" / "doc" / "doc.qmd").read_text(encoding="utf-8") == DOCUMENT
+
+
+def test_shortcodes_show_or_warn_never_raw(project: Path, html: str) -> None:
+    assert '<span class="pagebreak"></span>' in html and "<kbd>Ctrl-C</kbd>" in html
+    assert '<a class="video-link" href="_images/clip.mp4"' in html
+    assert (project / "build" / "doc" / "_images" / "clip.mp4").is_file()
+    assert "{{&lt;" not in html and "{{<" not in visible(html)
+    warnings = (project / "warnings.txt").read_text()
+    # line 43 of the file, 47 of the document its include makes (the included part is 5 lines)
+    assert "demos/doc.qmd:47: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
+
+
+def test_raw_html_blocks_are_sanitised_other_formats_vanish(html: str) -> None:
+    assert '<b class="raw">raw bold</b>' in html and "alert(1)" not in html
+    assert "newpage" not in html and "{=html}" not in html
+
+
+@pytest.mark.parametrize(("target", "why"), [
+    ("../../outside.qmd", "it is outside the project"),
+    ("_missing.qmd", "it is missing"),
+])
+def test_an_include_outside_the_project_or_missing_is_refused(tmp_path: Path, target: str, why: str) -> None:
+    (tmp_path / "demos").mkdir()
+    (tmp_path.parent / "outside.qmd").write_text("secret\n", encoding="utf-8")
+    (tmp_path / "demos" / "doc.qmd").write_text(f"# Doc\n\n{{{{< include {target} >}}}}\n", encoding="utf-8")
+    done = run_cli("build", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "demos/doc.qmd:3: cannot include" in done.stderr and why in done.stderr
+    assert "secret" not in done.stderr
