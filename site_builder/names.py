@@ -16,6 +16,8 @@ import unicodedata
 ENTRY_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 # Names the site itself uses at its top level; an entry of that name would shadow them.
 RESERVED_NAMES = frozenset({"static", "pagefind", "404", "index", "timings", "search", "api"})
+# A document (index.qmd, .md, .ipynb) of that name is the home page of the site or of its section.
+HOME_DOCUMENT = "index"
 # Sections nest this deep at most (Sphinx-Gallery uses one level): SECTION/SUB/NAME.
 MAX_SECTION_DEPTH = 2
 

@@ -66,7 +66,12 @@ def test_an_unchanged_demo_matches_its_record(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert "steady: matches its record" in result.stdout
     assert "\x1b[" not in result.stdout  # no colour when not on a terminal
-    assert (project / "_freeze" / "steady" / RECORD_FILE).read_bytes() == record  # never replaced
+    # the runs' results never replace the record's; check only adds its verdict (the evidence)
+    after = json.loads((project / "_freeze" / "steady" / RECORD_FILE).read_text())
+    verdict = after.pop("verdict")
+    before = json.loads(record)
+    assert before.pop("verdict") is None and after == before
+    assert verdict["agreed"] is True and verdict["runs"] == 3
 
 
 def test_drift_is_shown_per_block_as_a_diff(tmp_path: Path) -> None:

@@ -82,6 +82,22 @@ from _glue import glue
 glue("half", answer / 2, display=False)
 glue("shown", "a <b>string</b>")
 glue("formula", Formula(), display=False)
+import matplotlib.pyplot as plt
+figure, axes = plt.subplots()
+axes.plot([1, 3, 2])
+glue("curve", figure, display=False)
+plt.close(figure)
+```
+
+```{glue:figure} curve
+:name: "fig-curve"
+
+The curve, glued.
+```
+
+See {numref}`fig-curve`.
+
+```{eval} answer * 2
 ```
 
 The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
@@ -129,7 +145,7 @@ steps = 3
 rate_2 = 0.125
 ```
 
-After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`.
+After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`; escaped: ``{python} steps``.
 '''
 
 
@@ -214,6 +230,7 @@ def test_quarto_inline_code_shows_values(built: Path) -> None:
     html = page(built, "quarto_values")
     assert values(html) == ["6", "0.12", "12.5%"]
     assert [code for _, code in errors(html)] == ["{python} steps"]  # above every cell
+    assert "<code>{python} steps</code>" in html  # in double backticks: Quarto's escape, shown as code
 
 
 def test_values_are_exported_as_json_and_latex(built: Path) -> None:
@@ -231,7 +248,7 @@ def test_values_are_exported_as_json_and_latex(built: Path) -> None:
     assert "\\newcommand{\\lossAlpha}{\\$\\textbackslash{}alpha\\^{}\\{2\\}\\$}" in tex  # escaped: text
     nb = json.loads((folder / "values_nb.json").read_text())
     assert {v["name"]: v["value"] for v in nb["values"]} == {
-        "answer:05d": "00042", "answer + 1": "43", "answer": "42", "half": "21.0",
+        "answer:05d": "00042", "answer + 1": "43", "answer * 2": "84", "answer": "42", "half": "21.0",
         "shown": "a <b>string</b>"}  # not the formula: its text is a default repr, <Formula at 0x...>
     assert "\\newcommand{\\valuesNbHalf}{21.0}" in (folder / "values_nb.tex").read_text()
 
@@ -244,6 +261,37 @@ def test_value_files_are_byte_identical_across_builds(built: Path, tmp_path: Pat
     result = run_cli("build", "--force", cwd=project)
     assert result.returncode == 0, result.stderr
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_myst_nb_eval_directive_shows_the_value_as_a_paragraph(built: Path) -> None:
+    assert '<p class="quoted-value"><span class="quoted-value">84</span></p>' in page(built, "values_nb")
+
+
+def test_a_glued_figure_is_a_numbered_captioned_figure(built: Path) -> None:
+    html = page(built, "values_nb")
+    figure = re.search(r'<figure class="myst-figure" id="fig-curve">\s*<img src="([^"]+)" alt="The curve, glued.">'
+                       r'\s*<figcaption><span class="caption-number">Fig. 1 </span>', html)
+    assert figure is not None
+    assert (built / "build" / "values_nb" / figure.group(1)).read_bytes().startswith(b"\x89PNG")
+    assert '<a class="xref xref-internal" href="#fig-curve" rel="noopener noreferrer">Fig. 1</a>' in html
+
+
+def test_real_myst_nb_glue_works_unchanged(tmp_path: Path) -> None:
+    pytest.importorskip("myst_nb", reason="MyST-NB is not installed (it brings Sphinx; not in the test extra)")
+    (tmp_path / "demos").mkdir()
+    (tmp_path / "demos" / "real_glue.md").write_text(MYST_FRONT_MATTER + '''
+# Real glue
+
+```{code-cell} ipython3
+from myst_nb import glue
+glue("ratio", 2 / 3, display=False)
+```
+
+The ratio is {glue:text}`ratio:.3f`.
+''', encoding="utf-8")
+    result = run_cli("build", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert values(page(tmp_path, "real_glue")) == ["0.667"]
 
 
 def test_glue_from_another_entry(built: Path) -> None:

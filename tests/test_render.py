@@ -108,6 +108,7 @@ DICTIONARY = SiteInfo(
                 "and prints one line per check.",
     search_placeholder="Search the dictionary",
     index_intro="{count} Python demos, one per entry.",
+    reproduce_unverified="and uses fixed seeds; that the printed numbers reproduce exactly is not yet verified",
 )
 
 
@@ -143,7 +144,7 @@ def test_entry_page_head_and_intro(tmp_path: Path) -> None:
     assert "<em>things</em>" in page  # Purpose rendered as Markdown
     assert "Run it with <code>python3 demo.py</code>, from any directory" in page
     assert "it writes its output files into the current directory" in page
-    assert "Requires NumPy and Matplotlib only, and uses fixed seeds" in page
+    assert "Requires NumPy and Matplotlib only, and uses fixed seeds; that the printed numbers" in page
     assert 'href="demo.py"' in page and "Download demo.py" in page
     assert "The script, block by block" in page
     assert "One cell per block of the script: the code, and what that code printed" in page

@@ -12,7 +12,7 @@ import pytest
 from conftest import run_cli, write_demo
 from site_builder.commands.build import BuildOptions, build
 from site_builder.cli import main
-from site_builder.config import load_config, with_overrides
+from site_builder.config import load_config
 from site_builder.source.entries import discover
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.run.shards import committed_durations, estimated_seconds, partition, shard_entries
@@ -52,32 +52,44 @@ DEMOS = {
 }
 
 
+SETTINGS = '[tool.site_builder]\ntitle = "Sharded"\n'
+
+
 def _tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_shards_on_separate_machines_assemble_the_site_of_an_unsharded_build(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shards", [2, 3])
+def test_shards_on_separate_machines_assemble_the_site_of_an_unsharded_build(tmp_path: Path, shards: int) -> None:
     machines = []
-    for k in (1, 2):  # each shard on a fresh checkout without records
+    for k in range(1, shards + 1):  # each shard in a folder of its own, as on N machines: nothing shared
         machine = tmp_path / f"machine-{k}"
         for name, source in DEMOS.items():
             write_demo(machine, name, source)
-        report = build(load_config(machine), BuildOptions(shard=(k, 2)))
+        (machine / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")  # the site's title, not the folder's
+        report = build(load_config(machine), BuildOptions(shard=(k, shards)))
         assert report.ok and not (machine / "build").exists()  # records only, no site
         machines.append(machine)
     ran = [sorted(p.name for p in (m / "_freeze").iterdir() if not p.name.startswith(".")) for m in machines]
-    assert sorted(ran[0] + ran[1]) == sorted(DEMOS) and not set(ran[0]) & set(ran[1])
-    assert ran[0] and ran[1]
-    # The publishing machine: the demos plus both shards' records.
+    assert sorted(sum(ran, [])) == sorted(DEMOS) and all(ran)  # each entry in exactly one shard
+    # The publishing machine: the demos plus every shard's records.
     publish = tmp_path / "publish"
     shutil.copytree(machines[0] / "demos", publish / "demos")
+    (publish / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
     for machine in machines:
-        shutil.copytree(machine / "_freeze", publish / "_freeze", dirs_exist_ok=True)
-    config = load_config(publish)
-    assert build(config, BuildOptions(frozen=True)).ok
-    unsharded = build(with_overrides(config, output="unsharded"), BuildOptions())
-    assert unsharded.from_cache == set(DEMOS)
-    assert _tree(publish / "build") == _tree(publish / "unsharded")
+        shutil.copytree(machine / "_freeze", publish / "_freeze", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns(".*"))  # its records, not its own cache
+    assert build(load_config(publish), BuildOptions(frozen=True)).ok
+    # One machine building it all without shards, in a folder of its own, given the same records
+    # (run times and dates are the records'): it reuses every record, runs nothing, and writes
+    # the very site the shards' records assembled.
+    alone = tmp_path / "alone"
+    shutil.copytree(machines[0] / "demos", alone / "demos")
+    (alone / "pyproject.toml").write_text(SETTINGS, encoding="utf-8")
+    shutil.copytree(publish / "_freeze", alone / "_freeze", ignore=shutil.ignore_patterns(".*"))
+    unsharded = build(load_config(alone), BuildOptions())
+    assert unsharded.ok and unsharded.from_cache == set(DEMOS)
+    assert _tree(publish / "build") == _tree(alone / "build")
 
 
 def test_shards_run_in_turn_on_one_machine_still_cover_every_entry(tmp_path: Path) -> None:

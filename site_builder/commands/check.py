@@ -1,6 +1,7 @@
 """The check command: re-run demos and compare each block's output with the committed record.
 
-Runs go into temporary folders: the records are never replaced.  Each demo runs
+Runs go into temporary folders: the records are never replaced, only given the check's verdict
+(``run.records.verdict``: the evidence a page cites for "reproduces exactly").  Each demo runs
 ``runs`` times (default 2): the first run is compared with the record (drift: another
 environment, or a dependency that changed), the others with the first (a missing seed).
 """
@@ -22,13 +23,16 @@ from site_builder.source.blocks import Script, parse
 from site_builder.config import Config
 from site_builder.reports.junit import Case, Problem
 from site_builder.project.lock import project_lock
-from site_builder.run.records.drift import Comparison, compare_runs, environment_rows
+from site_builder.run.records.drift import QUOTED, Comparison, compare_runs, environment_rows
 from site_builder.fs import relative_to_root
 from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, SiteBuilderError, UsageError, one_line
 from site_builder.run.execute import RunResult, run_demo
 from site_builder.run.records.record_json import RecordError
-from site_builder.run.records.inputs import run_options
+from site_builder.run.records.inputs import RunInputs, run_options
+from site_builder.run.records.schema import SchemaError
+from site_builder.run.records.verdict import keep_verdict, verdict_of
+from site_builder.fs import UnsafeFileError
 from site_builder.run.records.store import RecordStore, read_record, store_dir
 from site_builder.site.formatting import format_duration
 
@@ -53,6 +57,7 @@ class Target:
     entry: Entry
     script: Script
     record: RunResult
+    inputs: RunInputs  # the record's
     stale: str  # why the record does not match the current sources ("" when it does)
     tolerance: float
 
@@ -97,13 +102,15 @@ def _check(config: Config, options: CheckOptions, out: TextIO, cases: list[Case]
             first = results[0]
             checks.append(EntryCheck(
                 target,
-                compare_runs(target.record, first, target.tolerance, ("record", "now")),
-                [compare_runs(first, later, target.tolerance, ("run 1", f"run {i}"))
+                compare_runs(target.record, first, target.tolerance, ("record", "now"), target.entry.rel_path),
+                [compare_runs(first, later, target.tolerance, ("run 1", f"run {i}"), target.entry.rel_path)
                  for i, later in enumerate(results[1:], start=2)],
                 first.environment,
             ))
             _report(checks[-1], config, out, colour)
             cases.append(_case(checks[-1], results))
+            if not target.stale:  # the evidence the page may cite (run.records.verdict)
+                _keep(config, checks[-1], len(results))
     finally:
         for results in runs.values():
             for result in results:
@@ -120,6 +127,18 @@ def _check(config: Config, options: CheckOptions, out: TextIO, cases: list[Case]
     out.write(colour["bold"](f"checked {len(checks)} {noun} in {format_duration(time.perf_counter() - started)}: "
                              f"{', '.join(parts)}") + "\n")
     return 1 if drifted or unreproducible else 0
+
+
+def _keep(config: Config, result: EntryCheck, runs: int) -> None:
+    """Keep what this check found in the record it checked (a failed write only warns)."""
+    target = result.target
+    same = environment_rows(target.record.environment, result.environment) is None
+    verdict = verdict_of(target.inputs, target.record.environment, result.against_record, result.between_runs,
+                         runs, same)
+    try:
+        keep_verdict(store_dir(config, target.entry.name), verdict)
+    except (OSError, UnsafeFileError, SchemaError, ValueError) as exc:
+        log.warning("%s: the check's verdict could not be kept in its record: %s", target.entry.name, exc)
 
 
 def _case(result: EntryCheck, runs: list[RunResult]) -> Case:
@@ -168,7 +187,7 @@ def _gather(config: Config, options: CheckOptions) -> list[Target]:
             problems.append(f"{exc} (fix the demo, then build it)")
             continue
         try:
-            record = read_record(store_dir(config, entry.name))[0]
+            record, inputs = read_record(store_dir(config, entry.name))
         except FileNotFoundError:
             problems.append(f"{entry.name}: no run record in {records}/{entry.name}/ to compare with")
             continue
@@ -177,7 +196,7 @@ def _gather(config: Config, options: CheckOptions) -> list[Target]:
             continue
         stale = store.lookup(entry, script, run_options(config, entry.name), frozen=True).reason
         tolerance = options.tolerance if options.tolerance is not None else config.tolerance_for(entry.name)
-        targets.append(Target(entry, script, record, stale, tolerance))
+        targets.append(Target(entry, script, record, inputs, stale, tolerance))
     if problems:
         raise UsageError("check: " + "; ".join(problems) + ": run `python -m site_builder build` first "
                          "to record what the demos print")
@@ -231,11 +250,13 @@ def _report(result: EntryCheck, config: Config, out: TextIO, colour: dict) -> No
     if not result.drifted:
         out.write(f"{colour['green'](name + ': matches its record')} ({blocks}){tolerance}\n")
     else:
-        names = one_line(", ".join(d.block for d in result.against_record.drifts))
+        drifts = [d.block for d in result.against_record.drifts if d.block != QUOTED]
+        what = f"drift in {len(drifts)} of {blocks} ({one_line(', '.join(drifts))})" if drifts else "drift"
+        if len(drifts) < len(result.against_record.drifts):  # the prose's values changed
+            what += f"{' and' if drifts else ''} in the {QUOTED}"
         where = f"{relative_to_root(config.records, config.root)}/{name}"
         recorded = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(target.record.started_at))
-        out.write(colour["red"](f"{name}: drift in {len(result.against_record.drifts)} of {blocks} "
-                                f"({names})") + f" against {where} (recorded {recorded}){tolerance}\n")
+        out.write(colour["red"](f"{name}: {what}") + f" against {where} (recorded {recorded}){tolerance}\n")
     if target.stale:
         out.write(f"  note: the record does not match the demo any more ({target.stale}); "
                   "`build` records the current version\n")

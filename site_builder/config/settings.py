@@ -50,6 +50,18 @@ class Config:
     index_intro: str = setting(
         "", kind=STRING, help="the index's lead sentence; {count} stands for the number of entries; "
         "empty: a neutral one")
+    # The page's sentence on reproducing its numbers, after "Requires ... only," (see docs/guide/values.md)
+    reproduce_verified: str = setting(
+        "and its printed numbers reproduce exactly ({runs} runs agreed when checked on {date})", kind=STRING,
+        help="said of a demo that seeds its random generators when `check` ran it at least twice with the "
+        "same code, inputs and environment and everything agreed; {runs} and {date} stand for the evidence")
+    reproduce_unverified: str = setting(
+        "and seeds its random generators; not yet verified to reproduce", kind=STRING,
+        help="said of a demo that seeds its random generators while no `check` of its record agreed; "
+        "empty: nothing")
+    reproduce_differs: str = setting(
+        "and its printed numbers differ from run to run (found by check on {date})", kind=STRING,
+        help="said when `check` found runs of the record's code that differ; {date} stands for the check's day")
     prose: str = setting(
         "auto", kind=PROSE, help="the language of prose: 'auto' (per script), 'markdown' or 'rst'")
     demos: Path = setting(Path("demos"), kind=FOLDER, help="the folder of demo scripts (--demos overrides it)")

@@ -125,6 +125,18 @@ class GluedValue:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """What ``check`` found about a record: whether runs of the same code, inputs and environment
+    agreed on every printed line, value and quoted expression (the evidence the page may cite)."""
+
+    runs: int  # runs compared: check's own, and the record's when its environment is the same
+    date: str  # the day of the check, UTC ("2026-12-02")
+    fingerprint: str  # sha256 of the record's inputs and environment it applies to
+    agreed: bool
+    differed: tuple[str, ...] = ()  # the blocks (and "values quoted in the page") that differed
+
+
+@dataclass(frozen=True)
 class RunOptions:
     """Everything that can change how a demo runs (part of the cache key)."""
 
@@ -153,6 +165,7 @@ class RunResult:
     shown_only: bool = False  # the run_pattern setting leaves the entry out: never run
     quoted: tuple[QuotedValue, ...] = ()  # the prose's inline expressions and the exported names
     glued: tuple[GluedValue, ...] = ()  # what glue() kept, in the order it was glued
+    verdict: Verdict | None = None  # what ``check`` found about this record (None: never checked)
 
     @property
     def ok(self) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from site_builder.apidocs.inventory import ApiDocs
-from site_builder.names import stem_of
+from site_builder.names import HOME_DOCUMENT, stem_of
 from site_builder.source.blocks import Script
 from site_builder.source.entries import Entry, Section, site_order
 from site_builder.run.execute import RunResult
@@ -62,6 +62,9 @@ class SiteInfo:
     entry_url: str | None = None
     search_placeholder: str = "Search"
     index_intro: str = ""
+    reproduce_verified: str = ""  # the reproducibility sentence's three states (config.Config)
+    reproduce_unverified: str = ""
+    reproduce_differs: str = ""
     output_fold_lines: int = 40  # longer outputs show head and tail around a "show all" control
     typography: bool = True  # Markdown prose's dashes and quotes typeset (the typography setting)
     # the packages' API documentation ([tool.site_builder.api_docs]); its repr is its fingerprint,
@@ -78,6 +81,14 @@ def ordered_builds(builds: list[EntryBuild], info: SiteInfo) -> list[EntryBuild]
     """``builds`` in the site's order (index, previous/next): see entries.site_order."""
     by_name = {b.entry.name: b for b in builds}
     return [by_name[e.name] for e in site_order((b.entry for b in builds), info.section_order)]
+
+
+HOME = HOME_DOCUMENT  # the entry whose document is the site's home page (index.qmd, .md, .ipynb at the top)
+
+
+def home_build(builds: list[EntryBuild]) -> EntryBuild | None:
+    """The build of the home page's document, None when the demos folder has none."""
+    return next((b for b in builds if b.entry.name == HOME and b.entry.format != "py"), None)
 
 
 def notebook_path(name: str) -> str:

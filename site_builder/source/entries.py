@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from site_builder.errors import EntryError, UsageError, one_line
 from site_builder.fs import relative_to_root
 from site_builder.patterns import PathPattern
-from site_builder.names import MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
+from site_builder.names import HOME_DOCUMENT, MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
 from site_builder.source.quarto.shortcodes import expand_includes
 
 log = logging.getLogger(__name__)
@@ -178,6 +178,8 @@ def _candidates(folder: Path, root: Path, found: list[str], section: str = "") -
             stem = url_segment(path.stem)
             why = check_entry_name(stem) if stem else (
                 f"'{path.stem}' has no letter or digit to name its page by")
+            if stem == HOME_DOCUMENT and path.suffix.lower() != ".py":
+                why = None  # the home page's document (a script named index stays refused)
             if why:
                 found.append(f"{relative_to_root(path, root)}: {why} (the page's name, from the file name)")
                 continue

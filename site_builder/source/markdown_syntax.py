@@ -184,7 +184,10 @@ def directive_options(content: str) -> tuple[dict[str, str], str, int]:
         match = _OPTION_LINE.match(line.strip())
         if match is None:
             break
-        options[match.group("key")] = match.group("value") or ""
+        value = match.group("value") or ""
+        # a quoted value is a YAML string, as MyST reads these lines (:name: "fig-boot")
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        options[match.group("key")] = value[1:-1] if quoted else value
         taken += 1
     if taken and taken < len(lines) and not lines[taken].strip():
         taken += 1  # the blank line after the options

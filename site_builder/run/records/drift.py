@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from site_builder.run.execute import BlockResult, RunResult
+from site_builder.run.results import QuotedValue
 from site_builder.fs import UnsafePathError, safe_join
 from site_builder.run.records.inputs import sha256_file
 
@@ -28,6 +29,7 @@ from site_builder.run.records.inputs import sha256_file
 NUMBER = re.compile(r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
 ABS_TOLERANCE = 1e-12  # below this, two numbers are the same whatever the relative tolerance
 TEXT_FILE_LIMIT = 1 << 20  # bytes: larger files are compared by their hash alone
+QUOTED = "values quoted in the page"  # the pseudo-block whose lines are the prose's values
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,26 @@ def block_lines(block: BlockResult, folder: Path) -> tuple[list[str], dict[str, 
     return lines, binaries
 
 
-def compare_runs(old: RunResult, new: RunResult, tolerance: float, labels: tuple[str, str]) -> Comparison:
-    """Every block of ``old`` and ``new`` (matched by name) that differs, as unified diffs."""
+def _quoted(value: QuotedValue, rel_path: str) -> str:
+    where = f"{rel_path}:{value.line}" if value.line else rel_path
+    where += f" ({value.place})" if value.place else ""
+    what = f"export {value.export}" if value.export else value.written
+    shown = value.error or value.text if value.evaluated else "(not evaluated)"
+    return f"{where}: {what} = {' '.join(shown.split())}"
+
+
+def quoted_lines(result: RunResult, rel_path: str) -> list[str]:
+    """The diffable lines of the values the page quotes: where, what is written, what it shows;
+    then what ``glue()`` kept (its text)."""
+    lines = [_quoted(v, rel_path) for v in result.quoted]
+    lines += [f"glue {g.name} ({g.block}) = {' '.join(g.display.text.split())}" for g in result.glued]
+    return lines
+
+
+def compare_runs(old: RunResult, new: RunResult, tolerance: float, labels: tuple[str, str],
+                 rel_path: str = "") -> Comparison:
+    """Every block of ``old`` and ``new`` (matched by name) that differs, as unified diffs, and the
+    values the page quotes (``QUOTED``, each line naming the entry's file, line and expression)."""
     comparison = Comparison()
     old_blocks = {b.name: b for b in old.blocks}
     new_blocks = {b.name: b for b in new.blocks}
@@ -146,6 +166,12 @@ def compare_runs(old: RunResult, new: RunResult, tolerance: float, labels: tuple
         for path in sorted(old_bin.keys() & new_bin.keys()):
             if old_bin[path] != new_bin[path]:
                 comparison.notes.append(f"{name}: the bytes of {path} differ (binary: compared by presence only)")
+    old_lines, new_lines = quoted_lines(old, rel_path or old.entry), quoted_lines(new, rel_path or new.entry)
+    shown = _tolerated(old_lines, new_lines, tolerance)
+    if shown != old_lines:
+        diff = difflib.unified_diff(old_lines, shown, f"{old.entry} page ({labels[0]})",
+                                    f"{new.entry} page ({labels[1]})", lineterm="")
+        comparison.drifts.append(BlockDrift(QUOTED, list(diff)))
     return comparison
 
 

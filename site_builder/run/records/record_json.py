@@ -25,7 +25,7 @@ from site_builder.run.execute import (
     OutputChunk,
     RunResult,
 )
-from site_builder.run.results import GluedValue, QuotedValue
+from site_builder.run.results import GluedValue, QuotedValue, Verdict
 from site_builder.run.name_refs import name_refs
 from site_builder.run.records.inputs import RunInputs
 
@@ -109,6 +109,8 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
         "blocks": blocks,
         "quoted": [dataclasses.asdict(q) for q in result.quoted],
         "glued": [{"name": g.name, "block": g.block, **_display_record(g.display)} for g in result.glued],
+        "verdict": None if result.verdict is None else {**dataclasses.asdict(result.verdict),
+                                                         "differed": list(result.verdict.differed)},
     }
 
 
@@ -135,6 +137,8 @@ def from_record(data: dict[str, Any], folder: Path) -> tuple[RunResult, RunInput
             reads=tuple(str(r) for r in data["reads"]),
             quoted=tuple(QuotedValue(**q) for q in data["quoted"]),
             glued=_glued(data["glued"], data["blocks"]),
+            verdict=None if data["verdict"] is None else Verdict(**{**data["verdict"],
+                                                                   "differed": tuple(data["verdict"]["differed"])}),
         )
         inputs = RunInputs(**data["inputs"])
         for name, kind in (("code", str), ("source", str), ("python", str), ("packages", dict),

@@ -117,6 +117,13 @@ RECORD_SCHEMA: dict[str, Any] = _record({
     "blocks": {"type": "array", "items": _BLOCK},
     "quoted": {"type": "array", "items": _QUOTED},
     "glued": {"type": "array", "items": _record({"name": _STRING, "block": _STRING, **_BUNDLE})},
+    "verdict": {"oneOf": [{"type": "null"}, _record({  # a Verdict: see site_builder.run.results
+        "runs": _COUNT,
+        "date": {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$"},
+        "fingerprint": {"type": "string", "pattern": _SHA256},
+        "agreed": {"type": "boolean"},
+        "differed": {"type": "array", "maxItems": 1000, "items": _STRING},
+    })]},
 })
 
 _validator: list[Callable[[Any], Any]] = []

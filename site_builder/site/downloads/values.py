@@ -62,7 +62,7 @@ def latex_text(text: str) -> str:
 def exported_values(entry: str, quoted: Iterable[QuotedValue], glued: Iterable[GluedValue]) -> list[ExportedValue]:
     """The values an entry's files hold, in page order then glue order (an expression quoted
     twice once; one that raised or was never reached left out, with a warning; a glued value whose
-    text is a default repr, ``<Formula at 0x...>``, left out)."""
+    text is a default repr, ``<Formula at 0x...>``, or that is a figure, left out)."""
     found: dict[str, ExportedValue] = {}
     for q in quoted:
         name = q.export or (f"{q.code}:{q.spec}" if q.spec else q.code)  # Quarto's: its expression
@@ -74,7 +74,7 @@ def exported_values(entry: str, quoted: Iterable[QuotedValue], glued: Iterable[G
         found.setdefault(name, ExportedValue(name, latex_name(entry, name), q.text, q.type, q.block, origin))
     for g in glued:
         text = g.display.data.get("text/plain")
-        if text is not None and not _DEFAULT_REPR.search(text):
+        if text is not None and not _DEFAULT_REPR.search(text) and not g.display.files:  # a figure: no text
             found.setdefault(g.name, ExportedValue(g.name, latex_name(entry, g.name), formatted(text, ""),
                                                    "glue", g.block, "glue"))
     return list(found.values())

@@ -47,6 +47,7 @@ from site_builder.source.expressions.places import cell_place
 from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import CodeLink, Highlighter, SiteCodeLinks
 from site_builder.site.pages.api_index import API_PAGE, API_USAGE, api_groups, api_usage_json, entry_uses
+from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.links import ProseLinks, SiteEntry, imported_names
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.labels import Gate, Gates, SiteLabels, expand_gates, prose_page, say_warnings, text_line
@@ -56,11 +57,11 @@ from site_builder.site.pages.reference_pages import reference_files
 from site_builder.site.pages.toc import page_toc
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.safety.text import finalize
-from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of
-from site_builder.site.pages.views import block_anchors, with_late_links
+from site_builder.site.pages.views import ArtifactView, CellView, CodePart, EntryLink, LetterGroup, cell_names, letter_groups, poster_of, reproducibility
+from site_builder.site.pages.views import block_anchors, with_bibliography, with_late_links
 from site_builder.site.pages.views import csv_preview, safe_rel_path  # noqa: F401 (csv_preview re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
-from site_builder.site.sitefiles import notebook_path, ordered_builds, script_download
+from site_builder.site.sitefiles import home_build, notebook_path, ordered_builds, script_download
 from site_builder.site.pages.timings import block_timings, entry_timings, environment_view, format_ran_at
 from site_builder.site.pages.theme import pygments_css
 from site_builder.site.outputs.thumbnails import Thumbnails
@@ -187,10 +188,14 @@ class _Renderer:
     # -------------------------------------------------------------- entries
 
     def entry_files(
-        self, build: EntryBuild, prev: EntryLink | None = None, next: EntryLink | None = None
+        self, build: EntryBuild, prev: EntryLink | None = None, next: EntryLink | None = None,
+        listing: dict[str, object] | None = None,
     ) -> list[SiteFile]:
+        """The entry's page and files; with ``listing`` (the index's list of entries), the site's
+        home page (index.html, its files still in the entry's folder, URLs prefixed)."""
         entry, script, result = build.entry, build.script, build.result
         name, stem = entry.name, entry.stem
+        prefix = f"{quote(name)}/" if listing is not None else ""
         downloads = [] if entry.is_page else [
             f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.{entry.format}"] * (entry.format in SOURCE_DOWNLOADS))]
         page_paths = {"index.html", *downloads}
@@ -212,11 +217,14 @@ class _Renderer:
             else:
                 published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe,
                                            root=result.files_dir)
-            return quote(safe)
+            return prefix + quote(safe)
 
         by_name = {b.name: b for b in result.blocks}
-        root = "../" * (name.count("/") + 1)
+        root = "../" * (name.count("/") + 1) if listing is None else ""
         page, images = prose_page(build, root, self.labels, self.info.typography)
+        if prefix:  # its images are published in its folder (prose_page's rule)
+            page.publish_image = _prefixed(prefix, page.publish_image)
+            page.publish_video = _prefixed(prefix, page.publish_video)
         page.links = self.prose_links(entry)
         page.quoted = quoted_by_place(result.quoted)
         page.glued = page_glue(result.glued, self.glued, publish)
@@ -234,6 +242,8 @@ class _Renderer:
                  for i, cell in expand_gates(script.cells, script.prose)]
         cells = [c for c in cells if c is not None] + gates.closing()
         purpose, cells = with_late_links(page, purpose, cells)
+        listed = self.env.get_template("_references.html").module.references_list  # type: ignore[attr-defined]
+        purpose, cells, placed = with_bibliography(purpose, cells, lambda: Markup(listed(refs.references())))
         say_warnings(page, entry)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
@@ -262,9 +272,12 @@ class _Renderer:
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
             requirements=join_words(list(script.requirements)),
             writes_files=demo_files,
-            seeded=bool(_SEEDED.search(entry.source)),
-            value_styles=VALUE_STYLES if css else None,
-            figure_data=plotly_data,
+            reproducibility=reproducibility(self.info, bool(_SEEDED.search(entry.source)), result.verdict),
+            value_styles=prefix + VALUE_STYLES if css else None,
+            figure_data=[prefix + rel for rel in plotly_data],
+            prefix=prefix,
+            listing=listing,
+            **{k: v for k, v in (listing or {}).items() if k != "api_page"},  # the entry's own api_page
             cells=cells,
             toc=page_toc(cells),
             document=entry.format != "py",
@@ -276,14 +289,16 @@ class _Renderer:
             run_duration=format_duration(result.duration),
             python=result.environment.get("python", ""),
             environment=environment_view(result.environment),
-            canonical=self._url(f"{name}/index.html"),
+            canonical=self._url(f"{name}/index.html" if listing is None else "index.html"),
             prev=prev,
             next=next,
             api_used=entry_uses(self.code_links.used(result)),
             api_page=API_PAGE if self.info.api_docs else None,
-            references=refs.references(),
+            references=[] if placed else refs.references(),
             referred_by=refs.referred_by(),
         )
+        if listing is not None:  # its files are the entry page's (rendered too, in its folder)
+            return [SiteFile(path="index.html", data=html)]
         # a page (Markdown, no notebook) has nothing to download: it is its own text
         return [
             SiteFile(path=f"{name}/index.html", data=html),
@@ -496,20 +511,22 @@ class _Renderer:
         return title, self.prose(body, "rst", id_prefix, page) if body.strip() else None
 
     def site_files(self, builds: list[EntryBuild]) -> list[SiteFile]:
+        home = home_build(builds)  # index.qmd (.md, .ipynb) at the top: the home page, above the list
+        listed = [b for b in builds if b is not home]
         entries = [
             {"name": b.entry.name, "label": self.heading(b) if b.script.title else b.entry.name,
              "summary": self.summary(b.script), "ok": b.result.ok, "thumbnail": self.thumbnails.of(b)}
-            for b in builds
+            for b in listed
         ]
-        sectioned = any(b.entry.section for b in builds)
-        groups = self.section_groups(builds, entries) if sectioned else letter_groups(entries)
+        sectioned = any(b.entry.section for b in listed)
+        listing = dict(entries=entries, lead=self.info.index_intro.replace("{count}", str(len(entries))),
+                       groups=self.section_groups(listed, entries) if sectioned else letter_groups(entries),
+                       sectioned=sectioned, thumbnails=any(e["thumbnail"] for e in entries),
+                       archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP},
+                       api_page=API_PAGE if self.info.api_docs else None)
         files = [
-            SiteFile("index.html", self.page("index.html", root="", entries=entries,
-                                             lead=self.info.index_intro.replace("{count}", str(len(entries))),
-                                             groups=groups, sectioned=sectioned, canonical=self._url("index.html"),
-                                             thumbnails=any(e["thumbnail"] for e in entries),
-                                             archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP},
-                                             api_page=API_PAGE if self.info.api_docs else None)),
+            *(self.entry_files(home, listing=listing) if home is not None else [
+                SiteFile("index.html", self.page("index.html", root="", canonical=self._url("index.html"), **listing))]),
             *self.thumbnails.files.values(),
             SiteFile("404.html", self.page("404.html", root=self._url("") or "", canonical=None)),
             # Static assets are copied, never hard-linked: a link would let an edit of the
@@ -552,8 +569,9 @@ def prepare(scripts: Iterable[Script]) -> None:
 
 
 def neighbours(ordered: list[EntryBuild]) -> dict[str, tuple[EntryLink | None, EntryLink | None]]:
-    """Each entry's (previous, next) pages in the site's order."""
-    links = [EntryLink(b.entry.name, b.script.summary) for b in ordered]
+    """Each entry's (previous, next) pages in the site's order (the home page is none of them)."""
+    home = home_build(ordered)
+    links = [EntryLink(b.entry.name, b.script.summary) for b in ordered if b is not home]
     return {link.name: (links[i - 1] if i > 0 else None, links[i + 1] if i + 1 < len(links) else None)
             for i, link in enumerate(links)}
 
@@ -584,7 +602,19 @@ def render_site(
             page.say_records()
             files.extend(page.files)
         else:
-            files.extend(renderer.entry_files(build, *around[name]))
+            files.extend(renderer.entry_files(build, *around.get(name, (None, None))))
     if site_pages:
         files.extend(renderer.site_files(ordered))
     return list({f.path: f for f in files}.values())  # plotly.js: once, whichever pages need it
+
+
+def _prefixed(prefix: str, publish: Callable[[str], str | None] | None) -> Callable[[str], str | None] | None:
+    """``publish`` (a prose file's URL from its entry's page) giving URLs from the site's root instead."""
+    if publish is None:
+        return None
+
+    def at_root(src: str) -> str | None:
+        url = publish(src)
+        return prefix + url if url is not None and not is_remote(url) else url
+
+    return at_root

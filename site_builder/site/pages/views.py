@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -23,7 +23,8 @@ from site_builder.site.outputs.outcomes import OutputPart
 from site_builder.site.prose.label_ids import PageIds
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.safety.html import clean_html
-from site_builder.site.sitefiles import EntryBuild
+from site_builder.run.results import Verdict
+from site_builder.site.sitefiles import EntryBuild, SiteInfo
 from site_builder.source.blocks import Cell
 from site_builder.source.cell_options import CellDisplay
 
@@ -170,7 +171,42 @@ def with_late_links(page: PageContext, purpose: Markup | None, cells: list[CellV
     return (relinked(purpose) if purpose is not None else None), cells
 
 
+BIBLIOGRAPHY_HERE = '<div class="bibliography-here"></div>'  # templates/_prose_myst.html's bibliography_here
+
+
+def with_bibliography(purpose: Markup | None, cells: list[CellView], references: Callable[[], Markup]
+                      ) -> tuple[Markup | None, list[CellView], bool]:
+    """The introduction and cells with the References list (``references()``) where the prose's
+    first ``{bibliography}`` stands (later ones show nothing), and whether it was placed there."""
+    placed = False
+
+    def place(html: Markup) -> Markup:
+        nonlocal placed
+        if BIBLIOGRAPHY_HERE not in html:
+            return html
+        text = str(html)
+        if not placed:
+            placed = True
+            text = text.replace(BIBLIOGRAPHY_HERE, str(references()), 1)
+        return Markup(text.replace(BIBLIOGRAPHY_HERE, ""))  # the list and cleaned prose: safe
+
+    purpose = place(purpose) if purpose is not None else None
+    cells = [dataclasses.replace(c, html=place(c.html)) if isinstance(c, CellView) and c.kind == "markdown" else c
+             for c in cells]
+    return purpose, cells, placed
+
+
 # ---------------------------------------------------------------- small formatters
+
+
+def reproducibility(info: SiteInfo, seeded: bool, verdict: Verdict | None) -> str:
+    """The page's sentence on reproducing its numbers: exactness is claimed only on the evidence of
+    a ``check`` whose runs agreed (``verdict``), never after one that found a difference."""
+    if verdict is not None and verdict.differed:
+        return info.reproduce_differs.replace("{date}", verdict.date)
+    if verdict is not None and verdict.agreed and seeded:
+        return info.reproduce_verified.replace("{runs}", str(verdict.runs)).replace("{date}", verdict.date)
+    return info.reproduce_unverified if seeded else ""
 
 
 def poster_of(movie: str) -> str:

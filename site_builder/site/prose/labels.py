@@ -25,6 +25,7 @@ from site_builder.site.prose.markdown.resolve import label_definitions
 from site_builder.site.sitefiles import EntryBuild, SiteFile
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.cell_options import display_of
+from site_builder.source.docstring import head_labels
 from site_builder.source.entries import Entry
 from site_builder.source.markdown_syntax import directive_of, parse
 
@@ -128,6 +129,9 @@ def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tup
     texts = [intro] + [c.text if c.kind == "markdown" else "" for c in script.cells]
     languages = [intro_language] + [script.prose for _ in script.cells]
     found = label_definitions(texts, typography, languages, notebook=is_notebook(entry))
+    if script.title and script.prose == "rst":  # a label before the title names the page: its title shows
+        top = set(head_labels(intro))
+        found = [replace(d, text=script.title) if d.source == 0 and d.name in top else d for d in found]
     figures = tables = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
     for source, cell in enumerate((None, *script.cells)):
         for d in (d for d in found if d.source == source):

@@ -28,6 +28,7 @@ from pygments.lexers import PythonConsoleLexer, PythonLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from site_builder.site.prose.links import ProseLinks, api_role
+from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.rst_refs import LabelsNumbered, reference_role
 from site_builder.site.prose.rst_refs import register as register_reference_constructs
 
@@ -206,6 +207,13 @@ class _Vanish(_AnyDirective):
         return []
 
 
+class _BibliographyHere(_AnyDirective):
+    """``.. bibliography::``: the page's References list stands here (see markdown.directives)."""
+
+    def run(self) -> list[nodes.Node]:
+        return [nodes.raw("", str(macro("bibliography_here")), format="html")]
+
+
 class _Container(_AnyDirective):
 
     def run(self) -> list[nodes.Node]:
@@ -246,6 +254,7 @@ def _register_sphinx_constructs() -> None:
         directives.register_directive(name, _Vanish)
     for name in CONTAINER_DIRECTIVES:
         directives.register_directive(name, _Container)
+    directives.register_directive("bibliography", _BibliographyHere)
     for name in ("seealso", *VERSION_DIRECTIVES):
         directives.register_directive(name, _Aside)
     for name in ("code", "code-block", "sourcecode", "code-cell", "ipython"):

@@ -95,7 +95,8 @@ def settings_fingerprint(config: Config) -> str:
     """The settings that reach pages or decide whether a record still holds."""
     overrides = sorted((name, repr(o)) for name, o in config.entries.items())
     wording = (config.entry_heading, config.entry_intro, repr(config.entry_url),
-               config.search_placeholder, config.index_intro, config.prose)
+               config.search_placeholder, config.index_intro, config.prose, config.reproduce_verified,
+               config.reproduce_unverified, config.reproduce_differs)
     return sha_of(config.title, repr(config.site_url), repr(config.timeout), repr(overrides), *wording,
                 repr(config.output_fold_lines), repr(config.sections), repr(config.values), repr(config.typography),
                 repr(config.figure_scale), config.run_pattern,

@@ -35,7 +35,7 @@ VERSIONS = {
     "deprecated": "Deprecated since version", "versionremoved": "Removed in version",
 }
 # Directives with nothing to show outside Sphinx (or that would read files): they vanish.
-VANISHING = ("toctree", "contents", "bibliography", "include", "literalinclude",
+VANISHING = ("toctree", "contents", "include", "literalinclude",
              "index", "only", "meta", "jupyter-execute", "embed", "tags",
              "footbibliography", "autosummary", "currentmodule", "solution-end", "exercise-end", "highlight",
              "tabularcolumns", "rst-class", "redirect-from", "minigallery")
@@ -191,6 +191,15 @@ class Vanishing(Directive):
         return ""
 
 
+@registers("bibliography")
+class BibliographyHere(Vanishing):
+    """``{bibliography}``: the page's References list stands here, not at the page's end (as
+    sphinxcontrib-bibtex places it); the page puts it in (site.pages.views.with_bibliography)."""
+
+    def render(self, call: DirectiveCall, out: Output) -> str:
+        return out.macro("bibliography_here")
+
+
 @registers("raw")
 class Raw(Vanishing):
     """``{raw} html``: on a notebook's page its HTML, as raw HTML in Markdown; other formats vanish."""
@@ -222,6 +231,6 @@ class Unknown(Container):
 
 def register(registry: Registry) -> None:
     register_all(registry, Admonition, TitledAdmonition, Version, MathBlock, CodeBlock, Figure, EvalRst,
-                 ListTable, Vanishing, Raw, Container)
+                 ListTable, Vanishing, BibliographyHere, Raw, Container)
     registry.unknown_directive = Unknown()
 

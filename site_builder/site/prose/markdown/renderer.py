@@ -185,7 +185,7 @@ class ProseRenderer(RendererHTML):
 
     def code_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         code, links = tokens[idx].content, env["page"].links
-        if QUARTO_INLINE.match(code):  # `{python} expr`: the run's value (Quarto's inline code)
+        if tokens[idx].markup == "`" and QUARTO_INLINE.match(code):  # `{python} expr`: the run's value (Quarto's inline code)
             return str(quoted_html(Output(self, options, env), code, tokens[idx].meta.get("line", 0)))
         html = super().code_inline(tokens, idx, options, env)
         if links is None or not links.api_docs or env.get("in_link"):

@@ -123,6 +123,10 @@ def _link(children: list[Token], index: int, page: PageContext, line: int) -> No
     elif legacy:  # [text](nothing): MyST reads a label or a page, the site has neither: its text
         page.warn(line, f"[...]({href}): no label or entry {path!r} in the site (its text shows, unlinked)")
         _unlinked(children, index)
+    elif path.endswith(DOC_SUFFIXES):  # [text](other.md#x) whose document is no page of the site
+        page.warn(line, f"[...]({href}): no document {path!r} in the site, relative to this page "
+                        "(its text shows, unlinked)")
+        _unlinked(children, index)
 
 
 def _unlinked(children: list[Token], index: int) -> None:

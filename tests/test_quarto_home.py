@@ -1,0 +1,64 @@
+"""The home page: an index.qmd at the top of the demos folder is the site's index.html (its title,
+prose and outputs above the list of entries, which no longer lists it); its own page and downloads
+stay in its folder. One shared build (module scope)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import build_site
+from tests.test_notebook_document import visible
+
+HOME = '''---
+title: "A gallery of descents"
+---
+
+Welcome. The figure is @fig-home; the other page is [first](first/index.html).
+
+```{python}
+#| label: fig-home
+#| fig-cap: The home figure
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+plt.plot([3, 1, 2])
+plt.show()
+print("printed on the home page")
+```
+'''
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("home")
+    (project / "demos").mkdir()
+    (project / "demos" / "index.qmd").write_text(HOME, encoding="utf-8")
+    (project / "demos" / "first.qmd").write_text("---\ntitle: First page\n---\n\nText.\n", encoding="utf-8")
+    build_site(project)
+    return project
+
+
+def test_the_home_document_is_the_index_above_the_list(project: Path) -> None:
+    html = (project / "build" / "index.html").read_text(encoding="utf-8")
+    text = visible(html)
+    assert "A gallery of descents" in text and "printed on the home page" in text
+    assert html.index("printed on the home page") < html.index(">First page</a>")  # the list after it
+    assert 'href="first/index.html">First page</a>' in html
+    assert 'data-name="index"' not in html  # not listed as an entry
+
+
+def test_its_files_stay_in_its_folder_and_resolve_from_the_root(project: Path) -> None:
+    html = (project / "build" / "index.html").read_text(encoding="utf-8")
+    assert 'src="index/_site_builder/block-1-figure-1.png"' in html
+    assert (project / "build" / "index" / "_site_builder" / "block-1-figure-1.png").is_file()
+    assert 'href="index/index.qmd" download' in html
+    assert (project / "build" / "index" / "index.qmd").read_text(encoding="utf-8") == HOME
+    assert 'id="fig-home"' in html and 'href="#fig-home"' in html
+    assert (project / "build" / "index" / "index.html").is_file()  # its own page, for links to it
+
+
+def test_no_entry_leads_to_the_home_page_as_previous_or_next(project: Path) -> None:
+    first = (project / "build" / "first" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../index/index.html"' not in first
