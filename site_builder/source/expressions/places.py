@@ -110,7 +110,7 @@ def written_expressions(text: str, language: str) -> Iterator[tuple[str, int]]:
 
 
 def _markdown_expressions(text: str, first: int, depth: int) -> Iterator[tuple[str, int]]:
-    from site_builder.source.markdown_syntax import directive_of, parse
+    from site_builder.source.syntax.markdown import directive_of, parse
 
     for token in parse(text):
         line = first + (token.map[0] if token.map else 0)
