@@ -128,16 +128,16 @@ def project(tmp_path: Path) -> Path:
 def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The pages the builds of a test render, in order: an entry's name, or the site-wide
     template's (index.html, 404.html, ...); clear it between builds."""
-    from site_builder.site.pages import render
+    from site_builder.site.pages.renderer import PageRenderer
 
     rendered: list[str] = []
-    page = render._Renderer.page
+    page = PageRenderer.page
 
-    def recording(self: render._Renderer, template: str, **context: object) -> bytes:
+    def recording(self: PageRenderer, template: str, **context: object) -> bytes:
         rendered.append(str(context.get("name", template)))
         return page(self, template, **context)
 
-    monkeypatch.setattr(render._Renderer, "page", recording)
+    monkeypatch.setattr(PageRenderer, "page", recording)
     return rendered
 
 

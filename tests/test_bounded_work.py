@@ -128,7 +128,7 @@ HOSTILE_PROSE = {
     "option-blank-run": "```{figure} x.png\n:alt: a" + " " * 60_000 + "b\n```",
     "target-heading": "(a)=\n" * 30_000,
     "underscores": " _a" * 30_000,
-    "citation-brackets": "[@" * 25_000,  # Pandoc's citations (source.citation_syntax)
+    "citation-brackets": "[@" * 25_000,  # Pandoc's citations (source.syntax.citations)
     "citation-parts": "[" + "see @a, p. 1; " * 10_000,
     "citation-ats": "@a@" * 20_000,
     "citation-keys": "@" + "a:" * 30_000,
@@ -208,7 +208,8 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     from site_builder.site.prose import links, mathml, rst
     from site_builder.site.prose.markdown import quarto, roles, xrefs
     from site_builder.site.references import bibtex, scan, site, styles, terms
-    from site_builder.source import cell_options, citation_syntax, docstring, gallery, ipython_syntax, markdown_syntax
+    from site_builder.source import cell_options, docstring, gallery
+    from site_builder.source.syntax import citations as citation_syntax, ipython as ipython_syntax, markdown as markdown_syntax
 
     found = []
     for module in (inventory, links, rst, roles, cell_options, docstring, gallery, ipython_syntax, markdown_syntax,
@@ -222,7 +223,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
 
 
 # The patterns the code searches (or substitutes) with; the others it matches at a line's start.
-SEARCHED = {"inventory._ENTRY", "rst._ROLE", "ipython_syntax._LOOKS_LIKE_IPYTHON",
+SEARCHED = {"inventory._ENTRY", "rst._ROLE", "ipython._LOOKS_LIKE_IPYTHON",
             "scan._MYST_ROLE", "scan._RST_ROLE", "scan._PANDOC", "scan._MD_LINK", "scan._RST_LINK", "scan._BACKTICKS",
             "site._ROLE_MARKUP", "site._NOT_ID", "terms._NOT_ID", "bibtex._SPACE", "bibtex.MARKERS",
             "bibtex._ENTRY_START", "bibtex._YEAR",

@@ -90,12 +90,15 @@ plt.close(figure)
 ```
 
 ```{glue:figure} curve
-:name: fig-curve
+:name: "fig-curve"
 
 The curve, glued.
 ```
 
 See {numref}`fig-curve`.
+
+```{eval} answer * 2
+```
 
 The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
 {glue}`shown`, math {glue:math}`formula`, unknown {glue:text}`nowhere`.
@@ -142,7 +145,7 @@ steps = 3
 rate_2 = 0.125
 ```
 
-After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`.
+After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`; escaped: ``{python} steps``.
 '''
 
 
@@ -227,6 +230,7 @@ def test_quarto_inline_code_shows_values(built: Path) -> None:
     html = page(built, "quarto_values")
     assert values(html) == ["6", "0.12", "12.5%"]
     assert [code for _, code in errors(html)] == ["{python} steps"]  # above every cell
+    assert "<code>{python} steps</code>" in html  # in double backticks: Quarto's escape, shown as code
 
 
 def test_values_are_exported_as_json_and_latex(built: Path) -> None:
@@ -244,7 +248,7 @@ def test_values_are_exported_as_json_and_latex(built: Path) -> None:
     assert "\\newcommand{\\lossAlpha}{\\$\\textbackslash{}alpha\\^{}\\{2\\}\\$}" in tex  # escaped: text
     nb = json.loads((folder / "values_nb.json").read_text())
     assert {v["name"]: v["value"] for v in nb["values"]} == {
-        "answer:05d": "00042", "answer + 1": "43", "answer": "42", "half": "21.0",
+        "answer:05d": "00042", "answer + 1": "43", "answer * 2": "84", "answer": "42", "half": "21.0",
         "shown": "a <b>string</b>"}  # not the formula: its text is a default repr, <Formula at 0x...>
     assert "\\newcommand{\\valuesNbHalf}{21.0}" in (folder / "values_nb.tex").read_text()
 
@@ -257,6 +261,10 @@ def test_value_files_are_byte_identical_across_builds(built: Path, tmp_path: Pat
     result = run_cli("build", "--force", cwd=project)
     assert result.returncode == 0, result.stderr
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_myst_nb_eval_directive_shows_the_value_as_a_paragraph(built: Path) -> None:
+    assert '<p class="quoted-value"><span class="quoted-value">84</span></p>' in page(built, "values_nb")
 
 
 def test_a_glued_figure_is_a_numbered_captioned_figure(built: Path) -> None:

@@ -13,13 +13,14 @@ from tests.test_notebook_document import visible
 
 DOCUMENT = '''---
 title: Pandoc's Markdown
+bibliography: refs.bib
 ---
 
 ## Intro {.unnumbered}
 
 ## Method {#sec-method .unlisted}
 
-See @sec-method and @tbl-sizes.
+See @sec-method, @tbl-sizes and @eq-energy, as [@knuth1984, p. 3] shows.
 
 {{< include _parts/_shared.qmd >}}
 
@@ -73,6 +74,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
     (demos / "_parts" / "_shared.qmd").write_text(
         "Included **text**.\n\n```{python}\nprint('from the included part')\n```\n", encoding="utf-8")
+    (demos / "refs.bib").write_text("@book{knuth1984, title={Literate Programming}, author={Knuth, Donald}, "
+                                    "year=1984}", encoding="utf-8")
     (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
     return build_keeping_warnings(project)
 
@@ -101,6 +104,12 @@ def test_definition_lists_line_blocks_footnotes_math(html: str) -> None:
     assert "[^note]" not in text and "{#eq-energy}" not in text
 
 
+def test_cross_references_and_citations_resolve(html: str) -> None:
+    assert 'href="#eq-energy"' in html and "(1)" in visible(html)
+    assert ">Knuth, 1984, p. 3</a>" in html and 'id="bib-knuth1984"' in html
+    assert "@eq-energy" not in visible(html) and "[@knuth" not in visible(html)
+
+
 def test_includes_are_read_and_run(project: Path, html: str) -> None:
     assert "Included" in visible(html) and "from the included part" in visible(html)
     assert (project / "build" / "doc" / "doc.qmd").read_text(encoding="utf-8") == DOCUMENT
@@ -112,8 +121,8 @@ def test_shortcodes_show_or_warn_never_raw(project: Path, html: str) -> None:
     assert (project / "build" / "doc" / "_images" / "clip.mp4").is_file()
     assert "{{&lt;" not in html and "{{<" not in visible(html)
     warnings = (project / "warnings.txt").read_text()
-    # line 43 of the file, 47 of the document its include makes (the included part is 5 lines)
-    assert "demos/doc.qmd:47: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
+    # line 44 of the file, 48 of the document its include makes (the included part is 5 lines)
+    assert "demos/doc.qmd:48: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
 
 
 def test_raw_html_blocks_are_sanitised_other_formats_vanish(html: str) -> None:

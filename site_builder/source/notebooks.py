@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.errors import ParseError
-from site_builder.source import cell_options, ipython_syntax
-from site_builder.source.blocks import Cell, Script, module_imports, option_warnings, requirements_of
+from site_builder.source import cell_options
+from site_builder.source.syntax import ipython as ipython_syntax
+from site_builder.source.parsed import Cell, Script, module_imports, option_warnings, requirements_of
 from site_builder.source.markdown_head import document_head
 from site_builder.source.notebook_input import read_notebook
 

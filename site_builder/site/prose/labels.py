@@ -27,7 +27,7 @@ from site_builder.source.blocks import Cell, Script
 from site_builder.source.cell_options import display_of
 from site_builder.source.docstring import head_labels
 from site_builder.source.entries import Entry
-from site_builder.source.markdown_syntax import directive_of, parse
+from site_builder.source.syntax.markdown import directive_of, parse
 
 log = logging.getLogger(__name__)
 

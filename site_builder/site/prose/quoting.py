@@ -71,6 +71,16 @@ class Eval(Role):
         return str(quoted_html(out, call.content, call.line))
 
 
+@registers("eval")
+class EvalDirective(Directive):
+    """MyST-NB's ```` ```{eval} expr ````: the value as a paragraph of its own."""
+
+    content = False
+
+    def render(self, call: DirectiveCall, out: Output) -> str:
+        return str(out.macro("quoted_block", quoted_html(out, call.argument.strip(), call.line)))
+
+
 # ---------------------------------------------------------------- glue
 
 
@@ -154,7 +164,8 @@ class GlueDirective(Directive):
             call.data["anchor"] = page.define(call.label, f"({number})", str(number))
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        found, name, _ = glued(out.page, call.argument)
+        doc = call.options.get("doc", "").strip()  # MyST-NB's :doc: other.ipynb
+        found, name, _ = glued(out.page, f"{doc}::{call.argument}" if doc else call.argument)
         if found is None:
             return str(_missing(out, call.argument, name, call.line))
         display, image = found
@@ -172,5 +183,5 @@ class GlueDirective(Directive):
 
 
 def register(registry: Registry) -> None:
-    register_all(registry, Eval, GlueRole, GlueDirective)
+    register_all(registry, Eval, EvalDirective, GlueRole, GlueDirective)
 

@@ -53,7 +53,7 @@ def reference_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any
     None (the role then reads as rst.py shows Sphinx roles: a gallery example's link, or text)."""
     from site_builder.site.prose.markdown.registry import default_registry
     from site_builder.site.prose.markdown.renderer import role_html
-    from site_builder.source.markdown_syntax import explicit_title
+    from site_builder.source.syntax.markdown import explicit_title
 
     document = getattr(inliner, "document", None)
     page = _page(document)

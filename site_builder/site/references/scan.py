@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from site_builder.site.references.citations import is_cite_role
-from site_builder.source.citation_syntax import KEY
-from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, explicit_title
+from site_builder.source.syntax.citations import KEY
+from site_builder.source.syntax.markdown import MAX_DIRECTIVE_DEPTH, explicit_title
 from site_builder.site.references.terms import GlossaryTerm, glossary_terms
 
 _MYST_ROLE = re.compile(r"\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]+)`")

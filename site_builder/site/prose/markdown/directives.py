@@ -13,11 +13,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from markupsafe import Markup
+
 from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.raw_html import define_anchors, raw_html
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, register_all, registers
-from site_builder.site.prose.markdown.renderer import highlighted
+from site_builder.site.highlight import highlighted
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -112,7 +114,7 @@ class CodeBlock(Directive):
 
     def render(self, call: DirectiveCall, out: Output) -> str:
         language = call.argument.split()[0] if call.argument else ""
-        return out.macro("code", highlighted(call.body, language), call.options.get("caption", ""), call.anchor)
+        return out.macro("code", Markup(highlighted(call.body, language, plain=True)), call.options.get("caption", ""), call.anchor)
 
 
 @registers("figure", "image")

@@ -14,7 +14,7 @@ import re
 
 from markdown_it.token import Token
 
-from site_builder.source.markdown_syntax import inline_text
+from site_builder.source.syntax.markdown import inline_text
 
 _ATTRIBUTES = re.compile(r"\{#(?P<id>[\w.:-]+)(?:[ \t][^{}\n]*)?\}")  # matched whole, on "{#..." only
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from site_builder.source.markdown_syntax import explicit_title
+from site_builder.source.syntax.markdown import explicit_title
 
 if TYPE_CHECKING:
     from markdown_it.token import Token

@@ -19,8 +19,8 @@ from site_builder.site.prose.markdown.raw_html import define_anchors
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.quarto import quarto_labels
 from site_builder.site.prose.markdown.xrefs import resolve_links
-from site_builder.source.citation_syntax import CITATION_TOKEN
-from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, DirectiveSyntax, directive_of, inline_text, parse
+from site_builder.source.syntax.citations import CITATION_TOKEN
+from site_builder.source.syntax.markdown import MAX_DIRECTIVE_DEPTH, DirectiveSyntax, directive_of, inline_text, parse
 
 from markdown_it.token import Token
 

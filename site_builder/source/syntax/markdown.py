@@ -3,7 +3,7 @@
 What Jupyter shows (CommonMark with GitHub's tables, strikethrough, autolinks and task lists)
 and what MyST adds (roles, directives, ``(label)=`` targets, ``%`` comments, ``+++`` breaks,
 ``$``/``$$`` and amsmath math, colon fences, definition lists, footnotes, front matter,
-``{#id .class}`` attributes) and Pandoc's citations (source.citation_syntax), read by
+``{#id .class}`` attributes) and Pandoc's citations (source.syntax.citations), read by
 markdown-it-py and mdit-py-plugins, the parser MyST-Parser is built on. Parsing only: the site stage renders the tokens (site/prose/markdown/).
 
 Depth is bounded: markdown-it stops nesting blocks (quotes in lists in quotes ...) and inline
@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from site_builder.source.yaml_guard import load_plain_yaml
+from site_builder.source.syntax.yaml_guard import load_plain_yaml
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -64,7 +64,7 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     from mdit_py_plugins.myst_blocks import myst_block_plugin
     from mdit_py_plugins.myst_role import myst_role_plugin
 
-    from site_builder.source.citation_syntax import pandoc_citation_plugin
+    from site_builder.source.syntax.citations import pandoc_citation_plugin
     from site_builder.source.quarto.shortcodes import shortcode_plugin
 
     # "html": raw HTML is read as HTML, so that the renderer can show it as text (prose is
@@ -184,7 +184,10 @@ def directive_options(content: str) -> tuple[dict[str, str], str, int]:
         match = _OPTION_LINE.match(line.strip())
         if match is None:
             break
-        options[match.group("key")] = match.group("value") or ""
+        value = match.group("value") or ""
+        # a quoted value is a YAML string, as MyST reads these lines (:name: "fig-boot")
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        options[match.group("key")] = value[1:-1] if quoted else value
         taken += 1
     if taken and taken < len(lines) and not lines[taken].strip():
         taken += 1  # the blank line after the options
