@@ -141,6 +141,26 @@ def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return rendered
 
 
+# A test's kind, by what its module uses: a browser (the `browser` fixture, test_browser*.py), the
+# command line (any of these names in the module, a shared build's fixture included), else units.
+_CLI_NAMES = ("run_cli", "build_site", "run_main", "build_keeping_warnings", "built_site", "subprocess", "CliServer")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test unit, cli or browser (registered in pyproject.toml), so ``-m`` selects them."""
+    module_kinds: dict[Path, str] = {}
+    for item in items:
+        path = Path(str(item.path))
+        if "browser" in getattr(item, "fixturenames", ()) or path.name.startswith("test_browser"):
+            kind = "browser"
+        else:
+            if path not in module_kinds:
+                text = path.read_text(encoding="utf-8")
+                module_kinds[path] = "cli" if any(name in text for name in _CLI_NAMES) else "unit"
+            kind = module_kinds[path]
+        item.add_marker(getattr(pytest.mark, kind))
+
+
 def _real_site_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Where the real demos' site is built: the run's base temp folder, which xdist workers share."""
     base = tmp_path_factory.getbasetemp()

@@ -74,9 +74,7 @@ def test_a_yaml_alias_bomb_fails_fast_naming_the_entry_and_line(where: str) -> N
 def test_the_alias_bomb_is_one_error_line_of_a_failed_build(tmp_path: Path) -> None:
     write_demo(tmp_path, "good", '"""A script."""\n# %% B-one\nprint("[B-one] fine")\n')
     (tmp_path / "demos" / "bomb.md").write_text(YAML_BOMBS["front-matter"], encoding="utf-8")
-    started = time.monotonic()
-    done = run_cli("build", cwd=tmp_path, timeout=120)
-    assert time.monotonic() - started < 90
+    done = run_cli("build", cwd=tmp_path, timeout=120)  # the message below: refused before any expansion
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert [line for line in done.stderr.splitlines() if line.startswith("error: ")] == [
         "error: bomb: demos/bomb.md:2: a YAML anchor (&a): a notebook's front matter and cell options are "
@@ -184,9 +182,7 @@ def test_rest_nested_past_the_stack_is_shown_not_an_exit() -> None:
 def test_a_catastrophic_pattern_setting_is_a_configuration_error(tmp_path: Path, setting: str) -> None:
     write_demo(tmp_path, "a" * 120, '"""A script."""\n# %% B-one\nprint("[B-one] fine")\n')
     (tmp_path / "pyproject.toml").write_text(f'[tool.site_builder]\n{setting} = "(a|aa)+$"\n', encoding="utf-8")
-    started = time.monotonic()
-    done = run_cli("build", cwd=tmp_path, timeout=120)
-    assert time.monotonic() - started < 60
+    done = run_cli("build", cwd=tmp_path, timeout=120)  # the message below: stopped by the pattern's 1 s bound
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"error: pyproject.toml: [tool.site_builder] {setting} took more than 1 s on "
                                   f"'{'a' * 120}.py': the pattern backtracks")

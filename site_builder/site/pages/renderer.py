@@ -122,7 +122,9 @@ class PageRenderer(CellViews):
         entry, script, result = build.entry, build.script, build.result
         name, stem = entry.name, entry.stem
         prefix = f"{quote(name)}/" if listing is not None else ""
-        page_paths = {"index.html", f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.{entry.format}"] * (entry.format in SOURCE_DOWNLOADS))}
+        downloads = [] if entry.is_page else [
+            f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.{entry.format}"] * (entry.format in SOURCE_DOWNLOADS))]
+        page_paths = {"index.html", *downloads}
         published: dict[str, SiteFile] = {}
 
         def publish(rel: str) -> str | None:
@@ -167,7 +169,7 @@ class PageRenderer(CellViews):
         cells = [c for c in cells if c is not None] + gates.closing()
         purpose, cells = with_late_links(page, purpose, cells)
         listed = self.env.get_template("_references.html").module.references_list  # type: ignore[attr-defined]
-        purpose, cells, placed = with_bibliography(purpose, cells, lambda: Markup(listed(refs.references())))
+        purpose, cells, placed = with_bibliography(purpose, cells, lambda: Markup(listed(refs.placed_list())))
         say_warnings(page, entry)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
@@ -207,6 +209,7 @@ class PageRenderer(CellViews):
             document=entry.format != "py",
             failure=one_line(result.failure) if result.failure else None,
             shown_only=result.shown_only,
+            is_page=entry.is_page,
             source_format=entry.format,
             ran_at=format_ran_at(result.started_at),
             run_duration=format_duration(result.duration),
@@ -222,12 +225,15 @@ class PageRenderer(CellViews):
         )
         if listing is not None:  # its files are the entry page's (rendered too, in its folder)
             return [SiteFile(path="index.html", data=html)]
+        # a page (Markdown, no notebook) has nothing to download: it is its own text
         return [
             SiteFile(path=f"{name}/index.html", data=html),
-            SiteFile(path=f"{name}/{stem}.py", data=script_download(entry)),
-            *([SiteFile(path=f"{name}/{stem}.{entry.format}", data=entry.source_bytes)]
-              if entry.format in SOURCE_DOWNLOADS else []),
-            self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
+            *([] if entry.is_page else [
+                SiteFile(path=f"{name}/{stem}.py", data=script_download(entry)),
+                *([SiteFile(path=f"{name}/{stem}.{entry.format}", data=entry.source_bytes)]
+                  if entry.format in SOURCE_DOWNLOADS else []),
+                self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
+            ]),
             *published.values(),
             *images.values(),
             *extra,
