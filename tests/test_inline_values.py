@@ -298,6 +298,15 @@ def test_glue_from_another_entry(built: Path) -> None:
     assert values(page(built, "second_nb")) == ["21.0"]
 
 
+def test_a_page_pasting_another_entrys_glue_follows_its_change(built: Path, tmp_path: Path) -> None:
+    project = copy_of(built, tmp_path)
+    demo = project / "demos" / "values_nb.md"
+    demo.write_text(demo.read_text().replace('glue("half", answer / 2', 'glue("half", answer / 4'))
+    result = run_cli("build", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert values(page(project, "second_nb")) == ["10.5"]  # its own run was not redone: its page was
+
+
 def test_cached_and_frozen_builds_show_the_same_text(built: Path, tmp_path: Path) -> None:
     project = copy_of(built, tmp_path)
     before = {e: page(project, e) for e in ("loss", "values_nb", "gallery_mean")}
