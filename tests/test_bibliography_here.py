@@ -59,6 +59,15 @@ To {ref}`gallery-top`, [](plot_gallery.py#gallery-top), [elsewhere](sub/plot_gal
 {cite}`Friedman1956`, whose list is at the end.
 """
 
+# A book's references page (QuantEcon's zreferences.md): it cites nothing, its list is the book's.
+REFERENCES_PAGE = MYST_FRONT_MATTER + """
+(references)=
+# References
+
+```{bibliography} refs.bib
+```
+"""
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
@@ -70,6 +79,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     (demos / "lecture.md").write_text(LECTURE)
     (demos / "plot_gallery.py").write_text(GALLERY)
     (demos / "links.md").write_text(LINKS)
+    (demos / "zreferences.md").write_text(REFERENCES_PAGE)
     build_keeping_warnings(project)
     return project / "build", (project / "warnings.txt").read_text()
 
@@ -110,3 +120,10 @@ def test_a_link_to_a_document_the_site_lacks_reads_as_text_and_warns(site: tuple
     assert 'href="sub/plot_gallery.md' not in html
     assert '<span class="unresolved" title="Unresolved cross-reference">elsewhere</span>' in html
     assert "no document 'sub/plot_gallery.md' in the site" in site[1]
+
+
+def test_a_bibliography_on_a_page_citing_nothing_lists_every_work_the_site_cites(site: tuple[Path, str]) -> None:
+    html = (site[0] / "zreferences" / "index.html").read_text(encoding="utf-8")
+    listed = html[html.index('<ol class="references">'):]
+    assert "Friedman, M. (1956)" in listed and "Hall, R. E. (1978)" in listed
+    assert 'id="references-heading"' not in html

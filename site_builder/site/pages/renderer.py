@@ -169,7 +169,7 @@ class PageRenderer(CellViews):
         cells = [c for c in cells if c is not None] + gates.closing()
         purpose, cells = with_late_links(page, purpose, cells)
         listed = self.env.get_template("_references.html").module.references_list  # type: ignore[attr-defined]
-        purpose, cells, placed = with_bibliography(purpose, cells, lambda: Markup(listed(refs.references())))
+        purpose, cells, placed = with_bibliography(purpose, cells, lambda: Markup(listed(refs.placed_list())))
         say_warnings(page, entry)
         css = "\n".join(c for c in assets.css if c)
         extra = [SiteFile(f"{name}/{VALUE_STYLES}", f"{css}\n".encode("utf-8"))] if css else []
