@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, NoReturn, Sequence
 from site_builder import __version__
 from site_builder.config import Config, load_config, source_date_epoch, with_overrides
 from site_builder.fs import relative_to_root
-from site_builder.errors import OneLineFormatter, SiteBuilderError, UsageError, one_line, print_line
+from site_builder.errors import (
+    OneLineFormatter, SiteBuilderError, UsageError, counting_warnings, one_line, print_line,
+)
 from site_builder.site.publish.swap import failed_dir
 
 if TYPE_CHECKING:
@@ -94,6 +96,8 @@ def make_parser() -> argparse.ArgumentParser:
         "--list", action="store_true",
         help="with --shard: print the names of the shard's entries, one a line, and run nothing",
     )
+    build.add_argument("--strict", action="store_true",
+                       help="warnings as errors: exit status 1 when the build warned (the site is written)")
     check = commands.add_parser(
         "check", help="re-run demos and compare each block's output with its run record (drift)",
         description="Re-run the demos (all, or the named ones) in temporary folders, twice, and compare "
@@ -227,7 +231,8 @@ def _shard(text: str) -> tuple[int, int]:
     return parse_shard(text)
 
 
-def _run_build(args: argparse.Namespace) -> int:
+def run_build(args: argparse.Namespace) -> int:
+    """The build command with parsed ``args``: its exit status."""
     from site_builder.commands.build import BuildOptions, build
     from site_builder.reports.progress import make_progress, summarize
 
@@ -243,20 +248,25 @@ def _run_build(args: argparse.Namespace) -> int:
     options = BuildOptions(jobs=args.jobs, fail_fast=args.fail_fast, force=args.force == [],
                            force_names=force_names, frozen=args.frozen, shard=args.shard, wait=not args.no_wait,
                            prune=args.demos is None)
-    if args.junit or _annotating():
-        from site_builder.reports.junit import Suite, build_cases
+    with counting_warnings(log) as warned:
+        if args.junit or _annotating():
+            from site_builder.reports.junit import Suite, build_cases
 
-        name = f"site_builder build (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "site_builder build"
-        suite = Suite(name)
-        try:
+            name = f"site_builder build (shard {args.shard[0]}/{args.shard[1]})" if args.shard else "site_builder build"
+            suite = Suite(name)
+            try:
+                report = build(config, options, progress)
+            except SiteBuilderError as exc:
+                _report_failure_for_ci(args.junit, config, suite, exc)
+                raise
+            suite.cases, suite.seconds = build_cases(report), report.wall_time
+            _report_for_ci(args.junit, config, suite, report.warnings, {b.entry.name: b.entry.rel_path for b in report.builds})
+        else:
             report = build(config, options, progress)
-        except SiteBuilderError as exc:
-            _report_failure_for_ci(args.junit, config, suite, exc)
-            raise
-        suite.cases, suite.seconds = build_cases(report), report.wall_time
-        _report_for_ci(args.junit, config, suite, report.warnings, {b.entry.name: b.entry.rel_path for b in report.builds})
-    else:
-        report = build(config, options, progress)
+    if args.strict and report.ok and (warned.count or report.warnings):
+        print_line(f"error: the build warned ({warned.count or len(report.warnings)} warning(s)) and --strict "
+                   "makes warnings errors", sys.stderr)
+        return EXIT_FAILED
     if report.pruned:
         log.info("%s", report.pruned)
     rows = [summarize(b.result, b.entry.name in report.from_cache) for b in report.builds]
@@ -292,7 +302,7 @@ def _list_shard(config: Config, shard: tuple[int, int]) -> int:
     from site_builder.source.entries import discover
     from site_builder.run.shards import shard_entries
 
-    for entry in shard_entries(config, discover(config.demos, config.root, ignore=config.ignored()), shard):
+    for entry in shard_entries(config, discover(config.demos, config.root, ignore=config.ignored(), pages=config.pages), shard):
         print_line(entry.name, sys.stdout)
     return EXIT_OK
 
@@ -356,7 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("build", "serve"):
             source_date_epoch()  # a malformed value is refused before anything runs
         if args.command == "build":
-            return _run_build(args)
+            return run_build(args)
         if args.command == "check":
             return _run_check(args)
         if args.command == "new":

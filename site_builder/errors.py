@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+from collections.abc import Iterator
 from typing import TextIO
 
 # What a terminal, a CI log or a page would not show as it is: C0 controls but tab (a newline
@@ -95,3 +97,25 @@ class ParseError(SiteBuilderError):
 class WriteError(SiteBuilderError):
     """A write the builder makes failed (disk full, read-only, no permission, I/O error): the
     message says what was being written, where, and what to do (exit status 1)."""
+
+
+class WarningCount(logging.Handler):
+    """A logging handler that counts the warnings (and errors) logged."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+@contextlib.contextmanager
+def counting_warnings(logger: logging.Logger) -> Iterator[WarningCount]:
+    """Count what ``logger`` (and the loggers below it) warn while the block runs (``build --strict``)."""
+    counter = WarningCount()
+    logger.addHandler(counter)
+    try:
+        yield counter
+    finally:
+        logger.removeHandler(counter)

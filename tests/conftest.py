@@ -128,17 +128,37 @@ def project(tmp_path: Path) -> Path:
 def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The pages the builds of a test render, in order: an entry's name, or the site-wide
     template's (index.html, 404.html, ...); clear it between builds."""
-    from site_builder.site.pages import render
+    from site_builder.site.pages.renderer import PageRenderer
 
     rendered: list[str] = []
-    page = render._Renderer.page
+    page = PageRenderer.page
 
-    def recording(self: render._Renderer, template: str, **context: object) -> bytes:
+    def recording(self: PageRenderer, template: str, **context: object) -> bytes:
         rendered.append(str(context.get("name", template)))
         return page(self, template, **context)
 
-    monkeypatch.setattr(render._Renderer, "page", recording)
+    monkeypatch.setattr(PageRenderer, "page", recording)
     return rendered
+
+
+# A test's kind, by what its module uses: a browser (the `browser` fixture, test_browser*.py), the
+# command line (any of these names in the module, a shared build's fixture included), else units.
+_CLI_NAMES = ("run_cli", "build_site", "run_main", "build_keeping_warnings", "built_site", "subprocess", "CliServer")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test unit, cli or browser (registered in pyproject.toml), so ``-m`` selects them."""
+    module_kinds: dict[Path, str] = {}
+    for item in items:
+        path = Path(str(item.path))
+        if "browser" in getattr(item, "fixturenames", ()) or path.name.startswith("test_browser"):
+            kind = "browser"
+        else:
+            if path not in module_kinds:
+                text = path.read_text(encoding="utf-8")
+                module_kinds[path] = "cli" if any(name in text for name in _CLI_NAMES) else "unit"
+            kind = module_kinds[path]
+        item.add_marker(getattr(pytest.mark, kind))
 
 
 def _real_site_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -27,7 +27,7 @@ def site_of_caller() -> str:
     """``module.py:function:fs_function>fs_function`` of the write being made."""
     frame = sys._getframe(2)  # the fs function that called note_write
     chain = []
-    while frame is not None and Path(frame.f_code.co_filename).name == "fs.py":
+    while frame is not None and Path(frame.f_code.co_filename).parent.name == "fs":
         chain.append(frame.f_code.co_name)
         frame = frame.f_back
     caller = f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_name}" if frame else "?"

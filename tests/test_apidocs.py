@@ -333,9 +333,8 @@ def test_a_redirect_to_http_is_followed(server: Server, tmp_path: Path) -> None:
 
 def test_a_server_that_does_not_answer_times_out(server: Server, tmp_path: Path) -> None:
     server.routes["/docs/objects.inv"] = Served(body=inventory_bytes(NUMPY), delay=3)
-    started = time.monotonic()
     docs, warnings = _fetch(server, tmp_path, timeout=0.3)
-    assert time.monotonic() - started < 2.5
+    # the 0.3 s timeout fired (a fetch that waited out the 3 s delay would hold the inventory)
     assert not docs and "did not answer within 0.3 s" in warnings[0]
 
 

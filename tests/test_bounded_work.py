@@ -74,9 +74,7 @@ def test_a_yaml_alias_bomb_fails_fast_naming_the_entry_and_line(where: str) -> N
 def test_the_alias_bomb_is_one_error_line_of_a_failed_build(tmp_path: Path) -> None:
     write_demo(tmp_path, "good", '"""A script."""\n# %% B-one\nprint("[B-one] fine")\n')
     (tmp_path / "demos" / "bomb.md").write_text(YAML_BOMBS["front-matter"], encoding="utf-8")
-    started = time.monotonic()
-    done = run_cli("build", cwd=tmp_path, timeout=120)
-    assert time.monotonic() - started < 90
+    done = run_cli("build", cwd=tmp_path, timeout=120)  # the message below: refused before any expansion
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert [line for line in done.stderr.splitlines() if line.startswith("error: ")] == [
         "error: bomb: demos/bomb.md:2: a YAML anchor (&a): a notebook's front matter and cell options are "
@@ -128,7 +126,7 @@ HOSTILE_PROSE = {
     "option-blank-run": "```{figure} x.png\n:alt: a" + " " * 60_000 + "b\n```",
     "target-heading": "(a)=\n" * 30_000,
     "underscores": " _a" * 30_000,
-    "citation-brackets": "[@" * 25_000,  # Pandoc's citations (source.citation_syntax)
+    "citation-brackets": "[@" * 25_000,  # Pandoc's citations (source.syntax.citations)
     "citation-parts": "[" + "see @a, p. 1; " * 10_000,
     "citation-ats": "@a@" * 20_000,
     "citation-keys": "@" + "a:" * 30_000,
@@ -184,9 +182,7 @@ def test_rest_nested_past_the_stack_is_shown_not_an_exit() -> None:
 def test_a_catastrophic_pattern_setting_is_a_configuration_error(tmp_path: Path, setting: str) -> None:
     write_demo(tmp_path, "a" * 120, '"""A script."""\n# %% B-one\nprint("[B-one] fine")\n')
     (tmp_path / "pyproject.toml").write_text(f'[tool.site_builder]\n{setting} = "(a|aa)+$"\n', encoding="utf-8")
-    started = time.monotonic()
-    done = run_cli("build", cwd=tmp_path, timeout=120)
-    assert time.monotonic() - started < 60
+    done = run_cli("build", cwd=tmp_path, timeout=120)  # the message below: stopped by the pattern's 1 s bound
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith(f"error: pyproject.toml: [tool.site_builder] {setting} took more than 1 s on "
                                   f"'{'a' * 120}.py': the pattern backtracks")
@@ -208,7 +204,8 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     from site_builder.site.prose import links, mathml, rst
     from site_builder.site.prose.markdown import quarto, roles, xrefs
     from site_builder.site.references import bibtex, scan, site, styles, terms
-    from site_builder.source import cell_options, citation_syntax, docstring, gallery, ipython_syntax, markdown_syntax
+    from site_builder.source import cell_options, docstring, gallery
+    from site_builder.source.syntax import citations as citation_syntax, ipython as ipython_syntax, markdown as markdown_syntax
 
     found = []
     for module in (inventory, links, rst, roles, cell_options, docstring, gallery, ipython_syntax, markdown_syntax,
@@ -222,7 +219,7 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
 
 
 # The patterns the code searches (or substitutes) with; the others it matches at a line's start.
-SEARCHED = {"inventory._ENTRY", "rst._ROLE", "ipython_syntax._LOOKS_LIKE_IPYTHON",
+SEARCHED = {"inventory._ENTRY", "rst._ROLE", "ipython._LOOKS_LIKE_IPYTHON",
             "scan._MYST_ROLE", "scan._RST_ROLE", "scan._PANDOC", "scan._MD_LINK", "scan._RST_LINK", "scan._BACKTICKS",
             "site._ROLE_MARKUP", "site._NOT_ID", "terms._NOT_ID", "bibtex._SPACE", "bibtex.MARKERS",
             "bibtex._ENTRY_START", "bibtex._YEAR",

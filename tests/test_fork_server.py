@@ -110,9 +110,9 @@ def test_a_demo_killing_the_server_fails_alone(project: Path) -> None:
         time.sleep(30)
     ''')
     write_demo(project, "b", REPORT.format(name="b"))
-    started = time.monotonic()
     report = _build(project)
-    assert time.monotonic() - started < 10  # the orphaned demo did not run out its 30 s
+    killer = next(b.result for b in report.builds if b.entry.name == "a-killer")
+    assert killer.duration < 30  # the orphaned demo did not run out its 30 s
     assert report.failures == ["a-killer: block setup crashed (signal SIGKILL) at demos/a-killer.py"]
     assert _numbers(_report(report, "b")["pid"])["ppid"] != os.getpid()  # a new server ran it
 
@@ -137,7 +137,7 @@ def test_a_killed_builder_leaves_no_server_or_demo_behind(project: Path) -> None
     assert server != builder.pid
     builder.kill()
     builder.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # a bound on waiting, not a speed
     while not all(_gone(pid) for pid in (server, demo, grandchild)):
         assert time.monotonic() < deadline, "a process outlived the killed builder"
         time.sleep(0.05)

@@ -110,7 +110,7 @@ def test_an_index_laid_out_otherwise_is_made_again_from_nothing(gallery: Path,
 def test_meta_data_that_is_not_pagefinds_is_refused(data: bytes) -> None:
     """Indefinite, too deep, or longer than the file: an IndexLayoutError, never a crash or a hang."""
     with pytest.raises(search.IndexLayoutError):
-        search._cbor(data, 0)
+        search.read_cbor(data, 0)
 
 
 # ---------------------------------------------------------------- trusted records

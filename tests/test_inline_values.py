@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import MYST_FRONT_MATTER, copy_of, run_cli, write_demo
 
 HOUSE = '''
-"""loss.py — train and quote the loss.
+"""loss.py — train and quote the loss over {eval}`len(losses)` steps.
 
 Purpose
 -------
@@ -90,12 +90,15 @@ plt.close(figure)
 ```
 
 ```{glue:figure} curve
-:name: fig-curve
+:name: "fig-curve"
 
 The curve, glued.
 ```
 
 See {numref}`fig-curve`.
+
+```{eval} answer * 2
+```
 
 The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
 {glue}`shown`, math {glue:math}`formula`, unknown {glue:text}`nowhere`.
@@ -142,7 +145,7 @@ steps = 3
 rate_2 = 0.125
 ```
 
-After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`.
+After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%`; escaped: ``{python} steps``.
 '''
 
 
@@ -181,6 +184,10 @@ def test_a_house_style_page_shows_the_values_at_their_places(built: Path) -> Non
     # Purpose (after the run), B-train's description (before any block), the prose cell (after
     # B-train), B-report's description (after B-train), the last prose cell (after B-report)
     assert values(html) == ["4.58", "0.444", "8", "False", "0.4441", "3.28", "8", "  1", "{'k': 1}"]
+
+
+def test_the_summary_line_quotes_values_after_the_run(built: Path) -> None:
+    assert "train and quote the loss over 8 steps." in page(built, "loss")
 
 
 def test_an_expression_before_its_name_or_raising_shows_an_error_and_warns(built: Path) -> None:
@@ -227,6 +234,7 @@ def test_quarto_inline_code_shows_values(built: Path) -> None:
     html = page(built, "quarto_values")
     assert values(html) == ["6", "0.12", "12.5%"]
     assert [code for _, code in errors(html)] == ["{python} steps"]  # above every cell
+    assert "<code>{python} steps</code>" in html  # in double backticks: Quarto's escape, shown as code
 
 
 def test_values_are_exported_as_json_and_latex(built: Path) -> None:
@@ -244,7 +252,7 @@ def test_values_are_exported_as_json_and_latex(built: Path) -> None:
     assert "\\newcommand{\\lossAlpha}{\\$\\textbackslash{}alpha\\^{}\\{2\\}\\$}" in tex  # escaped: text
     nb = json.loads((folder / "values_nb.json").read_text())
     assert {v["name"]: v["value"] for v in nb["values"]} == {
-        "answer:05d": "00042", "answer + 1": "43", "answer": "42", "half": "21.0",
+        "answer:05d": "00042", "answer + 1": "43", "answer * 2": "84", "answer": "42", "half": "21.0",
         "shown": "a <b>string</b>"}  # not the formula: its text is a default repr, <Formula at 0x...>
     assert "\\newcommand{\\valuesNbHalf}{21.0}" in (folder / "values_nb.tex").read_text()
 
@@ -257,6 +265,10 @@ def test_value_files_are_byte_identical_across_builds(built: Path, tmp_path: Pat
     result = run_cli("build", "--force", cwd=project)
     assert result.returncode == 0, result.stderr
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_myst_nb_eval_directive_shows_the_value_as_a_paragraph(built: Path) -> None:
+    assert '<p class="quoted-value"><span class="quoted-value">84</span></p>' in page(built, "values_nb")
 
 
 def test_a_glued_figure_is_a_numbered_captioned_figure(built: Path) -> None:
@@ -288,6 +300,15 @@ The ratio is {glue:text}`ratio:.3f`.
 
 def test_glue_from_another_entry(built: Path) -> None:
     assert values(page(built, "second_nb")) == ["21.0"]
+
+
+def test_a_page_pasting_another_entrys_glue_follows_its_change(built: Path, tmp_path: Path) -> None:
+    project = copy_of(built, tmp_path)
+    demo = project / "demos" / "values_nb.md"
+    demo.write_text(demo.read_text().replace('glue("half", answer / 2', 'glue("half", answer / 4'))
+    result = run_cli("build", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert values(page(project, "second_nb")) == ["10.5"]  # its own run was not redone: its page was
 
 
 def test_cached_and_frozen_builds_show_the_same_text(built: Path, tmp_path: Path) -> None:

@@ -24,16 +24,16 @@ from tests.notebook_fixtures import (
     BROKEN, ERRORS, FIXTURES, MAGICS, jupyter_outcomes, normalised, our_outcomes, write_fixtures)
 
 SCRIPT = '''
-"""plain: a percent script next to the notebooks: it must not run in IPython."""
+"""plain: a percent script beside the notebooks' folder: it must not run in IPython."""
 import builtins
 import sys
 
 # %% B-plain
-print("get_ipython" in dir(builtins), "__file__" in globals(), sys.path[0].endswith("demos"))
+print("get_ipython" in dir(builtins), "__file__" in globals(), sys.path[0].endswith("scripts"))
 try:
     input()
 except EOFError:
-    print("input: EOF, as under python demos/plain.py")
+    print("input: EOF, as under python demos/scripts/plain.py")
 '''
 ENTRIES = [*FIXTURES, *(f"myst/{name}" for name in FIXTURES)]
 
@@ -42,7 +42,8 @@ ENTRIES = [*FIXTURES, *(f"myst/{name}" for name in FIXTURES)]
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     project = tmp_path_factory.mktemp("ipython-cells")
     write_fixtures(project / "demos")
-    write_demo(project, "plain", SCRIPT)
+    # in a folder of its own: a notebook runs in its folder, which Jupyter's run holds nothing else of
+    write_demo(project, "scripts/plain", SCRIPT)
     (project / "pyproject.toml").write_text('[tool.site_builder]\non_failure = "publish"\n', encoding="utf-8")
     return project, run_cli("build", "-j", "2", cwd=project, timeout=240)
 
@@ -174,7 +175,7 @@ def test_no_path_of_the_building_machine_or_of_ipython_reaches_a_page(built) -> 
 
 def test_percent_scripts_do_not_run_in_ipython(built) -> None:
     project, _ = built
-    assert "False True True\ninput: EOF, as under python demos/plain.py" in shown(page(project, "plain"))
+    assert "False True True\ninput: EOF, as under python demos/scripts/plain.py" in shown(page(project, "scripts/plain"))
 
 
 def test_downloads_keep_ipython_syntax_and_the_script_is_jupytexts(built) -> None:

@@ -20,7 +20,7 @@ import pytest
 from site_builder.errors import ParseError, UsageError
 from site_builder.source.blocks import parse
 from site_builder.source.cell_options import display_of, split_options
-from site_builder.source.ipython_syntax import as_python
+from site_builder.source.syntax.ipython import as_python
 from tests.conftest import MYST_FRONT_MATTER, run_cli, write_demo
 
 NOTEBOOK_FILE = "01.02 Stored Outputs.ipynb"  # named as real notebooks are: dots, spaces, capitals

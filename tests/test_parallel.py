@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import time
 from pathlib import Path
 
 from conftest import run_cli, write_demo
@@ -99,11 +98,8 @@ def test_fail_fast_stops_running_and_waiting_demos_at_once(project: Path) -> Non
                + "# %% B-fail\nraise RuntimeError('nope')\n")
     for name in ("slow1", "slow2", "slow3"):
         write_demo(project, name, f'"""{name}."""\nimport time\n# %% B-sleep\ntime.sleep(60)\n')
-    t0 = time.perf_counter()
     result = run_cli("build", "-j", "2", "--fail-fast", cwd=project)
-    elapsed = time.perf_counter() - t0
-    assert result.returncode == 1
-    assert elapsed < 30, f"--fail-fast took {elapsed:.1f} s"
+    assert result.returncode == 1  # the slow demos' rows below say they were stopped, not run out
     assert "error: broken: block B-fail raised RuntimeError" in result.stderr
     rows = {line.split()[0]: line.split()[1:] for line in result.stderr.splitlines()
             if re.match(r"slow\d ", line)}  # the summary table's rows
@@ -147,7 +143,7 @@ def test_timings_page_lists_every_block_slowest_first() -> None:
 
 
 def test_longest_expected_entries_start_first() -> None:
-    from site_builder.commands.build import _longest_first
+    from site_builder.commands.build import longest_first
 
     def entry(name: str, size: int) -> Entry:
         source = "x" * size
@@ -155,8 +151,8 @@ def test_longest_expected_entries_start_first() -> None:
 
     entries = [entry("small", 100), entry("big", 5000), entry("recorded", 100), entry("mid", 1000)]
     # no records: by size
-    assert [e.name for e in _longest_first(entries, {})] == ["big", "mid", "recorded", "small"]
+    assert [e.name for e in longest_first(entries, {})] == ["big", "mid", "recorded", "small"]
     # "recorded" took 60 s for 100 bytes: the others are estimated at that rate (big: 3000 s)
-    assert [e.name for e in _longest_first(entries, {"recorded": 60.0})][:2] == ["big", "mid"]
-    assert [e.name for e in _longest_first(entries, {"recorded": 60.0, "big": 1.0})] == [
+    assert [e.name for e in longest_first(entries, {"recorded": 60.0})][:2] == ["big", "mid"]
+    assert [e.name for e in longest_first(entries, {"recorded": 60.0, "big": 1.0})] == [
         "recorded", "mid", "small", "big"]  # recorded times win over size

@@ -105,7 +105,7 @@ def test_live_view_redraws_running_entries_in_place() -> None:
     live.block_event(BlockEvent("alpha", "B-train", "start"))
     live.entry_started("beta")
     with live.lock:
-        live._draw()  # what the redraw thread shows ~10 times a second
+        live.draw()  # what the redraw thread shows ~10 times a second
     drawn = term.getvalue()
     assert "alpha" in drawn and "B-train" in drawn and "(starting)" in drawn
     assert "0/2 entries" in drawn

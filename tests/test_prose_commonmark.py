@@ -12,7 +12,7 @@ from site_builder.site.prose import html as prose
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.registry import Role, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import labels_of
-from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, MAX_NESTING, markdown_parser
+from site_builder.source.syntax.markdown import MAX_DIRECTIVE_DEPTH, MAX_NESTING, markdown_parser
 from tests.test_prose_myst import visible
 
 

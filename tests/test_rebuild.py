@@ -10,7 +10,7 @@ import pytest
 
 from conftest import run_cli, write_demo
 from site_builder.project.folders import CACHE_DIR
-from site_builder.site import sitefiles
+from site_builder.site import sitefiles, templates
 from site_builder.site.pages import render
 from site_builder.site.rebuild import lend as rebuild
 from site_builder.commands.build import BuildOptions, build
@@ -132,11 +132,11 @@ def own_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the templates the build uses (so a test can edit them)."""
     copy = tmp_path / "templates"
     shutil.copytree(sitefiles.TEMPLATES_DIR, copy)
-    for module in (sitefiles, render, rebuild):
+    for module in (sitefiles, render, rebuild, templates):
         monkeypatch.setattr(module, "TEMPLATES_DIR", copy)
-    render._jinja_environment.cache_clear()
+    templates.jinja_environment.cache_clear()
     yield copy
-    render._jinja_environment.cache_clear()
+    templates.jinja_environment.cache_clear()
 
 
 def _edit(path: Path, old: str, new: str) -> None:

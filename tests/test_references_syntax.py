@@ -17,8 +17,8 @@ import pytest
 from conftest import MYST_FRONT_MATTER, build_keeping_warnings, write_demo
 from site_builder.commands.build import BuildOptions, build
 from site_builder.config import load_config
-from site_builder.source.citation_syntax import CitePart, citation_parts, parse_citation
-from site_builder.source.markdown_syntax import parse
+from site_builder.source.syntax.citations import CitePart, citation_parts, parse_citation
+from site_builder.source.syntax.markdown import parse
 
 BIB = r"""
 @book{Friedman1956, author = {Friedman, Milton}, title = {A Theory of the Consumption Function}, year = {1956}}

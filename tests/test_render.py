@@ -512,6 +512,6 @@ def test_search_index_is_written_or_its_absence_explained(tmp_path: Path, monkey
         "<h1>demo</h1><p>softmax</p></article></body></html>")
     assert search.index_site(site_dir) is None
     assert (site_dir / "pagefind" / "pagefind.js").is_file()
-    monkeypatch.setattr(search, "_pagefind_binary", lambda: None)
+    monkeypatch.setattr(search, "pagefind_binary", lambda: None)
     warning = search.index_site(tmp_path)
     assert warning is not None and "Pagefind" in warning and str(tmp_path) not in warning

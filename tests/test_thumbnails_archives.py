@@ -150,21 +150,21 @@ def test_archives_are_byte_identical_across_builds(project: Path, tmp_path: Path
 def test_archives_are_the_bytes_zipfile_writes_with_notebooks_deflated_while_demos_ran(project: Path) -> None:
     # The notebooks of a cold build are deflated as each page renders, the archive assembled
     # at the end: the same bytes as zipfile's, member for member.
-    from site_builder.site.downloads.archives import _zipfile_zip
+    from site_builder.site.downloads.archives import zipfile_zip
 
     for name in ("scripts.zip", "notebooks.zip"):
         data = (project / "build" / "_downloads" / name).read_bytes()
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             members = {n: archive.read(n) for n in archive.namelist()}
-        assert data == _zipfile_zip(members), name
+        assert data == zipfile_zip(members), name
 
 
 def test_an_archive_is_zipfiles_bytes_for_any_member(monkeypatch: pytest.MonkeyPatch) -> None:
-    from site_builder.site.downloads.archives import _zipfile_zip, deflate, reproducible_zip
+    from site_builder.site.downloads.archives import zipfile_zip, deflate, reproducible_zip
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000001")  # an odd second: DOS time holds two
     members = {"b/été.ipynb": "données".encode() * 500, "a.py": b"", "z.py": bytes(range(256)) * 300}
-    expected = _zipfile_zip(members)
+    expected = zipfile_zip(members)
     with zipfile.ZipFile(io.BytesIO(expected)) as archive:
         assert {i.date_time for i in archive.infolist()} == {(2023, 11, 14, 22, 13, 20)}  # DOS time: even seconds
     assert reproducible_zip(members) == expected

@@ -196,7 +196,7 @@ def test_a_ctrl_c_landing_in_a_string_exec_still_exits_130(tmp_path: Path) -> No
     (tmp_path / "interrupted_build.py").write_text(
         "import sys\n"
         "from site_builder import cli\n"
-        "cli._run_build = lambda args: exec('raise KeyboardInterrupt')\n"
+        "cli.run_build = lambda args: exec('raise KeyboardInterrupt')\n"
         "sys.exit(cli.main(['build']))\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}

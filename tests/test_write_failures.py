@@ -270,9 +270,9 @@ def test_a_demo_that_fills_the_disk_fails_as_a_demo_and_the_next_build_recovers(
 
 def test_pagefind_on_a_full_disk_is_a_write_failure_not_a_broken_search(tmp_path: Path) -> None:
     """Pagefind exits 0 with empty files when its writes fail: the builder notices."""
-    from site_builder.site.publish.search import _pagefind_binary, index_site
+    from site_builder.site.publish.search import pagefind_binary, index_site
 
-    if _pagefind_binary() is None:
+    if pagefind_binary() is None:
         pytest.skip("the Pagefind binary (pagefind[bin]) is not installed")
     with small_tmpfs(tmp_path, "1m") as disk:
         site = disk / "site"

@@ -159,7 +159,8 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     progress = progress or Progress()
     report = BuildReport()
     # A file that cannot be an entry fails the build like a broken demo: the others still run.
-    entries = discover(config.demos, config.root, problems=report.failures, ignore=config.ignored())
+    entries = discover(config.demos, config.root, problems=report.failures, ignore=config.ignored(),
+                       pages=config.pages)
     remove_leftovers(config, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
     if not entries and not report.failures:
         report.warnings.append(
@@ -189,9 +190,9 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     report.warnings.extend(config.unused_sections(_section_names(names)))
     for warning in report.warnings:
         log.warning("%s", warning)
-    # Entries the run_pattern setting leaves out are shown only: no process, no record.
+    # Entries the run_pattern setting leaves out, and pages, are shown only: no process, no record.
     shown = {e.name: _shown_only(e, s, store_dir(config, e.name)) for e in entries
-             if not config.runs(e.demos_path) and isinstance(s := parsed[e.name], Script)}
+             if (e.is_page or not config.runs(e.demos_path)) and isinstance(s := parsed[e.name], Script)}
     all_entries, entries = entries, [e for e in entries if e.name not in shown]
     store = RecordStore(config, trusted=trusted_records(config, entries, previous))
     early: _EarlySite | None = None  # pages rendered while demos run
@@ -421,7 +422,7 @@ def _execute_all(
             to_check.append(entry)
     # Order only matters when demos wait for a worker; then recorded times are worth reading.
     expected = _expected_seconds(config, to_check) if len(to_check) > options.jobs else {}
-    order = _longest_first(to_check, expected)
+    order = longest_first(to_check, expected)
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures.update({pool.submit(run_one, e, e.name in store.trusted): e for e in order})
         try:
@@ -492,7 +493,7 @@ def _expected_seconds(config: Config, entries: list[Entry]) -> dict[str, float]:
     return recorded_durations(config, entries)
 
 
-def _longest_first(entries: list[Entry], expected: dict[str, float]) -> list[Entry]:
+def longest_first(entries: list[Entry], expected: dict[str, float]) -> list[Entry]:
     """Entries ordered by expected run time, longest first (a shorter makespan with -j N).
 
     Entries without a recorded time are estimated from their size, at the seconds per

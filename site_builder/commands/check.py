@@ -164,7 +164,7 @@ def _case(result: EntryCheck, runs: list[RunResult]) -> Case:
 
 def _gather(config: Config, options: CheckOptions) -> list[Target]:
     """The entries to check and their records; raise UsageError for unknown names or missing records."""
-    entries = discover(config.demos, config.root, ignore=config.ignored())
+    entries = discover(config.demos, config.root, ignore=config.ignored(), pages=config.pages)
     known = {e.name: e for e in entries}
     unknown = [n for n in options.names if n not in known]
     if unknown:

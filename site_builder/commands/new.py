@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import jinja2
-
 from site_builder.config import Config
 from site_builder.fs import relative_to_root
 from site_builder.names import check_qualified_name, stem_of
 from site_builder.errors import UsageError
-from site_builder.site.pages.render import TEMPLATES_DIR
+from site_builder.site.templates import jinja_environment
 
 NEW_DEMO_TEMPLATE = "new_demo.py.jinja"
 NEW_NOTEBOOK_TEMPLATE = "new_notebook.md.jinja"  # MyST; an .ipynb is the same notebook converted
@@ -21,12 +19,7 @@ NOTEBOOK_SUFFIXES = (".ipynb", ".md")
 def demo_source(name: str, suffix: str = ".py") -> str:
     """The text of a new entry ``name``: docstring, setup block and two example blocks (a
     script), or a title, prose and two code cells (``suffix`` ".md" or ".ipynb": a notebook)."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,  # Python source, not HTML; the name is a checked URL segment
-    )
+    env = jinja_environment(text=True)  # Python source, not HTML; the name is a checked URL segment
     if suffix == ".py":
         return env.get_template(NEW_DEMO_TEMPLATE).render(name=stem_of(name))
     text = env.get_template(NEW_NOTEBOOK_TEMPLATE).render(name=stem_of(name))

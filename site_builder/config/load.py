@@ -100,7 +100,9 @@ def with_overrides(config: Config, **overrides: Any) -> Config:
 def _check_folders(config: Config) -> None:
     """Refuse folders that contain or are one another, the project, or a parent of these:
     a build replaces the output folder and record folders as a whole, and must never take
-    a folder it did not make with them."""
+    a folder it did not make with them. One exception: the demos folder may be the project folder
+    (a guide of Markdown pages, say) and hold the output and records folders when their names
+    start with "_" or "." there, as discovery never reads such folders."""
     root = config.root.resolve()
     folders = {
         "output folder (output / --out)": config.output.resolve(),
@@ -110,6 +112,8 @@ def _check_folders(config: Config) -> None:
     names = list(folders)
     for what, default in zip(names, (default_of(Config, key) for key in ("output", "records", "demos"))):
         folder = folders[what]
+        if what.startswith("demos") and folder == root:
+            continue
         if folder == root or folder in root.parents:
             relation = "is" if folder == root else "contains"
             raise UsageError(f"the {what} {relation} the project folder: "
@@ -118,7 +122,14 @@ def _check_folders(config: Config) -> None:
         folder = folders[what]
         for other in names[i + 1:]:
             a, b = folder, folders[other]
+            if other.startswith("demos") and b in a.parents and _private_part(a.relative_to(b)):
+                continue  # inside the demos folder, where discovery does not look
             if a == b or a in b.parents or b in a.parents:
                 relation = "is" if a == b else "contains" if a in b.parents else "is inside"
                 raise UsageError(f"the {what} {relation} the {other}: {relative_to_root(a, config.root)}; "
                                  "each needs a folder of its own (one build replaces what the other holds)")
+
+
+def _private_part(path: Path) -> bool:
+    """True when a part of ``path`` starts with "_" or "." (a folder discovery never enters)."""
+    return any(part.startswith(("_", ".")) for part in path.parts)

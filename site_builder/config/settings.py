@@ -115,8 +115,11 @@ class Config:
         "file in the project; empty: author-year", example='"apa"')
     link_terms: bool = setting(
         False, kind=BOOLEAN, help="link the first mention of another entry's term in a page's prose")
+    pages: bool = setting(
+        False, kind=BOOLEAN, help="Markdown files that are no notebooks become pages of the site (a guide's "
+        "pages): prose only, nothing run, no downloads; false: they are left out")
     strict_expressions: bool = setting(
-        False, kind=BOOLEAN, help="an inline expression of the prose ({eval}`x`, :eval:`x`, `{python} x`) "
+        False, kind=BOOLEAN, help="an inline expression of the prose (`` {eval}`x` ``, `` :eval:`x` ``, `` `{python} x` ``) "
         "that raises fails its entry; false: it shows as an error in the text and warns")
     on_failure: str = setting(
         "keep", kind=one_of(ON_FAILURE), help="when an entry fails: 'keep' the last good site (the failed "

@@ -162,7 +162,7 @@ class LiveProgress(PlainProgress):
             self.running.pop(summary.name, None)
             self._clear()
             self._print(f"[{self.finished}/{self.total}] {_entry_line(summary)}")
-            self._draw()
+            self.draw()
 
     def close(self) -> None:
         if self.thread.is_alive():
@@ -175,9 +175,10 @@ class LiveProgress(PlainProgress):
         while not self.stop.wait(REDRAW_INTERVAL):
             with self.lock:
                 self._clear()
-                self._draw()
+                self.draw()
 
-    def _draw(self) -> None:
+    def draw(self) -> None:
+        """Redraw the live lines now (the redraw thread calls it about ten times a second)."""
         now = time.perf_counter()
         width = max(len(name) for name in self.running) if self.running else 0
         lines = [

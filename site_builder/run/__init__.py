@@ -6,6 +6,7 @@
 with the modules of ``child/``; ``demo_process`` starts that child, ``preload`` says what the
 fork server imports first; ``records/`` is the execution cache; ``shards`` splits the entries
 into cost-balanced shares for CI; ``name_refs`` holds what a block's names denoted (for the
-links to API documentation). Imports ``source``, ``project`` and the shared bottom, never ``site``,
+links to API documentation); ``quoting`` sends the prose's inline expressions to the child and
+reads back their values and what ``glue()`` kept. Imports ``source``, ``project`` and the shared bottom, never ``site``,
 ``reports`` or ``commands``.
 """

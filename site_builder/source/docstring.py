@@ -10,6 +10,8 @@ from dataclasses import dataclass
 _UNDERLINE = re.compile(r"^\s*-{3,}\s*$")
 # "attention.py — train ..." : the file name is redundant on the demo's own page.
 _FILE_PREFIX = re.compile(r"^\S+\.py\s+[—–-]+\s+")
+# A reST label (``.. _name:``): before a docstring's title, it names the page's top (head_labels).
+_LABEL = re.compile(r"^\.\. _([^:`\s][^:`]*):\s*$")
 _ENTRY = re.compile(r"^\[([^\]\s]+)\]\s*(.*)$")
 
 
@@ -94,7 +96,7 @@ class RstHead:
     """The head of a docstring that opens with a reST title (Sphinx-Gallery style)."""
 
     title: str  # the title's source text, one line (may hold inline markup)
-    intro: str  # the docstring after the title, labels removed, dedented
+    intro: str  # the docstring after the title, dedented; the labels before the title first
     summary: str  # the intro's first paragraph, one line (reST source)
 
 
@@ -114,11 +116,14 @@ def rst_head(doc: str) -> RstHead | None:
         title, rest = lines[i].strip(), lines[i + 2 :]
     else:
         return None
-    # Labels in the intro are link targets (``:ref:`` on any page: site/prose/rst_refs), shown as nothing.
+    # Labels in the intro are link targets (``:ref:`` on any page: site/prose/rst_refs), shown as
+    # nothing; those before the title stay, at the intro's top (where the page's title leads).
     intro = textwrap.dedent("\n".join(rest)).strip("\n")
+    labels = [line.strip() for line in lines[:i] if _LABEL.match(line.strip())]
+    intro = "\n".join(labels) + "\n\n" + intro if labels else intro
     first: list[str] = []
     for line in intro.split("\n"):
-        if not line.strip():
+        if not line.strip() or (not first and _LABEL.match(line)):
             if first:
                 break
             continue
@@ -126,3 +131,16 @@ def rst_head(doc: str) -> RstHead | None:
             break
         first.append(line.strip())
     return RstHead(title, intro, " ".join(first))
+
+
+def head_labels(intro: str) -> list[str]:
+    """The labels at the top of a reST docstring's intro (those written before its title, see
+    rst_head): a reference to one shows the page's title."""
+    names = []
+    for line in intro.split("\n"):
+        match = _LABEL.match(line.strip())
+        if match:
+            names.append(match.group(1).strip())
+        elif line.strip():
+            break
+    return names

@@ -1,8 +1,9 @@
 """Discover stage: find the demos and turn each file into an :class:`Entry`.
 
-An entry is a Python script (``*.py``, plain or Jupytext percent), a notebook (``*.ipynb``)
+An entry is a Python script (``*.py``, plain or Jupytext percent), a notebook (``*.ipynb``),
 a Jupytext Markdown notebook (``*.md`` whose front matter has ``jupytext:`` or
-``kernelspec:``; any other Markdown file is no entry) or a Quarto document (``*.qmd``). Sub-folders of the demos folder are
+``kernelspec:``) or a Quarto document (``*.qmd``); any other Markdown file is a *page* (prose
+only, nothing run) when the ``pages`` setting asks for them, else no entry. Sub-folders of the demos folder are
 *sections* (the Sphinx-Gallery convention): the entry ``demos/basics/plot.py`` is named
 ``basics/plot`` and its page is ``basics/plot/``. Folders whose name starts with ``_`` or
 ``.`` hold helpers, never entries. A file's entry name is its URL segment (names.url_segment).
@@ -50,6 +51,11 @@ class Entry:
         return PurePosixPath(self.rel_path).suffix.lower().lstrip(".") or "py"
 
     @property
+    def is_page(self) -> bool:
+        """True for a Markdown page that is no notebook: prose only, nothing runs, nothing to download."""
+        return self.format == "md" and not is_notebook_markdown(self.source)
+
+    @property
     def content(self) -> bytes:
         """What its builds depend on: the file's bytes, and a .qmd's text with its includes."""
         return self.source_bytes if self.format != "qmd" else self.source_bytes + b"\0" + self.source.encode("utf-8")
@@ -80,12 +86,13 @@ def is_notebook_markdown(text: str) -> bool:
 
 
 def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = None,
-             ignore: PathPattern | None = None) -> list[Entry]:
+             ignore: PathPattern | None = None, pages: bool = False) -> list[Entry]:
     """Read every entry file of ``demos_dir`` and its section folders into an Entry, sorted by name.
 
     A file that cannot be an entry raises EntryError, or, when ``problems`` is given, is
     skipped with its one-line message appended there (the build keeps going, then fails).
-    Files whose demos-folder path matches ``ignore`` (the ignore_pattern setting) are no entries.
+    Files whose demos-folder path matches ``ignore`` (the ignore_pattern setting) are no entries;
+    Markdown files that are no notebooks are pages when ``pages`` (the setting), else no entries.
     """
     if not demos_dir.is_dir():
         raise UsageError(f"demos folder not found: {relative_to_root(demos_dir, project_root)}")
@@ -111,8 +118,8 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             line = text.count("\n", 0, text.index("\0")) + 1
             found.append(f"{rel}:{line}: a NUL byte (a Python script cannot contain one)")
             continue
-        if path.suffix.lower() == ".md" and not is_notebook_markdown(text):
-            continue  # prose (a section header, notes): not a notebook
+        if path.suffix.lower() == ".md" and not pages and not is_notebook_markdown(text):
+            continue  # prose (notes): not a notebook, and the project wants no pages
         if path.suffix.lower() == ".qmd":
             try:  # Quarto's {{< include >}}: the page and the run read the text they make
                 text = expand_includes(text, rel, project_root)

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from site_builder.source.blocks import Cell
+    from site_builder.source.parsed import Cell
 
 # "# sphinx_gallery_KEY = VALUE", at any indentation (as Sphinx-Gallery reads them).
 # The value ends possessively at its last non-blank (a lazy ".*?" before "\s*$" is quadratic in a blank run).

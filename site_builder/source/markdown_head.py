@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from site_builder.source.markdown_syntax import front_matter, inline_text, parse
+from site_builder.source.syntax.markdown import front_matter, inline_text, parse
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
-    from site_builder.source.blocks import Cell
+    from site_builder.source.parsed import Cell
 
 
 @dataclass(frozen=True)

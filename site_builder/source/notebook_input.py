@@ -1,7 +1,7 @@
 """Read stage for notebooks: a file's text -> an nbformat 4 notebook the parser can trust.
 
 An ``.ipynb`` is read as Jupyter reads it (nbformat 1-3 upgraded to 4); a Markdown notebook
-with jupytext, after its YAML is checked for aliases (yaml_guard).  Either is then validated
+with jupytext, after its YAML is checked for aliases (syntax.yaml_guard).  Either is then validated
 against nbformat's schema (extra keys tolerated, as Jupyter opens such notebooks) and the
 metadata the builder reads must have the types it reads.  Every problem is one ParseError
 line naming the entry, the file, where in the notebook and what is wrong.
@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from site_builder.errors import ParseError
-from site_builder.source.yaml_guard import check_markdown_yaml
+from site_builder.source.syntax.yaml_guard import check_markdown_yaml
 
 # The front matter's "kernelspec:" key and a child line "  name: python3" right under it.
 _KERNELSPEC_NAME = re.compile(r"^(?P<head>kernelspec:[ \t]*\n)(?P<indent>[ \t]+)name:[ \t]*(?P<name>\S[^\n]*)\n",

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.errors import ParseError
-from site_builder.source import cell_options, ipython_syntax
-from site_builder.source.blocks import Cell, Script, module_imports, option_warnings, requirements_of
+from site_builder.source import cell_options
+from site_builder.source.syntax import ipython as ipython_syntax
+from site_builder.source.parsed import Cell, Script, module_imports, option_warnings, requirements_of
+from site_builder.source.entries import is_notebook_markdown
 from site_builder.source.markdown_head import document_head
 from site_builder.source.notebook_input import read_notebook
 
@@ -159,6 +161,14 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
     return cells, source if exact or not cells else "\n".join(run_source_lines)
 
 
+def parse_page(source: str, rel_path: str) -> Script:
+    """The Script of a Markdown page that is no notebook: one prose cell, the whole file; no code."""
+    cells = (Cell("markdown", "", source.removeprefix("\ufeff"), 1, None),)
+    head = document_head(cells, rel_path)
+    return Script(summary=head.summary, title=head.title, title_at=head.title_at, purpose="", docstring="",
+                  cells=cells, requirements=(), prose="markdown")
+
+
 def _attachments(cell: Any) -> tuple[tuple[str, str, str], ...]:
     """A Markdown cell's attached images (name, MIME type, data), the first image type of each
     bundle in the order a page prefers them; the schema has made each bundle a mapping."""
@@ -175,6 +185,8 @@ def _attachments(cell: Any) -> tuple[tuple[str, str, str], ...]:
 
 def parse_notebook(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:
     """The Script of a notebook: its cells (Markdown prose, code blocks); ParseError on bad input."""
+    if rel_path.lower().endswith(".md") and not is_notebook_markdown(source):
+        return parse_page(source, rel_path)
     notebook = read_notebook(source, rel_path, entry)
     _check_kernel(notebook, rel_path, entry)
     cells, run_source = notebook_cells(notebook, source, rel_path, entry)
@@ -221,6 +233,8 @@ def front_matter_list(value: Any) -> tuple[str, ...]:
 
 def outline_notebook(source: str, rel_path: str, entry: str) -> Script:
     """What can be shown of a notebook that failed to parse: its cells, as far as it can be read."""
+    if rel_path.lower().endswith(".md") and not is_notebook_markdown(source):
+        return parse_page(source, rel_path)
     try:
         notebook = read_notebook(source, rel_path, entry)
         cells, _ = notebook_cells(notebook, source, rel_path, entry)

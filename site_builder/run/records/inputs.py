@@ -19,7 +19,7 @@ from site_builder.config import Config
 from site_builder.run.execute import RunOptions, RunResult
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.expressions.places import find_expressions
-from site_builder.source.ipython_syntax import looks_like_ipython
+from site_builder.source.syntax.ipython import looks_like_ipython
 
 # environment keys that are not package distributions
 _NOT_PACKAGES = frozenset({"python", "platform", "blas"})

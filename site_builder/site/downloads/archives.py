@@ -72,7 +72,7 @@ def reproducible_zip(members: dict[str, bytes], ahead: dict[str, Deflated] | Non
         member = known if known is not None and known.data == members[name] else deflate(members[name])
         encoded, flags = (name.encode("ascii"), 0) if name.isascii() else (name.encode("utf-8"), _UTF8)
         if max(len(member.data), len(member.deflated), out.tell()) >= _ZIP64_LIMIT:
-            return _zipfile_zip(members)  # zip64 records: left to zipfile
+            return zipfile_zip(members)  # zip64 records: left to zipfile
         sizes = (member.crc, len(member.deflated), len(member.data), len(encoded))
         directory.append(struct.pack("<IBBHHHHHIIIHHHHHII", 0x02014B50, _VERSION, _UNIX, _VERSION, flags,
                                      zipfile.ZIP_DEFLATED, dos_time, dos_date, *sizes, 0, 0, 0, 0,
@@ -81,13 +81,13 @@ def reproducible_zip(members: dict[str, bytes], ahead: dict[str, Deflated] | Non
                               dos_time, dos_date, *sizes, 0) + encoded + member.deflated)
     start, listing = out.tell(), b"".join(directory)
     if len(directory) >= 0xFFFF or start + len(listing) >= _ZIP64_LIMIT:
-        return _zipfile_zip(members)
+        return zipfile_zip(members)
     out.write(listing + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(directory), len(directory),
                                     len(listing), start, 0))
     return out.getvalue()
 
 
-def _zipfile_zip(members: dict[str, bytes]) -> bytes:
+def zipfile_zip(members: dict[str, bytes]) -> bytes:
     """The same archive, by zipfile: the reference the tests hold ``reproducible_zip`` to, and the
     writer of archives too large for plain zip records (zip64)."""
     stamp = _timestamp()
@@ -119,6 +119,7 @@ def archive_files(builds: list[EntryBuild], files: list[SiteFile],
     Members keep the demos folder's layout: ``plot.py``, ``basics/plot.py``, ``basics/plot.ipynb``.
     """
     by_path = {f.path: f for f in files}
+    builds = [b for b in builds if not b.entry.is_page]  # pages have no script and no notebook
     scripts = {f"{b.entry.name}.py": script_download(b.entry) for b in builds}
     notebooks = {}
     for build in builds:

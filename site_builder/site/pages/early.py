@@ -17,7 +17,7 @@ from pathlib import Path
 
 from site_builder.run.execute import RunResult
 from site_builder.site.downloads.archives import Deflated, deflate, notebook_paths
-from site_builder.site.pages.render import _Renderer, neighbours
+from site_builder.site.pages.renderer import PageRenderer, neighbours
 from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, ordered_builds
 
@@ -43,7 +43,7 @@ class EarlyPages:
 
     def __init__(self, info: SiteInfo, builds: list[EntryBuild], thumbnail_cache: Path | None = None) -> None:
         self.info = info
-        self.renderer = _Renderer(info, None, thumbnail_cache)
+        self.renderer = PageRenderer(info, None, thumbnail_cache)
         ordered = ordered_builds(builds, info)
         self.renderer.site_entries(ordered)
         self.renderer.learn_labels(ordered)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -27,6 +27,7 @@ from site_builder.run.results import Verdict
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
 from site_builder.source.blocks import Cell
 from site_builder.source.cell_options import CellDisplay
+from site_builder.site.highlight import CodePart
 
 # CSV previews: the first rows of a file a demo wrote, read from at most this many bytes.
 CSV_PREVIEW_ROWS = 5
@@ -83,14 +84,6 @@ class LetterGroup:
     anchor: str  # "letter-a", "letter-other"; "section-basics"
     entries: tuple[dict[str, object], ...]
     header: Markup | None = None  # a section's header text, rendered
-
-
-@dataclass(frozen=True)
-class CodePart:
-    """A run of a code cell's lines, highlighted; the module docstring is a folded part."""
-
-    html: Markup
-    folded: int = 0  # the docstring's line count when this part is the folded docstring
 
 
 @dataclass(frozen=True)
@@ -169,6 +162,31 @@ def with_late_links(page: PageContext, purpose: Markup | None, cells: list[CellV
     cells = [dataclasses.replace(c, html=relinked(c.html)) if isinstance(c, CellView) and c.kind == "markdown" else c
              for c in cells]
     return (relinked(purpose) if purpose is not None else None), cells
+
+
+BIBLIOGRAPHY_HERE = '<div class="bibliography-here"></div>'  # templates/_prose_myst.html's bibliography_here
+
+
+def with_bibliography(purpose: Markup | None, cells: list[CellView], references: Callable[[], Markup]
+                      ) -> tuple[Markup | None, list[CellView], bool]:
+    """The introduction and cells with the References list (``references()``) where the prose's
+    first ``{bibliography}`` stands (later ones show nothing), and whether it was placed there."""
+    placed = False
+
+    def place(html: Markup) -> Markup:
+        nonlocal placed
+        if BIBLIOGRAPHY_HERE not in html:
+            return html
+        text = str(html)
+        if not placed:
+            placed = True
+            text = text.replace(BIBLIOGRAPHY_HERE, str(references()), 1)
+        return Markup(text.replace(BIBLIOGRAPHY_HERE, ""))  # the list and cleaned prose: safe
+
+    purpose = place(purpose) if purpose is not None else None
+    cells = [dataclasses.replace(c, html=place(c.html)) if isinstance(c, CellView) and c.kind == "markdown" else c
+             for c in cells]
+    return purpose, cells, placed
 
 
 # ---------------------------------------------------------------- small formatters

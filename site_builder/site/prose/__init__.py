@@ -7,7 +7,8 @@ its docstring); ``rst`` renders reST with docutils, Sphinx-only constructs degra
 ``mathml`` their TeX as MathML; ``rst_refs`` reST's citations, cross-references, terms and
 numbered figures; ``labels`` the site-wide labels, one page's prose context
 and solutions spanning cells, ``label_ids`` the ids labels get (never one of the page's
-own); ``images`` the one rule for the files prose may publish as images. Imports
+own); ``images`` the one rule for the files prose may publish as images; ``quoting`` the run's
+values in prose (``{eval}``, ``:eval:``, Quarto's inline code, MyST-NB's glue). Imports
 ``safety``, ``run``, ``source``, ``apidocs`` and the shared bottom (the registry's
 plugins reach ``references``, whose roles reST's share).
 """

@@ -43,7 +43,7 @@ def plain(text: str, language: str, typography: bool = False) -> str:
     if not text.strip():
         return text
     if language != "rst":
-        from site_builder.source.markdown_syntax import typographic
+        from site_builder.source.syntax.markdown import typographic
 
         return typographic(text) if typography else text
     from site_builder.site.prose.rst import rst_plain

@@ -25,7 +25,7 @@ from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, 
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 QUARTO_INLINE = re.compile(r"^\{python\}\s+\S")  # `{python} expr`: Quarto's inline code
 _MATH_DELIMITERS = re.compile(r"^\s*(\$\$?|\\\[|\\\()(?P<body>.*?)(\$\$?|\\\]|\\\))\s*$", re.DOTALL)
@@ -69,6 +69,16 @@ class Eval(Role):
 
     def render(self, call: RoleCall, out: Output) -> str:
         return str(quoted_html(out, call.content, call.line))
+
+
+@registers("eval")
+class EvalDirective(Directive):
+    """MyST-NB's ```` ```{eval} expr ````: the value as a paragraph of its own."""
+
+    content = False
+
+    def render(self, call: DirectiveCall, out: Output) -> str:
+        return str(out.macro("quoted_block", quoted_html(out, call.argument.strip(), call.line)))
 
 
 # ---------------------------------------------------------------- glue
@@ -154,7 +164,8 @@ class GlueDirective(Directive):
             call.data["anchor"] = page.define(call.label, f"({number})", str(number))
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        found, name, _ = glued(out.page, call.argument)
+        doc = call.options.get("doc", "").strip()  # MyST-NB's :doc: other.ipynb
+        found, name, _ = glued(out.page, f"{doc}::{call.argument}" if doc else call.argument)
         if found is None:
             return str(_missing(out, call.argument, name, call.line))
         display, image = found
@@ -172,5 +183,5 @@ class GlueDirective(Directive):
 
 
 def register(registry: Registry) -> None:
-    register_all(registry, Eval, GlueRole, GlueDirective)
+    register_all(registry, Eval, EvalDirective, GlueRole, GlueDirective)
 

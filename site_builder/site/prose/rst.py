@@ -22,12 +22,10 @@ from docutils.readers.standalone import Reader
 from docutils.writers.null import Writer as NullWriter
 from docutils.writers.html5_polyglot import HTMLTranslator, Writer as Html5Writer
 from docutils.transforms import Transform
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonConsoleLexer, PythonLexer, get_lexer_by_name
-from pygments.util import ClassNotFound
 
+from site_builder.site.highlight import highlighted
 from site_builder.site.prose.links import ProseLinks, api_role
+from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.rst_refs import LabelsNumbered, reference_role
 from site_builder.site.prose.rst_refs import register as register_reference_constructs
 
@@ -88,17 +86,6 @@ _RST_SETTINGS: dict[str, Any] = {
     "footnote_backlinks": False,
 }
 
-
-
-def _highlighted(code: str, language: str) -> str:
-    """Pygments HTML of a literal block, with the classes the page's stylesheet colours."""
-    try:
-        lexer = get_lexer_by_name(language) if language else PythonLexer()
-    except ClassNotFound:
-        lexer = PythonLexer() if language in ("default", "python3", "ipython") else None
-    if lexer is None:
-        return ""
-    return highlight(code, lexer, HtmlFormatter(cssclass="highlight", wrapcode=True))
 
 
 # ---------------------------------------------------------------- reST: Sphinx constructs
@@ -206,6 +193,13 @@ class _Vanish(_AnyDirective):
         return []
 
 
+class _BibliographyHere(_AnyDirective):
+    """``.. bibliography::``: the page's References list stands here (see markdown.directives)."""
+
+    def run(self) -> list[nodes.Node]:
+        return [nodes.raw("", str(macro("bibliography_here")), format="html")]
+
+
 class _Container(_AnyDirective):
 
     def run(self) -> list[nodes.Node]:
@@ -246,6 +240,7 @@ def _register_sphinx_constructs() -> None:
         directives.register_directive(name, _Vanish)
     for name in CONTAINER_DIRECTIVES:
         directives.register_directive(name, _Container)
+    directives.register_directive("bibliography", _BibliographyHere)
     for name in ("seealso", *VERSION_DIRECTIVES):
         directives.register_directive(name, _Aside)
     for name in ("code", "code-block", "sourcecode", "code-cell", "ipython"):
@@ -283,13 +278,11 @@ class _WebTransform(Transform):
         for block in list(self.document.findall(nodes.literal_block)):
             classes = [c for c in block.get("classes", []) if c not in ("code", "literal-block")]
             language = classes[0] if classes else ("pycon" if block.astext().startswith(">>>") else "python")
-            html = _highlighted(block.astext(), language)
+            html = highlighted(block.astext(), language)
             if html:
                 block.replace_self(nodes.raw("", html, format="html"))
         for block in list(self.document.findall(nodes.doctest_block)):
-            block.replace_self(nodes.raw("", highlight(block.astext(), PythonConsoleLexer(),
-                                                       HtmlFormatter(cssclass="highlight", wrapcode=True)),
-                                         format="html"))
+            block.replace_self(nodes.raw("", highlighted(block.astext(), "pycon"), format="html"))
         publish = getattr(self.document.settings, "site_builder_images", None)
         for image in list(self.document.findall(nodes.image)):
             # An image of the entry's folder is published when it may be (prose.images, the
@@ -388,3 +381,10 @@ def rst_doctree(text: str) -> nodes.document | None:
         return publish_doctree(text, settings=_settings(False))
     except Exception:  # noqa: BLE001 (as in rst_html)
         return None
+
+
+def rst_definitions(text: str, page: PageContext) -> None:
+    """Define on ``page`` the labels reST ``text`` defines, numbered as rendering numbers them."""
+    if any(mark in text for mark in (".. _", ":name:", ":label:", "figure::", "math::")):
+        rst_html(text, "", page)
+    # (a text without them defines nothing and numbers nothing a label of the page refers to)

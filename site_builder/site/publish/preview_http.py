@@ -20,11 +20,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import jinja2
-
 from site_builder.errors import one_line
-from site_builder.site.pages.render import TEMPLATES_DIR
-from site_builder.site.safety.text import finalize
+from site_builder.site.sitefiles import TEMPLATES_DIR
+from site_builder.site.templates import jinja_environment
 
 log = logging.getLogger(__name__)
 
@@ -90,12 +88,7 @@ class _Templates:
     """The serve-only templates: the live-reload tag and the status page."""
 
     def __init__(self) -> None:
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(TEMPLATES_DIR),
-            autoescape=True,
-            undefined=jinja2.StrictUndefined,
-            finalize=finalize,
-        )
+        self.env = jinja_environment()
 
     def script_tag(self, version: str) -> bytes:
         return self.env.get_template("serve/script_tag.html").render(version=version).encode("utf-8")

@@ -50,7 +50,8 @@ def seedable(rel: str) -> bool:
     return rel.startswith(f"{SEARCH_DIR}/") and CONTENT_ADDRESSED.fullmatch(rel.rpartition("/")[2]) is not None
 
 
-def _pagefind_binary() -> Path | None:
+def pagefind_binary() -> Path | None:
+    """The Pagefind executable the pagefind[bin] package ships, None when it is missing."""
     try:
         import pagefind_bin  # the binary ships in the PyPI package "pagefind[bin]"
 
@@ -67,7 +68,7 @@ def index_site(site_dir: Path, seeded: frozenset[str] = frozenset()) -> str | No
     expected, it is made again from nothing.  Raises OSError when Pagefind could not write
     its files (disk full, read-only...): that is no missing feature but a failed build.
     """
-    binary = _pagefind_binary()
+    binary = pagefind_binary()
     if binary is None:
         return "search index not built: the Pagefind binary is not installed (pip install 'pagefind[bin]')"
     warning = _run_pagefind(binary, site_dir)
@@ -180,7 +181,7 @@ def _meta(path: Path) -> Any:
         raise IndexLayoutError(f"{path.name}: {exc}") from None
     if not data.startswith(META_MAGIC):
         raise IndexLayoutError(f"{path.name}: not a Pagefind meta file")
-    value, end = _cbor(data, len(META_MAGIC))
+    value, end = read_cbor(data, len(META_MAGIC))
     if end != len(data):
         raise IndexLayoutError(f"{path.name}: {len(data) - end} bytes after the meta data")
     return value
@@ -195,7 +196,7 @@ def _strings(value: Any) -> set[str]:
     return set()
 
 
-def _cbor(data: bytes, at: int, depth: int = 0) -> tuple[Any, int]:
+def read_cbor(data: bytes, at: int, depth: int = 0) -> tuple[Any, int]:
     """The CBOR item (RFC 8949: the definite-length kinds Pagefind writes) at ``data[at:]``, and its
     end; a map comes back as the list of its keys and values (only the strings matter here)."""
     if at >= len(data) or depth > MAX_META_DEPTH:
@@ -226,7 +227,7 @@ def _cbor(data: bytes, at: int, depth: int = 0) -> tuple[Any, int]:
             raise IndexLayoutError("meta data cut short")
         items = []
         for _ in range(arg * (2 if major == 5 else 1)):
-            item, at = _cbor(data, at, depth + 1)
+            item, at = read_cbor(data, at, depth + 1)
             items.append(item)
         return items, at
     if major == 7 and info in (20, 21, 22):
@@ -234,5 +235,5 @@ def _cbor(data: bytes, at: int, depth: int = 0) -> tuple[Any, int]:
     if major == 7 and info in (25, 26, 27):
         return arg, at  # a float's bits: no file name
     if major == 6:
-        return _cbor(data, at, depth + 1)  # a tag: its content
+        return read_cbor(data, at, depth + 1)  # a tag: its content
     raise IndexLayoutError(f"CBOR item of kind {major}/{info}")

@@ -18,6 +18,7 @@ from typing import Any
 from site_builder.config import Config
 from site_builder.fs import walk_names
 from site_builder.source.blocks import script_data
+from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
 from site_builder.run.preload import packages_stamp
 from site_builder.run.records.store import store_dir
@@ -85,6 +86,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     # its timings and environment (the result), its sitemap line; not its code or prose.
     listed: list[str] = []
     site_entries = sha_of(*neighbours)
+    glued = sha_of(*(repr(b.result.glued) for b in ordered))  # what {glue}`other.ipynb::name` pastes
     for i, build in enumerate(ordered):
         name = build.entry.name
         result = digests[name] = digests.get(name) or _result_digest(build)
@@ -95,8 +97,9 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         # depend on the local modules beside it
         # prose that may refer to other entries (:ref:, :doc:) links them (by title) when in the site
         others = site_entries if _REFERS_TO_ENTRIES.search(build.entry.source) else ""
+        pasted = glued if pastes_from_other_entries(build.script) else ""
         pages[name] = sha_of(page_base, repr(info), build.script.prose, repr(build.script.requirements),
-                           notebooks[name], prev, next, others, connections.page_key(name))
+                           notebooks[name], prev, next, others, connections.page_key(name), pasted)
         listed += [neighbours[i], result, repr(build.script.thumbnail_number)]
     # the home page (index.qmd at the top) is a site-wide page showing its entry's
     return notebooks, pages, sha_of(page_base, repr(info), *listed, connections.site_key(), pages.get(HOME, ""))

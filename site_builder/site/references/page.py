@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup
 
 from site_builder.site.prose.markdown.macros import macro
-from site_builder.site.references.citations import Citation, PageCitations, ReferenceView
+from site_builder.site.references.citations import Citation, PageCitations, ReferenceView, site_works
 from site_builder.site.references.site import EntryFacts, SiteReferences
 from site_builder.site.references.terms import Term, TermLinker
 
@@ -82,6 +82,11 @@ class PageReferences:
     def references(self) -> list[ReferenceView]:
         """The page's References list."""
         return self.citations.references()
+
+    def placed_list(self) -> list[ReferenceView]:
+        """What a ``{bibliography}`` shows: the page's References, or on a page citing nothing (a
+        book's references page, as sphinxcontrib-bibtex lists it) every work the site cites."""
+        return self.citations.references() or site_works(self.site.bibliography, list(self.site.cited_by))
 
     def referred_by(self) -> list[EntryFacts]:
         return self.site.referred_by(self.entry)

@@ -3,7 +3,7 @@
 
 - sphinxcontrib-bibtex's roles: ``{cite}``, ``{cite:p}``, ``{cite:t}``, ``{cite:ps}``,
   ``{cite:ts}``, ``{cite:author}``, ``{cite:year}``, ``{footcite}``... (citations.ROLE_MODES);
-- Pandoc's ``[@key]``, ``[see @a; @b, p. 33]``, ``[-@key]``, ``@key`` (source.citation_syntax):
+- Pandoc's ``[@key]``, ``[see @a; @b, p. 33]``, ``[-@key]``, ``@key`` (source.syntax.citations):
   a bracket may mix works and Quarto cross-references (``@fig-x``, ``@eq-x``...), each shown as
   what it is; a bare ``@word`` is a citation only when a bibliography defines it, a
   cross-reference only with a Quarto prefix, else the text as written (``@property``);
@@ -29,11 +29,11 @@ from site_builder.site.references.citations import ROLE_MODES, Citation, CiteIte
 from site_builder.site.references.page import references_of
 from site_builder.site.references.styles import is_locator
 from site_builder.site.references.terms import glossary_anchor, glossary_terms
-from site_builder.source.citation_syntax import CITATION_ROLE, CitePart, parse_citation
+from site_builder.source.syntax.citations import CITATION_ROLE, CitePart, parse_citation
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 
 @registers(*ROLE_MODES)

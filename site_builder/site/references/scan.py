@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from site_builder.site.references.citations import is_cite_role
-from site_builder.source.citation_syntax import KEY
-from site_builder.source.markdown_syntax import MAX_DIRECTIVE_DEPTH, explicit_title
+from site_builder.source.syntax.citations import KEY
+from site_builder.source.syntax.markdown import MAX_DIRECTIVE_DEPTH, explicit_title
 from site_builder.site.references.terms import GlossaryTerm, glossary_terms
 
 _MYST_ROLE = re.compile(r"\{(?P<role>[\w:+.-]+)\}`(?P<content>[^`]+)`")
@@ -47,6 +47,7 @@ class PageScan:
     links: set[str] = field(default_factory=set)  # Markdown and reST link targets
     terms: set[str] = field(default_factory=set)  # {term} and :term: targets
     glossary: list[GlossaryTerm] = field(default_factory=list)
+    bibliography: bool = False  # a {bibliography} stands in it: citing nothing, it lists the site's works
     prose: str = ""  # the prose without its code, for mentions of terms
 
 
@@ -89,6 +90,7 @@ def _without_code(text: str, scan: PageScan, depth: int = 0) -> str:
             while end < len(lines) and not (lines[end].strip().startswith(mark) and set(lines[end].strip()) == {mark[0]}):
                 end += 1
             body = "\n".join(lines[i + 1:end])
+            scan.bibliography |= info.startswith("{bibliography}")
             if _GLOSSARY_FENCE.match(info):
                 scan.glossary += glossary_terms(strip_options(body))
                 kept.append(body)
@@ -104,6 +106,7 @@ def _without_code(text: str, scan: PageScan, depth: int = 0) -> str:
                 end += 1
             body = "\n".join(lines[i + 1:end])
             directive = _RST_DIRECTIVE.match(line)
+            scan.bibliography |= bool(directive) and directive.group("name").lower() == "bibliography"
             if glossary:
                 scan.glossary += glossary_terms(strip_options(body))
                 kept.append(body)

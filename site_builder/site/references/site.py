@@ -165,6 +165,8 @@ class SiteReferences:
         cited = self.cited_keys(name)
         if cited or scan.cites:
             parts += ["cites", self.bibliography.digest(cited), *sorted(scan.cites - set(cited))]
+        if scan.bibliography:  # a {bibliography} citing nothing shows every work the site cites
+            parts += ["site works", self.bibliography.digest(sorted(self.cited_by))]
         for label in sorted(scan.labels):
             found = self.labels.pages.get(name, {}).get(label) or self.labels.first.get(label)
             parts.append(f"{label}={found!r}")

@@ -19,7 +19,8 @@ from site_builder.source.expressions.spec import split_spec
 _LITERAL = frozenset({"code", "code-block", "sourcecode", "code-cell", "literalinclude", "math", "raw",
                       "eval-rst", "glue:math", "mermaid", "csv-table", "list-table", "jupyter-execute",
                       "ipython", "highlight"})
-_QUARTO = re.compile(r"^\{python\}\s+(?P<code>\S.*)$", re.DOTALL)  # `{python} expr`
+# `{python} expr`; in more backticks (``{python} x``) it is escaped, as Quarto reads it
+_QUARTO = re.compile(r"^\{python\}\s+(?P<code>\S.*)$", re.DOTALL)
 _RST_ROLE = re.compile(r":eval:`(?P<code>[^`]+)`")
 _OTHER_ENTRY_GLUE = re.compile(r"\{glue(?::\w*)?\}`[^`\n]*::|```\{glue(?::\w*)?\}[^\n]*::")
 _MAX_DEPTH = 8  # directives inside directives read for expressions
@@ -64,7 +65,9 @@ def find_expressions(script: Script, notebook: bool = False) -> tuple[Expression
 
 def prose_places(script: Script, notebook: bool = False) -> Iterator[tuple[str, str, int | None, int, str]]:
     """Each prose text of ``script`` as (text, language, after, first line, place)."""
-    for text, language in ((script.purpose, "markdown"), (script.intro, script.prose)):
+    # the summary line is Markdown in the house style (plain text once a reST title gives the page one)
+    for text, language in ((script.summary if not script.title else "", "markdown"), (script.purpose, "markdown"),
+                           (script.intro, script.prose)):
         if text.strip():
             yield text, language, None, docstring_line(script, text), ""
     code = -1
@@ -109,7 +112,7 @@ def written_expressions(text: str, language: str) -> Iterator[tuple[str, int]]:
 
 
 def _markdown_expressions(text: str, first: int, depth: int) -> Iterator[tuple[str, int]]:
-    from site_builder.source.markdown_syntax import directive_of, parse
+    from site_builder.source.syntax.markdown import directive_of, parse
 
     for token in parse(text):
         line = first + (token.map[0] if token.map else 0)
@@ -117,8 +120,10 @@ def _markdown_expressions(text: str, first: int, depth: int) -> Iterator[tuple[s
             line += child.type in ("softbreak", "hardbreak")  # the paragraph's lines so far
             if child.type == "myst_role" and child.meta.get("name", "").lower() == "eval":
                 yield child.content, line
-            elif child.type == "code_inline" and _QUARTO.match(child.content):
+            elif child.type == "code_inline" and child.markup == "`" and _QUARTO.match(child.content):
                 yield child.content, line
         directive = directive_of(token)
-        if directive is not None and directive.name not in _LITERAL and depth < _MAX_DEPTH:
+        if directive is not None and directive.name == "eval" and directive.argument:  # MyST-NB's block form
+            yield directive.argument.strip(), line
+        elif directive is not None and directive.name not in _LITERAL and depth < _MAX_DEPTH:
             yield from _markdown_expressions(directive.body, line + directive.body_line, depth + 1)

@@ -1,10 +1,10 @@
 """A ``.qmd`` document -> prose and code cells, numbered by the file's own lines.
 
-The text is parsed once by the one Markdown parser (source.markdown_syntax); a fenced block
+The text is parsed once by the one Markdown parser (source.syntax.markdown); a fenced block
 ```` ```{python} ```` at the top level, or inside a ``:::`` div (whose fences then leave the
 page, its content staying in order), is a code cell: its leading ``#|`` lines are read as YAML
 (Quarto's cell options, lists too), after the document's defaults. ```` ```{.python} ```` and
-other fences are listings of the prose; ```` ```{mermaid} ```` and ```` ```{dot} ```` diagrams too,
+other fences are listings of the prose (```` ```{{python}} ```` too: Quarto shows it, never runs it); ```` ```{mermaid} ```` and ```` ```{dot} ```` diagrams too,
 with a warning. A cell of any other language cannot run here: ParseError naming the line.
 """
 
@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from site_builder.errors import ParseError
 from site_builder.source import cell_options
-from site_builder.source.blocks import Cell
-from site_builder.source.markdown_syntax import front_matter, parse
-from site_builder.source.yaml_guard import load_plain_yaml
+from site_builder.source.parsed import Cell
+from site_builder.source.syntax.markdown import front_matter, parse
+from site_builder.source.syntax.yaml_guard import load_plain_yaml
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -41,9 +41,10 @@ class Split:
 
 def fence_language(info: str) -> str:
     """The language of a fence's ``{python}``-style info (lower case), "" for a listing's
-    (```` ```python ````, ```` ```{.python} ````) or raw block's (```` ```{=html} ````)."""
+    (```` ```python ````, ```` ```{.python} ````, Quarto's verbatim ```` ```{{python}} ````) or a raw
+    block's (```` ```{=html} ````)."""
     text = info.strip()
-    if not text.startswith("{") or "}" not in text:
+    if not text.startswith("{") or text.startswith("{{") or "}" not in text:
         return ""
     words = text[1:text.index("}")].replace(",", " ").split()
     return words[0].lower() if words and words[0][0] not in ".#=" else ""

@@ -8,7 +8,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from site_builder.errors import ParseError
-from site_builder.source.blocks import Cell, Script, option_warnings, requirements_of
+from site_builder.source.parsed import Cell, Script, option_warnings, requirements_of
 from site_builder.source.markdown_head import document_head
 from site_builder.source.notebooks import cell_imports
 from site_builder.source.quarto.document import Split, document_cells, split_document

@@ -1,6 +1,6 @@
 """Markdown prose (CommonMark, GitHub's extensions, MyST) as HTML: parse, resolve, render.
 
-``source.markdown_syntax`` parses (markdown-it-py and mdit-py-plugins); here ``resolve``
+``source.syntax.markdown`` parses (markdown-it-py and mdit-py-plugins); here ``resolve``
 gives every role, directive, target, equation and heading its handler, number, label and
 id (the same pass collects the site's labels before any page renders), and ``renderer``
 turns the tokens into HTML, one method per token type, markup from the macros of
@@ -15,7 +15,7 @@ Extension points (citations, cross-references, inline values, Pandoc syntax plug
   ``out.markdown``, ``out.warn``), registered by a module's ``register(registry)``
   listed in ``registry.PLUGINS``;
 - a token type a new markdown-it plugin makes: its plugin in
-  ``source.markdown_syntax.markdown_parser``, a method named after the token type on
+  ``source.syntax.markdown.markdown_parser``, a method named after the token type on
   ``renderer.ProseRenderer`` (and a step in ``resolve.resolve`` if it numbers or labels);
 - the markup: a macro in templates/_prose_myst.html.
 

@@ -13,17 +13,19 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from markupsafe import Markup
+
 from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.raw_html import define_anchors, raw_html
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, register_all, registers
-from site_builder.site.prose.markdown.renderer import highlighted
+from site_builder.site.highlight import highlighted
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 ADMONITIONS = {
     "note": "Note", "tip": "Tip", "warning": "Warning", "seealso": "See also", "hint": "Hint",
@@ -35,7 +37,7 @@ VERSIONS = {
     "deprecated": "Deprecated since version", "versionremoved": "Removed in version",
 }
 # Directives with nothing to show outside Sphinx (or that would read files): they vanish.
-VANISHING = ("toctree", "contents", "bibliography", "include", "literalinclude",
+VANISHING = ("toctree", "contents", "include", "literalinclude",
              "index", "only", "meta", "jupyter-execute", "embed", "tags",
              "footbibliography", "autosummary", "currentmodule", "solution-end", "exercise-end", "highlight",
              "tabularcolumns", "rst-class", "redirect-from", "minigallery")
@@ -112,7 +114,7 @@ class CodeBlock(Directive):
 
     def render(self, call: DirectiveCall, out: Output) -> str:
         language = call.argument.split()[0] if call.argument else ""
-        return out.macro("code", highlighted(call.body, language), call.options.get("caption", ""), call.anchor)
+        return out.macro("code", Markup(highlighted(call.body, language, plain=True)), call.options.get("caption", ""), call.anchor)
 
 
 @registers("figure", "image")
@@ -191,6 +193,15 @@ class Vanishing(Directive):
         return ""
 
 
+@registers("bibliography")
+class BibliographyHere(Vanishing):
+    """``{bibliography}``: the page's References list stands here, not at the page's end (as
+    sphinxcontrib-bibtex places it); the page puts it in (site.pages.views.with_bibliography)."""
+
+    def render(self, call: DirectiveCall, out: Output) -> str:
+        return out.macro("bibliography_here")
+
+
 @registers("raw")
 class Raw(Vanishing):
     """``{raw} html``: on a notebook's page its HTML, as raw HTML in Markdown; other formats vanish."""
@@ -222,6 +233,6 @@ class Unknown(Container):
 
 def register(registry: Registry) -> None:
     register_all(registry, Admonition, TitledAdmonition, Version, MathBlock, CodeBlock, Figure, EvalRst,
-                 ListTable, Vanishing, Raw, Container)
+                 ListTable, Vanishing, BibliographyHere, Raw, Container)
     registry.unknown_directive = Unknown()
 

@@ -34,7 +34,7 @@ from markupsafe import escape
 from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.safety.html_tags import Attributes, TagRewriter, start_tag
-from site_builder.source.markdown_syntax import valid_link
+from site_builder.source.syntax.markdown import valid_link
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext

@@ -22,6 +22,7 @@ from markdown_it.token import Token
 from markdown_it.utils import OptionsDict
 from markupsafe import Markup
 
+from site_builder.site.highlight import highlighted
 from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.macros import macro
@@ -30,13 +31,13 @@ from site_builder.site.prose.quoting import QUARTO_INLINE, quoted_html
 from site_builder.site.prose.markdown.raw_html import raw_html
 from site_builder.site.prose.markdown.registry import DirectiveCall, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import Where, parse_resolved, resolve
-from site_builder.source.markdown_syntax import inline_text, markdown_parser, parse, valid_link
+from site_builder.source.syntax.markdown import inline_text, markdown_parser, parse, valid_link
 
 _Env = dict[str, Any]
 
 
-class Output:
-    """What a role's or directive's ``render`` works with: the page, the macros, nested prose."""
+class ProseOutput:
+    """What a role's or directive's ``render`` works with (registry.Output): the page, the macros, nested prose."""
 
     def __init__(self, renderer: ProseRenderer, options: OptionsDict, env: _Env) -> None:
         self.renderer, self.options, self.env = renderer, options, env
@@ -109,18 +110,18 @@ class ProseRenderer(RendererHTML):
 
     def myst_role(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
-        return str(token.meta["handler"].render(token.meta["call"], Output(self, options, env)))
+        return str(token.meta["handler"].render(token.meta["call"], ProseOutput(self, options, env)))
 
-    pandoc_cite = myst_role  # Pandoc's [@key], @key (source.citation_syntax): a role of its own
+    pandoc_cite = myst_role  # Pandoc's [@key], @key (source.syntax.citations): a role of its own
 
     def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
         if "call" in token.meta:
-            return str(token.meta["handler"].render(token.meta["call"], Output(self, options, env)))
+            return str(token.meta["handler"].render(token.meta["call"], ProseOutput(self, options, env)))
         language = token.info.strip().split(maxsplit=1)[0].strip("{}.") if token.info.strip() else ""
         if language.startswith("="):  # Pandoc's raw block: HTML as a notebook's raw HTML, other formats vanish
             return raw_html(token.content, env["page"], env) if language == "=html" and env["page"].notebook else ""
-        return highlighted(token.content, language)
+        return Markup(highlighted(token.content, language, plain=True))
 
     colon_fence = fence
 
@@ -185,8 +186,8 @@ class ProseRenderer(RendererHTML):
 
     def code_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         code, links = tokens[idx].content, env["page"].links
-        if QUARTO_INLINE.match(code):  # `{python} expr`: the run's value (Quarto's inline code)
-            return str(quoted_html(Output(self, options, env), code, tokens[idx].meta.get("line", 0)))
+        if tokens[idx].markup == "`" and QUARTO_INLINE.match(code):  # `{python} expr`: the run's value (Quarto's inline code)
+            return str(quoted_html(ProseOutput(self, options, env), code, tokens[idx].meta.get("line", 0)))
         html = super().code_inline(tokens, idx, options, env)
         if links is None or not links.api_docs or env.get("in_link"):
             return html
@@ -256,18 +257,6 @@ def _raw_html(html: str, block: bool) -> str:
     return macro("raw_html", html.strip("\n") if block else html, block)
 
 
-def highlighted(code: str, language: str) -> Markup:
-    """Pygments HTML of a code block (plain text for an unknown language)."""
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import TextLexer
-
-    from site_builder.site.prose.rst import _highlighted  # one highlighter for all prose
-
-    html = _highlighted(code, language) or highlight(code, TextLexer(), HtmlFormatter(cssclass="highlight", wrapcode=True))
-    return Markup(html)
-
-
 @functools.cache
 def _renderer() -> ProseRenderer:
     return ProseRenderer()
@@ -280,7 +269,7 @@ def role_html(name: str, content: str, page: PageContext, line: int = 0, written
     call = RoleCall(name.lower(), content, line, {"written": written, "rst": True})
     handler, _known = default_registry().role(call.name)
     handler.resolve(call, page)
-    return str(handler.render(call, Output(_renderer(), markdown_parser(page.typography).options, {"page": page})))
+    return str(handler.render(call, ProseOutput(_renderer(), markdown_parser(page.typography).options, {"page": page})))
 
 
 def render_markdown(text: str, page: PageContext, id_prefix: str = "", first_line: int = 0) -> str:

@@ -23,7 +23,7 @@ from site_builder.site.prose.markdown.registry import register_all, registers
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 REFERENCES = ("ref", "numref", "eq", "prf:ref", "std:ref", "any", "std:numref")
 DOC_SUFFIXES = (".md", ".ipynb", ".py", ".qmd", ".rst")
@@ -122,6 +122,10 @@ def _link(children: list[Token], index: int, page: PageContext, line: int) -> No
         children[index:index + 2] = [Token("myst_role", "", 0, content=name, meta={"name": "ref"})]
     elif legacy:  # [text](nothing): MyST reads a label or a page, the site has neither: its text
         page.warn(line, f"[...]({href}): no label or entry {path!r} in the site (its text shows, unlinked)")
+        _unlinked(children, index)
+    elif path.endswith(DOC_SUFFIXES):  # [text](other.md#x) whose document is no page of the site
+        page.warn(line, f"[...]({href}): no document {path!r} in the site, relative to this page "
+                        "(its text shows, unlinked)")
         _unlinked(children, index)
 
 

@@ -3,7 +3,7 @@
 What Jupyter shows (CommonMark with GitHub's tables, strikethrough, autolinks and task lists)
 and what MyST adds (roles, directives, ``(label)=`` targets, ``%`` comments, ``+++`` breaks,
 ``$``/``$$`` and amsmath math, colon fences, definition lists, footnotes, front matter,
-``{#id .class}`` attributes) and Pandoc's citations (source.citation_syntax), read by
+``{#id .class}`` attributes) and Pandoc's citations (source.syntax.citations), read by
 markdown-it-py and mdit-py-plugins, the parser MyST-Parser is built on. Parsing only: the site stage renders the tokens (site/prose/markdown/).
 
 Depth is bounded: markdown-it stops nesting blocks (quotes in lists in quotes ...) and inline
@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from site_builder.source.yaml_guard import load_plain_yaml
+from site_builder.source.syntax.yaml_guard import load_plain_yaml
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -64,7 +64,7 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     from mdit_py_plugins.myst_blocks import myst_block_plugin
     from mdit_py_plugins.myst_role import myst_role_plugin
 
-    from site_builder.source.citation_syntax import pandoc_citation_plugin
+    from site_builder.source.syntax.citations import pandoc_citation_plugin
     from site_builder.source.quarto.shortcodes import shortcode_plugin
 
     # "html": raw HTML is read as HTML, so that the renderer can show it as text (prose is
@@ -89,9 +89,50 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     md.use(attrs_plugin, spans=True).use(attrs_block_plugin)  # [text]{.class}: Pandoc's spans
     md.use(pandoc_citation_plugin)  # [@key], @key, @fig-x (Pandoc's and Quarto's)
     md.use(shortcode_plugin)  # Quarto's {{< name args >}}
+    md.inline.ruler.after("attr", "pandoc_image_attrs", _image_attributes)  # ![x](a.png){width=50%}
     # colon_fence reads every ":::" block (MyST's ":::{note}" and Pandoc's "::: name"): the
     # container plugin, which reads the same fences, would take them from it.
     return md
+
+
+_STRAIGHT = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
+
+
+def pandoc_attributes(block: str) -> dict[str, str] | None:
+    """A Pandoc attribute block ``{#id .class key=value}`` as mdit-py-plugins reads it, a bare value
+    holding any character Pandoc allows (``width=50%``), typographic quotes straightened; None
+    when ``block`` is none."""
+    from mdit_py_plugins.attrs.parse import ParseError, parse
+
+    text = block.strip().translate(_STRAIGHT)
+    for attempt in range(2):
+        try:
+            end, found = parse(text)
+            return {str(k): str(v) for k, v in found.items()} if end == len(text) - 1 else None
+        except ParseError:
+            if attempt or '"' in text or "'" in text or not text.endswith("}"):
+                return None
+            words = text[1:-1].split()  # bare values quoted: the parser's bare values are narrower than Pandoc's
+            text = "{" + " ".join(f'{w.partition("=")[0]}="{w.partition("=")[2]}"' if "=" in w else w
+                                  for w in words) + "}"
+    return None
+
+
+def _image_attributes(state: Any, silent: bool) -> bool:
+    """``{...}`` after an image that the attrs plugin could not read (``width=50%``): its attributes."""
+    src, pos = state.src, state.pos
+    if state.pending or not state.tokens or state.tokens[-1].type != "image" or not src.startswith("{", pos):
+        return False
+    end = src.find("}", pos, pos + 500)
+    found = pandoc_attributes(src[pos:end + 1]) if end > 0 and "\n" not in src[pos:end] else None
+    if found is None:
+        return False
+    if not silent:
+        image = state.tokens[-1]
+        for key, value in found.items():
+            image.attrSet(key, f"{image.attrGet(key)} {value}" if key == "class" and image.attrGet(key) else value)
+    state.pos = end + 1
+    return True
 
 
 def _keep_unreferenced_footnotes(state: Any) -> None:
@@ -184,7 +225,10 @@ def directive_options(content: str) -> tuple[dict[str, str], str, int]:
         match = _OPTION_LINE.match(line.strip())
         if match is None:
             break
-        options[match.group("key")] = match.group("value") or ""
+        value = match.group("value") or ""
+        # a quoted value is a YAML string, as MyST reads these lines (:name: "fig-boot")
+        quoted = len(value) >= 2 and value[0] == value[-1] and value[0] in "'\""
+        options[match.group("key")] = value[1:-1] if quoted else value
         taken += 1
     if taken and taken < len(lines) and not lines[taken].strip():
         taken += 1  # the blank line after the options

@@ -1,0 +1,198 @@
+"""Folders: atomic swaps, what a dead build left behind, what the builder may replace.
+
+Never delete a folder the builder did not make: :func:`check_replaceable` refuses one.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import functools
+import logging
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+from typing import Any
+
+from site_builder.errors import UsageError
+from site_builder.fs.reading import UnsafeFileError, UnsafePathError, open_regular
+from site_builder.fs.writes import make_dirs, note_write, rename, write_failure
+
+log = logging.getLogger(__name__)
+
+_RENAME_EXCHANGE = 2  # from <linux/fs.h>
+
+
+_LEFTOVER = re.compile(r"\.tmp-(\d+)(?:-[^/]*)?$")  # NAME.tmp-PID, .NAME.tmp-PID-XXXX[.builder]
+
+
+def remove_leftovers(folder: Path, prefix: str = "") -> list[str]:
+    """Remove the temporary files and folders (``PREFIX*.tmp-PID...``) that builds which died
+    (pid gone) left directly in ``folder``; return their names.  Call it holding the project's lock."""
+    removed: list[str] = []
+    try:
+        items = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for item in items:
+        found = _LEFTOVER.search(item.name) if item.name.startswith(prefix) else None
+        if found is None or _alive(int(found.group(1))):
+            continue
+        try:
+            if item.is_dir(follow_symlinks=False):
+                shutil.rmtree(item.path)
+            else:
+                os.unlink(item.path)
+            removed.append(item.name)
+        except OSError as exc:
+            log.debug("leftover %s not removed: %s", item.name, exc)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """True for this process, or another that still runs (or that we may not signal)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+@functools.cache
+def _renameat2() -> Any:
+    """libc's renameat2, or None (looked up once: find_library runs ldconfig, ~1 ms a call)."""
+    libc_name = ctypes.util.find_library("c")
+    if not libc_name:
+        return None
+    return getattr(ctypes.CDLL(libc_name, use_errno=True), "renameat2", None)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two existing paths (Linux renameat2); False where unsupported."""
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return False
+    at_fdcwd = -100
+    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    return result == 0
+
+
+def recover(output: Path) -> None:
+    """Restore the last good site if a build was killed between the two renames of the fallback swap."""
+    if output.exists():
+        return
+    for old in sorted(output.parent.glob(f".{output.name}.old-*")):
+        old.rename(output)
+        log.warning("restored the last good site from an interrupted build")
+        return
+
+
+def replace_dir(staging: Path, target: Path, keep_old: Path | None = None) -> None:
+    """Put folder ``staging`` in place of ``target`` with renames: readers see the old or the new one.
+
+    ``keep_old``: where the previous folder goes (a path that does not exist, on the same file
+    system) instead of being removed; where it cannot go there, it is removed.
+    """
+    note_write(target)
+    if not target.exists():
+        staging.rename(target)
+        return
+    if target.is_dir() and _exchange(staging, target):
+        old = staging  # holds the previous folder now
+    else:
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        target.rename(old)
+        try:
+            staging.rename(target)  # a kill before this line is undone by recover(target)
+        except BaseException:
+            old.rename(target)  # a failure is undone at once
+            raise
+    if keep_old is not None:
+        try:
+            os.rename(old, keep_old)
+            return
+        except OSError:
+            pass
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def adopt_dir(folder: Path, target: Path) -> str | None:
+    """Move ``folder`` to ``target``, first removing whatever is there without following a link;
+    return what was removed ("symbolic link", "file", "folder"), or None."""
+    found = None
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        pass
+    else:
+        if stat.S_ISDIR(st.st_mode):
+            found = "folder"
+            shutil.rmtree(target)  # removes links inside it, never what they point to
+        else:
+            found = "symbolic link" if stat.S_ISLNK(st.st_mode) else "file"
+            target.unlink()
+    rename(folder, target)
+    return found
+
+
+def remove_stale(parent: Path, prefix: str) -> None:
+    """Remove the scratch folders ``parent/PREFIX<pid>-*`` of builds that died (pid gone);
+    those of a live build, in this process or another, are left alone."""
+    for stale in parent.glob(f"{prefix}*"):
+        pid = stale.name.removeprefix(prefix).partition("-")[0]
+        if pid.isdigit():
+            if int(pid) == os.getpid():
+                continue
+            try:
+                os.kill(int(pid), 0)
+                continue  # alive
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue  # alive, or not ours to judge
+        # else: named before scratch folders carried a pid; the caller holds the project's lock
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+SITE_MARK = ".site_builder"  # the file a site the builder wrote carries at its top
+
+
+def make_records_dir(records: Path) -> None:
+    """Create the records folder (if needed); a UsageError when it is a file or cannot be made."""
+    try:
+        make_dirs(records)
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):  # the disk, not the setting
+            raise write_failure(exc, "creating the records folder", f"{records.name}/") from None
+        raise UsageError(f"cannot create the records folder {records.name}: {exc.strerror}") from None
+
+
+def check_replaceable(folder: Path, mark: str, what: str, shown: str | None = None) -> None:
+    """Refuse (UsageError, exit 2) to replace ``folder`` unless it is absent, empty, or carries
+    the builder's ``mark``: never delete a folder the builder did not make."""
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        if not any(folder.iterdir()):
+            return
+        try:
+            open_regular(folder, mark).close()
+            return
+        except (UnsafeFileError, UnsafePathError):
+            pass
+        if mark == SITE_MARK and (folder / ".nojekyll").is_file() and (folder / "static" / "site.css").is_file():
+            return  # a site written before sites carried the mark
+    raise UsageError(
+        f"{shown or folder.name} exists and is not {what} made by site_builder: refusing to replace it "
+        "(move it away, or choose another folder)"
+    )

@@ -1,0 +1,199 @@
+"""What the parse stage makes of an entry, whatever its format: its cells and the Script.
+
+The dataclasses every stage reads, and what every parser shares: compiling a code cell at
+its line, the modules it imports, the requirements they make, the cells' option warnings,
+and a Script as plain data for the next build.  Imports nothing but ``errors`` and ``cell_options``.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import traceback
+import warnings
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Literal
+
+from site_builder.errors import ParseError
+from site_builder.source import cell_options
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a demo: a named code block or a Markdown prose cell."""
+
+    kind: Literal["code", "markdown"]  # "markdown": a prose cell, in the Script's prose language
+    name: str  # "setup", "B-train", ...; prose cells: "" (they have no anchor of their own)
+    text: str  # code: the block's source lines (no marker line, trailing blank lines dropped);
+    #            prose: the text with the leading "# " comment prefix removed
+    first_line: int  # 1-based line number in the script of the first line of ``text``
+    marker_line: int | None  # 1-based line of the "# %%" marker; None for setup
+    description: str = ""  # from the docstring's Blocks section, "" when none
+    tags: tuple[str, ...] = ()  # Jupytext cell metadata tags, e.g. ("raises-exception",)
+    options: tuple[tuple[str, str], ...] = ()  # Quarto "#| key: value" lines (left out of ``text``)
+    # options its notebook metadata gives (MyST's :name: and :caption:, MyST-NB's figure name
+    # and caption, as "label" and "fig-cap"); ``options`` override them, downloads keep the metadata
+    metadata_options: tuple[tuple[str, str], ...] = ()
+    # a .ipynb Markdown cell's images, as "attachment:NAME" shows them: (name, MIME type, data:
+    # base64, or the text of an SVG), the image types a page shows only
+    attachments: tuple[tuple[str, str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Script:
+    """Everything the parse stage learns from one demo's source."""
+
+    summary: str  # first line of the module docstring ("" when no docstring)
+    purpose: str  # the docstring's Purpose section, Markdown ("" when none)
+    docstring: str  # the whole module docstring
+    cells: tuple[Cell, ...]  # in script order; cells[0] is the setup block unless it was
+    #                          empty (the script starts with a marker after blank lines only)
+    requirements: tuple[str, ...]  # third-party top-level imports, display names ("NumPy", ...)
+    warnings: tuple[str, ...] = field(default=())  # one-line messages (Blocks list mismatches)
+    prose: Literal["markdown", "rst"] = "markdown"  # the language of the prose (see prose_language)
+    title: str = ""  # the docstring's reST title (source text), "" when it has none
+    intro: str = ""  # the docstring after a reST title (reST source), "" when it has no title
+    docstring_lines: tuple[int, int] | None = None  # first and last script line of the docstring
+    gallery_settings: dict[str, str] = field(default_factory=dict)  # sphinx_gallery_KEY -> VALUE
+    thumbnail_number: int | None = None  # sphinx_gallery_thumbnail_number (1-based, -1: last)
+    imports: tuple[str, ...] = ()  # top-level modules imported outside functions, the stdlib's too
+    run_source: str = ""  # a notebook's text its cells' line numbers count in ("" : the entry's source)
+    # a notebook's title heading: (cell index, first line, line after it), the page's <h1> shows it
+    title_at: tuple[int, int, int] | None = None
+    aliases: tuple[str, ...] = ()  # other names of the entry's term (an Aliases section, front matter aliases:)
+    bibliography: tuple[str, ...] = ()  # a notebook's front matter bibliography: files, from its folder
+    exports: tuple[str, ...] = ()  # names whose values the entry exports (an Export section, front matter export:)
+    # a Quarto document's front matter: shown under its title
+    subtitle: str = ""
+    authors: tuple[str, ...] = ()
+    date: str = ""  # as the page shows it ("March 5, 2024")
+    abstract: str = ""  # Markdown
+
+    @property
+    def code_cells(self) -> tuple[Cell, ...]:
+        """The code cells only, in script order."""
+        return tuple(c for c in self.cells if c.kind == "code")
+
+
+_DISPLAY_NAMES = {
+    "numpy": "NumPy",
+    "matplotlib": "Matplotlib",
+    "scipy": "SciPy",
+    "pandas": "pandas",
+    "sklearn": "scikit-learn",
+    "torch": "PyTorch",
+}
+
+
+def syntax_error(entry: str, block: str, rel_path: str, error: SyntaxError | ValueError) -> ParseError:
+    # Worded like a block that raised at run time: one format for every failure.
+    prefix = f"{entry}: block {block}"
+    if isinstance(error, SyntaxError):
+        detail = "".join(traceback.format_exception_only(type(error), error))
+        return ParseError(
+            f"{prefix} raised {type(error).__name__} at {rel_path}:{error.lineno}: {error.msg}",
+            block=block, line=error.lineno, error_type=type(error).__name__, detail=detail,
+        )
+    return ParseError(f"{prefix} cannot be compiled ({rel_path}): {error}", block=block)
+
+
+def compile_cell(cell: Cell, rel_path: str, entry: str) -> ast.Module:
+    """Compile a code cell at its line in the script and return its tree (its line numbers
+    counted in the cell); ParseError (worded as a run's, at the script's line) when it cannot."""
+    # The cell alone, its lines moved after parsing: padding it with the lines before it made
+    # parsing a notebook quadratic in its cells.  dont_inherit keeps this module's own
+    # __future__ imports out of the demo's code.
+    offset = cell.first_line - 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarnings are the run's business
+        try:
+            tree = compile(cell.text + "\n", rel_path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        except SyntaxError as error:  # counted in the cell: moved to the script's lines
+            error.lineno = error.lineno + offset if error.lineno else error.lineno
+            error.end_lineno = error.end_lineno + offset if error.end_lineno else error.end_lineno
+            raise syntax_error(entry, cell.name, rel_path, error) from None
+        except (ValueError, RecursionError, MemoryError) as error:  # a NUL byte; nesting the parser refuses
+            raise syntax_error(entry, cell.name, rel_path, ValueError(str(error) or type(error).__name__)) from None
+        try:
+            compile(tree, rel_path, "exec", dont_inherit=True)  # what only the compiler finds
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            try:  # again at the script's lines, for a message that names the right one
+                compile(ast.increment_lineno(tree, offset), rel_path, "exec", dont_inherit=True)
+            except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+                raise syntax_error(entry, cell.name, rel_path, error if isinstance(error, SyntaxError)
+                                    else ValueError(str(error) or type(error).__name__)) from None
+    return tree
+
+
+def module_imports(tree: ast.Module) -> tuple[str, ...]:
+    """The top-level modules imported outside functions and classes, in script order, once each."""
+    found: list[tuple[int, int, str]] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, node.col_offset, a.name.split(".")[0]) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.col_offset, node.module.split(".")[0]))
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return tuple(dict.fromkeys(module for _, _, module in sorted(found)))
+
+
+def requirements_of(imports: tuple[str, ...], local_dir: Path | None) -> tuple[str, ...]:
+    """Display names of the third-party modules among ``imports`` (those of ``local_dir`` aside)."""
+    names: list[str] = []
+    for module in imports:
+        if module in sys.stdlib_module_names:
+            continue
+        if local_dir is not None and (
+            (local_dir / f"{module}.py").is_file() or (local_dir / module).is_dir()
+        ):
+            continue
+        names.append(module)
+    return tuple(_DISPLAY_NAMES.get(m, m) for m in names)
+
+
+def option_warnings(cells: list[Cell], rel_path: str, entry: str) -> list[str]:
+    """A warning per code cell with a tag or ``#|`` option the builder does not know."""
+    messages = []
+    for cell in cells:
+        if cell.kind == "code":
+            for problem in cell_options.problems(cell.tags, cell.options):
+                line = cell.marker_line or cell.first_line
+                messages.append(f"{entry}: block {cell.name} ({rel_path}:{line}): {problem}")
+    return messages
+
+
+def script_data(script: Script) -> dict[str, Any]:
+    """``script`` as plain JSON data, for :func:`script_from_data` in a later build."""
+    # field by field: asdict's deep copies cost 20 ms for a thousand scripts
+    data = {f.name: getattr(script, f.name) for f in fields(script)}
+    data["cells"] = [{f.name: getattr(cell, f.name) for f in fields(cell)} for cell in script.cells]
+    return data
+
+
+def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
+    """The Script :func:`script_data` gave (KeyError, TypeError or ValueError when it is not one);
+    its requirements looked up again, as local modules may have come or gone."""
+    imports = tuple(data["imports"])
+    lines = data["docstring_lines"]
+    return Script(**{
+        **data,
+        "cells": tuple(Cell(**{**cell, "tags": tuple(cell["tags"]),
+                               "options": tuple((str(k), str(v)) for k, v in cell["options"]),
+                               "metadata_options": tuple((str(k), str(v)) for k, v in cell.get("metadata_options", ())),
+                               "attachments": tuple((str(n), str(m), str(d)) for n, m, d in cell.get("attachments", ()))})
+                       for cell in data["cells"]),
+        "requirements": requirements_of(imports, local_dir),
+        "warnings": tuple(data["warnings"]),
+        "docstring_lines": (int(lines[0]), int(lines[1])) if lines else None,
+        "title_at": tuple(int(n) for n in data["title_at"]) if data.get("title_at") else None,
+        "gallery_settings": dict(data["gallery_settings"]),
+        "imports": imports,
+        "aliases": tuple(str(a) for a in data.get("aliases", ())),
+        "bibliography": tuple(str(b) for b in data.get("bibliography", ())),
+        "exports": tuple(str(e) for e in data.get("exports", ())),
+        "authors": tuple(str(a) for a in data.get("authors", ())),
+    })
