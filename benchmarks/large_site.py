@@ -26,7 +26,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from run import Measure, project_with
+from harness import Measure, project_with
 from scale import Sample, build
 
 DISTINCT = 2000
