@@ -56,6 +56,22 @@ Press {{< kbd Ctrl-C >}} to copy. {{< video clip.mp4 >}}
 
 {{< lipsum 2 >}}
 
+Shown as written: {{{< meta title >}}}.
+
+![A chart](chart.svg){.lightbox width=50%}
+
+::: {.panel-tabset}
+## One
+
+A tab's footnote.[^tab]
+
+[^tab]: The tab's note.
+
+## Two
+
+Two.
+:::
+
 ```{=html}
 <b class="raw">raw bold</b><script>alert(1)</script>
 ```
@@ -73,9 +89,13 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (demos / "_parts").mkdir(parents=True)
     (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
     (demos / "_parts" / "_shared.qmd").write_text(
-        "Included **text**.\n\n```{python}\nprint('from the included part')\n```\n", encoding="utf-8")
+        "Included **text**.\n\n```{python}\nprint('from the included part')\n```\n\n{{< include /shared.md >}}\n",
+        encoding="utf-8")
+    (project / "shared.md").write_text("From the root of the project.\n", encoding="utf-8")
     (demos / "refs.bib").write_text("@book{knuth1984, title={Literate Programming}, author={Knuth, Donald}, "
                                     "year=1984}", encoding="utf-8")
+    (demos / "chart.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>',
+                                     encoding="utf-8")
     (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
     return build_keeping_warnings(project)
 
@@ -112,6 +132,7 @@ def test_cross_references_and_citations_resolve(html: str) -> None:
 
 def test_includes_are_read_and_run(project: Path, html: str) -> None:
     assert "Included" in visible(html) and "from the included part" in visible(html)
+    assert "From the root of the project." in visible(html)  # "/shared.md": from the project's root
     assert (project / "build" / "doc" / "doc.qmd").read_text(encoding="utf-8") == DOCUMENT
 
 
@@ -119,10 +140,17 @@ def test_shortcodes_show_or_warn_never_raw(project: Path, html: str) -> None:
     assert '<span class="pagebreak"></span>' in html and "<kbd>Ctrl-C</kbd>" in html
     assert '<a class="video-link" href="_images/clip.mp4"' in html
     assert (project / "build" / "doc" / "_images" / "clip.mp4").is_file()
-    assert "{{&lt;" not in html and "{{<" not in visible(html)
+    assert "{{&lt; lipsum" not in html and "{{< pagebreak" not in visible(html) and "{{< video" not in visible(html)
     warnings = (project / "warnings.txt").read_text()
-    # line 44 of the file, 48 of the document its include makes (the included part is 5 lines)
-    assert "demos/doc.qmd:48: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
+    # line 44 of the file, 50 of the document its include makes (the included part is 7 lines)
+    assert "demos/doc.qmd:50: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
+
+
+def test_escaped_shortcodes_image_attributes_and_footnotes_in_tabs(html: str) -> None:
+    text = visible(html)
+    assert "Shown as written: {{< meta title >}}." in text
+    assert 'width="50%"' in html and "lightbox" in html and "{.lightbox" not in text
+    assert "The tab" in text and "note." in text
 
 
 def test_raw_html_blocks_are_sanitised_other_formats_vanish(html: str) -> None:

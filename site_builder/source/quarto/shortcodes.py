@@ -2,7 +2,7 @@
 
 ``{{< include _part.qmd >}}`` on a line of its own is replaced by that file's text before the
 document is read (as Quarto does; the lines after it count the included ones), the file named
-relative to the including one and inside the project only, read without following a link;
+relative to the including one (``/part.qmd``: to the project's root) and inside the project only, read without following a link;
 a missing or outside file is an error naming both files. Every other shortcode is one
 ``shortcode`` token (``meta``: name, arguments) for the renderer: ``pagebreak`` and ``video``
 show, the rest are left out with a warning naming their line.
@@ -43,6 +43,14 @@ def shortcode_plugin(md: MarkdownIt) -> None:
 
 def _shortcode(state: StateInline, silent: bool) -> bool:
     src, pos = state.src, state.pos
+    if src.startswith("{" + _OPEN, pos):  # {{{< name >}}}: Quarto's escape, the shortcode shown as written
+        end = src.find(_CLOSE + "}", pos + 4, pos + _LONGEST)
+        if end < 0 or "\n" in src[pos:end]:
+            return False
+        if not silent:
+            state.push("text", "", 0).content = src[pos + 1:end + 3]
+        state.pos = end + 4
+        return True
     if not src.startswith(_OPEN, pos):
         return False
     end = src.find(_CLOSE, pos + 3, pos + _LONGEST)
@@ -70,8 +78,10 @@ def expand_includes(text: str, rel: str, root: Path, depth: int = 0, within: tup
         if name != "include" or not args:
             continue
         where = f"{rel}:{i + 1}"
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), args[0]))
-        if args[0].startswith("/") or target.startswith("../") or target == "..":
+        # "/part.qmd" is from the project's root, as Quarto reads it; else from the including file
+        target = posixpath.normpath(args[0].lstrip("/") if args[0].startswith("/")
+                                    else posixpath.join(posixpath.dirname(rel), args[0]))
+        if target.startswith("../") or target in ("..", "."):
             raise EntryError(f"{where}: cannot include {args[0]}: it is outside the project")
         if target in (rel, *within) or depth >= MAX_INCLUDE_DEPTH:
             raise EntryError(f"{where}: cannot include {target}: it includes itself, or includes nest "

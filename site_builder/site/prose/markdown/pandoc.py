@@ -17,33 +17,34 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup
 
 from site_builder.site.prose.markdown.directives import css_name
+from site_builder.site.prose.markdown.renderer import highlighted
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, register_all, registers
+from site_builder.source.syntax.markdown import pandoc_attributes
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 CALLOUTS = {"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "caution": "Caution"}
 APPEARANCES = ("default", "simple", "minimal")
+# Quarto's cell languages (```{python}): a cell the page shows as code when it did not run.
+ENGINES = ("python", "python3", "ipython", "ipython3", "r", "julia", "ojs", "bash", "sql", "mermaid", "dot")
 
 
 def div_attributes(argument: str) -> tuple[str, list[str], dict[str, str]]:
     """A div's ``{#id .class key=value}`` (or bare ``name``, a class) as (id, classes, other attributes),
     read by mdit-py-plugins' attribute parser (Pandoc's syntax)."""
-    from mdit_py_plugins.attrs.parse import ParseError, parse
-
     text = argument.strip()
     if text and not text.startswith(("{", ".", "#")) and "=" not in text and " " not in text:
         return "", [text], {}  # "::: warning": Pandoc's bare class
-    try:
-        _, found = parse("{" + text.strip("{}") + "}")
-    except ParseError:
+    found = pandoc_attributes("{" + text.strip("{}") + "}")
+    if found is None:
         return "", [w.lstrip(".") for w in text.strip("{}").split() if w.startswith(".")], {}
-    classes = str(found.pop("class", "")).split()
-    ident = str(found.pop("id", ""))
-    return ident, classes, {str(k): str(v) for k, v in found.items()}
+    classes = found.pop("class", "").split()
+    ident = found.pop("id", "")
+    return ident, classes, found
 
 
 @registers("div")
@@ -92,13 +93,25 @@ class PandocDiv(Directive):
         tag = min(levels)
         starts = [i for i, t in enumerate(tokens) if t.type == "heading_open" and t.level == 0 and t.tag == tag]
         found = []
+        env = {**out.env, **call.data.get("env", {})}  # the body's own (its footnotes), as out.body renders it
         for k, start in enumerate(starts):
             end = starts[k + 1] if k + 1 < len(starts) else len(tokens)
             inline = tokens[start + 1]
-            title = Markup(out.renderer.renderInline(inline.children or [], out.options, out.env))
-            found.append((css_name(inline.content) or str(k + 1), title, out.tokens(tokens[start + 3:end]), tag))
+            title = Markup(out.renderer.renderInline(inline.children or [], out.options, env))
+            panel = Markup(out.renderer.render(tokens[start + 3:end], out.options, env))
+            found.append((css_name(inline.content) or str(k + 1), title, panel, tag))
         return found
 
 
+@registers(*ENGINES)
+class CellListing(Directive):
+    """A Quarto cell that did not run (inside a list, or on the page of a document that failed): its code."""
+
+    content = False
+
+    def render(self, call: DirectiveCall, out: Output) -> str:
+        return out.macro("code", highlighted(call.body, call.name), "", call.anchor)
+
+
 def register(registry: Registry) -> None:
-    register_all(registry, PandocDiv)
+    register_all(registry, PandocDiv, CellListing)

@@ -14,7 +14,7 @@ import re
 
 from markdown_it.token import Token
 
-from site_builder.source.syntax.markdown import inline_text
+from site_builder.source.syntax.markdown import inline_text, pandoc_attributes
 
 _ATTRIBUTES = re.compile(r"\{#(?P<id>[\w.:-]+)(?:[ \t][^{}\n]*)?\}")  # matched whole, on "{#..." only
 
@@ -59,8 +59,6 @@ def _heading(heading: Token, inline: Token) -> None:
 def _attributes_at_end(text: str) -> tuple[str, str, list[str]] | None:
     """(the text before it, id, classes) of a Pandoc attribute block ending ``text``, read by
     mdit-py-plugins' attribute parser; None when ``text`` ends with none."""
-    from mdit_py_plugins.attrs.parse import ParseError, parse
-
     stripped = text.rstrip()
     start = stripped.rfind("{") if stripped.endswith("}") else -1
     if start < 0:
@@ -68,13 +66,10 @@ def _attributes_at_end(text: str) -> tuple[str, str, list[str]] | None:
     block = stripped[start:]
     if block == "{-}":
         return stripped[:start].rstrip(), "", ["unnumbered"]
-    try:
-        end, found = parse(block)
-    except ParseError:
+    found = pandoc_attributes(block)
+    if found is None:
         return None
-    if end != len(block) - 1:  # the parser's end: the index of the closing brace
-        return None
-    return stripped[:start].rstrip(), str(found.get("id", "")), str(found.get("class", "")).split()
+    return stripped[:start].rstrip(), found.get("id", ""), found.get("class", "").split()
 
 
 def _equation(inline: Token) -> Token | None:
