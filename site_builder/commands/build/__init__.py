@@ -1,20 +1,18 @@
 """The build command: discover -> parse -> execute -> render -> write.
 
 Everything is gathered and checked before anything is written; the site is written
-only at the end, atomically (see output.py).
+only at the end, atomically (site/publish/swap.py).  ``options``: what a build is asked to
+do; ``demos``: running the demos, the longest first, pages rendered as each finishes.
 """
 
 from __future__ import annotations
 
 import logging
 import posixpath
-import threading
 import time
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from site_builder.apidocs.inventory import ApiDocs, load_api_docs
 from site_builder.source.blocks import Script, outline, parse
@@ -23,7 +21,7 @@ from site_builder.run.demo_process import close_fork_server, set_preload
 from site_builder.run.preload import preload_for
 from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import ParseError, UsageError
-from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
+from site_builder.run.execute import BlockError, RunResult
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_files
 from site_builder.site.publish.housekeeping import prune
 from site_builder.project.leftovers import remove_leftovers
@@ -31,69 +29,29 @@ from site_builder.project.lock import project_lock
 from site_builder.fs import relative_to_root, writing
 from site_builder.site.publish.swap import check_writable, failed_dir, remove_site, write_site
 from site_builder.reports.build_report import BuildReport
-from site_builder.reports.progress import Progress, summarize
+from site_builder.reports.progress import Progress
 from site_builder.run.records.record_json import RECORD_FILE
-from site_builder.run.records.inputs import run_options
 from site_builder.run.records.store import RecordStore, store_dir
 from site_builder.site.logs import captured_records
 from site_builder.site.rebuild.lend import parsed_scripts, trusted_records, unchanged_site
 from site_builder.site.rebuild.plan import Rebuild
 from site_builder.project.folders import cache_dir
 from site_builder.site.rebuild.state import SiteState, forget, load_state, spare_dir
-from site_builder.site.outputs import thumbnails
 from site_builder.site.publish.search import index_site
-from site_builder.run.shards import estimated_seconds, recorded_durations, shard_entries
+from site_builder.run.shards import shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
-if TYPE_CHECKING:
-    from site_builder.site.pages.early import EarlyPages
+
+from site_builder.commands.build.demos import EarlySite, execute_all, longest_first, not_run, shown_only  # noqa: F401 (longest_first re-exported)
+from site_builder.commands.build.options import BuildOptions
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """Command-line choices that shape one build."""
-
-    jobs: int = 1
-    fail_fast: bool = False
-    force: bool = False  # re-run every demo, whatever its record says
-    force_names: frozenset[str] = frozenset()  # re-run these entries
-    frozen: bool = False  # run nothing: every result comes from its record
-    wait: bool = True  # another build of the project is running: wait for it (else exit status 2)
-    shard: tuple[int, int] | None = None  # (K, N): run only shard K of N, record it, write no site
-    keep_warm: bool = False  # leave the fork server running for the next build (serve)
-    prune: bool = False  # once published, remove the records of entries that are gone (the demos folder is the project's)
-
-
-@dataclass
-class _EarlySite:
-    """What rendering pages while demos run needs: the site's settings and every entry
-    (results to come), and the pages once they render (see site/pages/early.py)."""
-
-    info: SiteInfo
-    builds: list[EntryBuild]
-    thumbnail_cache: Path
-    pages: EarlyPages | None = None
-
-
-def _not_run(entry: Entry, script: Script | None, failure: str, files_dir: Path) -> RunResult:
-    """The result of a demo that never started (syntax error, fail-fast stop)."""
-    cells = script.code_cells if script else ()
-    blocks = tuple(BlockResult(name=c.name, status="not-run", duration=0.0) for c in cells)
-    return RunResult(entry.name, blocks, failure, 0.0, time.time(), files_dir)
-
-
-def _shown_only(entry: Entry, script: Script, files_dir: Path) -> RunResult:
-    """The result of an entry the run_pattern setting leaves out: shown, never run (no process, no record)."""
-    blocks = tuple(BlockResult(name=c.name, status="not-run", duration=0.0) for c in script.code_cells)
-    return RunResult(entry.name, blocks, None, 0.0, 0.0, files_dir, shown_only=True)
 
 
 def _unparsable(entry: Entry, error: ParseError) -> EntryBuild:
     """The page of a demo that failed to parse: its cells as far as known, none run, the error shown."""
     script = outline(entry.source, entry.rel_path, entry.name)
-    result = _not_run(entry, script, str(error), Path())
+    result = not_run(entry, script, str(error), Path())
     if error.block and error.error_type:
         message = str(error).rpartition(f":{error.line}: ")[2] if error.line else ""
         shown = BlockError(error.error_type, message, error.line, error.detail)
@@ -193,11 +151,11 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     for warning in report.warnings:
         log.warning("%s", warning)
     # Entries the run_pattern setting leaves out, and pages, are shown only: no process, no record.
-    shown = {e.name: _shown_only(e, s, store_dir(config, e.name)) for e in entries
+    shown = {e.name: shown_only(e, s, store_dir(config, e.name)) for e in entries
              if (e.is_page or not config.runs(e.demos_path)) and isinstance(s := parsed[e.name], Script)}
     all_entries, entries = entries, [e for e in entries if e.name not in shown]
     store = RecordStore(config, trusted=trusted_records(config, entries, previous))
-    early: _EarlySite | None = None  # pages rendered while demos run
+    early: EarlySite | None = None  # pages rendered while demos run
     if not options.frozen:
         # a trusted record's folder holds the record.json the last build checked: replaceable
         store.check_replaceable([e for e in entries if e.name not in store.trusted])
@@ -207,7 +165,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         report.failures.extend(r.failure for r in results.values() if r.failure)
     elif options.fail_fast and report.failures:  # a bad file or syntax error came first: run nothing
         results = {
-            e.name: _not_run(e, s, f"{e.name}: not run (--fail-fast stopped the build)", store_dir(config, e.name))
+            e.name: not_run(e, s, f"{e.name}: not run (--fail-fast stopped the build)", store_dir(config, e.name))
             for e in entries if isinstance(s := parsed[e.name], Script)
         }
         report.not_run.extend(sorted(results))
@@ -219,7 +177,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         if not options.shard:
             early = _early_site(config, all_entries, parsed, shown, api_docs)
         try:
-            results = _execute_all(entries, parsed, config, options, store, report, progress, early)
+            results = execute_all(entries, parsed, config, options, store, report, progress, early)
         finally:
             if not options.keep_warm:
                 close_fork_server()  # its children are all done
@@ -260,16 +218,16 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
 
 
 def _early_site(config: Config, entries: list[Entry], parsed: dict[str, Script | ParseError],
-                shown: dict[str, RunResult], api_docs: ApiDocs) -> _EarlySite:
+                shown: dict[str, RunResult], api_docs: ApiDocs) -> EarlySite:
     """What rendering pages as their demo finishes needs: every entry of the site, its result to come."""
-    builds = [EntryBuild(e, s, shown.get(e.name) or _shown_only(e, s, Path()))
+    builds = [EntryBuild(e, s, shown.get(e.name) or shown_only(e, s, Path()))
               if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
-    return _EarlySite(site_info(config, entries, api_docs, parsed), builds, cache_dir(config))
+    return EarlySite(site_info(config, entries, api_docs, parsed), builds, cache_dir(config))
 
 
 def _render_and_write(config: Config, entries: list[Entry], report: BuildReport, previous: SiteState | None,
                       records_checked: bool, trusted: dict[str, str], api_docs: ApiDocs,
-                      early: _EarlySite | None = None) -> list[SiteFile]:
+                      early: EarlySite | None = None) -> list[SiteFile]:
     """Render what changed (unchanged pages are linked from the published site, pages rendered
     while demos ran are taken), write, remember; return the site's files."""
     scripts = {b.entry.name: b.script for b in report.builds}
@@ -327,151 +285,6 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
     return files
 
 
-def _execute_all(
-    entries: list[Entry],
-    parsed: dict[str, Script | ParseError],
-    config: Config,
-    options: BuildOptions,
-    store: RecordStore,
-    report: BuildReport,
-    progress: Progress,
-    early: _EarlySite | None = None,
-) -> dict[str, RunResult]:
-    """Run every parsable demo, ``options.jobs`` at a time, the longest expected first.
-
-    Results are taken as they complete, so ``--fail-fast`` stops at once: running demos
-    are killed, the others never start, and all of them are reported as not run. Each
-    page that ran is rendered as its demo finishes, into ``early`` (the builder only waits then).
-    """
-    runnable = [e for e in entries if isinstance(parsed[e.name], Script)]
-    results: dict[str, RunResult] = {}
-    cancel = threading.Event()
-    running = threading.Event()  # set once some demo really runs (not from its record)
-    progress.start(len(runnable))
-
-    def recorded(entry: Entry) -> RunResult | None:
-        """The entry's recorded result when it still holds, else None (it must run)."""
-        if options.force or entry.name in options.force_names:
-            return None
-        script = parsed[entry.name]
-        assert isinstance(script, Script)
-        cached = store.lookup(entry, script, run_options(config, entry.name))
-        if cached.result is not None:
-            report.from_cache.add(entry.name)
-            return cached.result
-        log.debug("%s: running (%s)", entry.name, cached.reason)
-        return None
-
-    def run_one(entry: Entry, looked_up: bool = False) -> RunResult | None:
-        """The entry's result, or None when the build was cancelled before it finished."""
-        if cancel.is_set():
-            return None
-        if not looked_up and (result := recorded(entry)) is not None:
-            return result
-        script = parsed[entry.name]
-        assert isinstance(script, Script)
-        entry_options = run_options(config, entry.name)
-        files_dir = store.staging(entry.name)
-        progress.entry_started(entry.name)
-        running.set()
-        try:
-            # the demo's own failed writes are its failure; these are the builder's (its output files)
-            with writing(f"running {entry.name}", config.records, config.root):
-                result = run_demo(entry, script, files_dir, entry_options,
-                                  on_event=progress.block_event, cancel=cancel)
-        except RunCancelled:
-            store.discard(files_dir)
-            return None  # a killed run is no result: it must never be recorded
-        except BaseException:  # the builder's own failure (a write, the runner): no folder left
-            store.discard(files_dir)
-            raise
-        if result.failure and options.fail_fast:
-            # Here, not only in take(): this worker's next demo (forked in ms) must not start.
-            cancel.set()
-        return store.commit(entry, script, result, entry_options)
-
-    def take(result: RunResult | None, entry: Entry) -> None:
-        """Keep one finished entry's result (None: cancelled); the first failure may stop the rest."""
-        if result is None:
-            script = parsed[entry.name]
-            assert isinstance(script, Script)
-            failure = f"{entry.name}: not run (--fail-fast stopped the build)"
-            result = _not_run(entry, script, failure, store_dir(config, entry.name))
-            report.not_run.append(entry.name)
-        elif result.failure and options.fail_fast:
-            stop_all()
-        results[entry.name] = result
-        progress.entry_finished(summarize(result, entry.name in report.from_cache), result.failure)
-        if entry.name not in report.from_cache and not options.shard:  # new figures: thumbnail now
-            script = parsed[entry.name]
-            assert isinstance(script, Script)
-            build = EntryBuild(entry, script, result)
-            thumbnails.prepare(build, cache_dir(config))
-            if early is not None and early.pages is not None:
-                early.pages.render(build)
-
-    def stop_all() -> None:
-        cancel.set()
-        for future in futures:
-            future.cancel()
-
-    futures: dict[Future[RunResult | None], Entry] = {}  # stop_all may run before the pool starts
-    # A trusted record is a hit in microseconds: looked up here, without a worker or an estimate.
-    to_check = []
-    for entry in runnable:
-        if entry.name in store.trusted and (result := recorded(entry)) is not None:
-            take(result, entry)
-        else:
-            to_check.append(entry)
-    # Order only matters when demos wait for a worker; then recorded times are worth reading.
-    expected = _expected_seconds(config, to_check) if len(to_check) > options.jobs else {}
-    order = longest_first(to_check, expected)
-    with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
-        futures.update({pool.submit(run_one, e, e.name in store.trusted): e for e in order})
-        try:
-            _prepare_render_while_waiting(running, futures, runnable, parsed, report, early)
-            for future in as_completed(futures):
-                take(None if future.cancelled() else future.result(), futures[future])
-        except BaseException:  # Ctrl-C or a runner failure: kill the other demos, then raise
-            stop_all()
-            raise
-    # Failures in discovery order, whatever order the demos finished in.
-    not_run = set(report.not_run)
-    for entry in runnable:
-        failure = results[entry.name].failure
-        if failure and entry.name not in not_run:
-            report.failures.append(failure)
-    report.not_run.sort()
-    return results
-
-
-def _prepare_render_while_waiting(
-    running: threading.Event,
-    futures: dict[Future[RunResult | None], Entry],
-    runnable: list[Entry],
-    parsed: dict[str, Script | ParseError],
-    report: BuildReport,
-    early: _EarlySite | None = None,
-) -> None:
-    """Spend the wait for running demos on rendering's fixed costs (render.prepare), and get
-    ``early`` ready to render each page as its demo finishes.
-
-    The demos run in child processes, so the main thread is idle; without this, the imports,
-    template compilation and highlighting would all come after the last demo ends.
-    """
-    while not running.wait(0.02):
-        if all(future.done() for future in futures):
-            return  # every result came from its record: nothing to wait for
-    from site_builder.site.pages.render import prepare
-
-    # Entries already served from their records are likely reused pages: skip them.
-    prepare(s for e in runnable if e.name not in report.from_cache and isinstance(s := parsed[e.name], Script))
-    if early is not None:
-        from site_builder.site.pages.early import EarlyPages
-
-        early.pages = EarlyPages(early.info, early.builds, early.thumbnail_cache)
-
-
 def _section_names(names: set[str]) -> set[str]:
     """Every section (and parent section) of the entries named ``names``."""
     found: set[str] = set()
@@ -491,16 +304,3 @@ def _check_force_names(options: BuildOptions, entries: list[Entry]) -> None:
         )
 
 
-def _expected_seconds(config: Config, entries: list[Entry]) -> dict[str, float]:
-    """How long each entry is expected to run: the duration of its last record, when it has one."""
-    return recorded_durations(config, entries)
-
-
-def longest_first(entries: list[Entry], expected: dict[str, float]) -> list[Entry]:
-    """Entries ordered by expected run time, longest first (a shorter makespan with -j N).
-
-    Entries without a recorded time are estimated from their size, at the seconds per
-    byte of those that have one (or ranked by size alone when none has).
-    """
-    estimate = estimated_seconds(entries, expected)  # the same costs as --shard balances
-    return sorted(entries, key=lambda e: (-estimate[e.name], e.name))
