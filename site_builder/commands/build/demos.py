@@ -169,10 +169,10 @@ def execute_all(
             stop_all()
             raise
     # Failures in discovery order, whatever order the demos finished in.
-    not_run = set(report.not_run)
+    stopped = set(report.not_run)
     for entry in runnable:
         failure = results[entry.name].failure
-        if failure and entry.name not in not_run:
+        if failure and entry.name not in stopped:
             report.failures.append(failure)
     report.not_run.sort()
     return results
