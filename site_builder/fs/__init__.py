@@ -42,7 +42,7 @@ from site_builder.fs.dirs import (
     link_names,
     make_records_dir,
     recover,
-    remove_leftovers,
+    remove_dead_temporaries,
     remove_links,
     remove_stale,
     replace_dir,
@@ -51,7 +51,8 @@ from site_builder.fs.dirs import (
 __all__ = [
     "SITE_MARK", "UnsafeFileError", "UnsafePathError", "adopt_dir", "check_replaceable", "copy_regular",
     "create_new", "link_names", "link_or_copy", "make_dirs", "make_records_dir", "make_temp_dir", "note_write",
-    "open_for_update", "open_regular", "recover", "relative_to_root", "remove_leftovers", "remove_links", "remove_stale",
+    "open_for_update", "open_regular", "recover", "relative_to_root", "remove_dead_temporaries", "remove_links",
+    "remove_stale",
     "rename", "replace_dir", "safe_join", "sha256_regular", "shown_folder", "walk_names", "write_atomic",
     "write_failure", "write_new", "writing",
 ]
