@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import nbformat
-from run import Measure, project_with
+from harness import Measure, project_with
 from scale import Sample, build, sampled
 
 CELLS = ("total = sum(range(10))", "print(total)")

@@ -31,6 +31,9 @@ same run, interleaved with the builds, so both see the same machine load.
     being served, less the demo's own run time                  target <= 0.3 s
 (k) a trivial notebook (cells run in IPython) against the same cells as a percent script: the
     demo process's CPU per entry, notebook minus script             target <= 0.05 s
+(l) N generated entries (--entries, default 2000; the issue's figure is at 10000): no-change
+    rebuild <= 1 s, one entry edited (it runs again) <= 2 s, builder peak memory <= 300 MB
+    (see large_site.py)
 Builds (g)-(i) print the peak memory of the builder and of the fork server beside the times.
 """
 
@@ -40,21 +43,12 @@ import argparse
 import functools
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-# The builder runs as an installed copy does, with its bytecode cached (pip compiles a package
-# when it installs it): under PYTHONDONTWRITEBYTECODE=1, which some machines set, every build
-# would compile the builder's own modules again (about 65 ms, 6% of benchmark (i)). The plain
-# runs are the same either way: a script is compiled on every run, NumPy comes compiled.
-ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "PYTHONPATH": str(REPO)}
+from harness import ENV, REPO, Measure, build, medians, project_with, timed
 
 TINY_ENTRY = '''\
 """tiny{i:03d}: a generated two-block entry."""
@@ -74,59 +68,6 @@ for k in range(ROUNDS):
     total = (total * 31 + k * k) % 1_000_003
 print(total)
 '''
-
-
-@dataclass(frozen=True)
-class Measure:
-    """One line of the report."""
-
-    label: str
-    value: float
-    unit: str  # "x" for a ratio, "s" for seconds
-    target: float
-
-    def line(self) -> str:
-        verdict = "ok" if self.value <= self.target else "MISSED"
-        shown = f"{self.value:.3f}" if self.unit == "x" else f"{self.value:.3f} s"
-        goal = f"<= {self.target:g}" + ("" if self.unit == "x" else " s")
-        return f"{self.label:<58} {shown:>10}   target {goal:<9} {verdict}"
-
-
-def timed(command: list[str], cwd: Path) -> float:
-    """Wall-clock seconds of one command; fails loudly when it fails."""
-    t0 = time.perf_counter()
-    done = subprocess.run(command, cwd=cwd, env=ENV, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    elapsed = time.perf_counter() - t0
-    if done.returncode != 0:
-        raise SystemExit(f"benchmark command failed ({done.returncode}): {' '.join(command)}\n"
-                         f"{done.stderr[-2000:]}")
-    return elapsed
-
-
-def build(project: Path, *args: str) -> float:
-    return timed([sys.executable, "-m", "site_builder", "build", "-q", *args], project)
-
-
-def project_with(workdir: Path, name: str, files: dict[str, str], settings: str = "") -> Path:
-    """A fresh project folder holding ``demos/<file>`` for each of ``files`` (and ``settings``,
-    the body of its ``[tool.site_builder]`` table)."""
-    project = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=workdir))
-    (project / "demos").mkdir()
-    if settings:
-        (project / "pyproject.toml").write_text(f"[tool.site_builder]\n{settings}", encoding="utf-8")
-    for filename, text in files.items():
-        (project / "demos" / filename).write_text(text, encoding="utf-8")
-    return project
-
-
-def medians(runs: int, *measures: Callable[[], float]) -> list[float]:
-    """Run the measures interleaved ``runs`` times; the median of each."""
-    samples: list[list[float]] = [[] for _ in measures]
-    for _ in range(runs):
-        for i, measure in enumerate(measures):
-            samples[i].append(measure())
-    return [statistics.median(s) for s in samples]
 
 
 def bench_attention(workdir: Path, runs: int) -> list[Measure]:
@@ -229,7 +170,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, help="runs per measurement (default 5; --quick: 2)")
     parser.add_argument("--quick", action="store_true", help="fewer runs, smaller CPU-bound entries")
-    parser.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k", help="comma-separated subset of a,...,k")
+    parser.add_argument("--only", default="a,b,c,d,e,f,g,h,i,j,k", help="comma-separated subset of a,...,l")
+    parser.add_argument("--entries", type=int, default=2000, help="entries of (l) (default 2000)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects")
     parser.add_argument("--gallery", type=int, default=60, help="entries of (g) (default 60; a few to try the code path)")
     parser.add_argument("--gallery-dir", type=Path, metavar="DIR",
@@ -268,6 +210,10 @@ def main() -> int:
             import notebooks  # (k): IPython's cost (issue 27)
 
             results += notebooks.bench_notebooks(workdir, runs)
+        if "l" in only:
+            import large_site  # (l): a site of thousands of entries (issue 32)
+
+            results += large_site.bench_large(workdir, runs, args.entries)
     finally:
         if args.keep:
             print(f"projects kept in {workdir}", file=sys.stderr)

@@ -50,7 +50,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from run import ENV, Measure, project_with
+from harness import ENV, Measure, project_with
 
 PLAIN_ENV = {**ENV, "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
              "MKL_NUM_THREADS": "1"}

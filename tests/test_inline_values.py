@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import MYST_FRONT_MATTER, copy_of, run_cli, write_demo
 
 HOUSE = '''
-"""loss.py — train and quote the loss.
+"""loss.py — train and quote the loss over {eval}`len(losses)` steps.
 
 Purpose
 -------
@@ -184,6 +184,10 @@ def test_a_house_style_page_shows_the_values_at_their_places(built: Path) -> Non
     # Purpose (after the run), B-train's description (before any block), the prose cell (after
     # B-train), B-report's description (after B-train), the last prose cell (after B-report)
     assert values(html) == ["4.58", "0.444", "8", "False", "0.4441", "3.28", "8", "  1", "{'k': 1}"]
+
+
+def test_the_summary_line_quotes_values_after_the_run(built: Path) -> None:
+    assert "train and quote the loss over 8 steps." in page(built, "loss")
 
 
 def test_an_expression_before_its_name_or_raising_shows_an_error_and_warns(built: Path) -> None:

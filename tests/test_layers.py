@@ -149,3 +149,96 @@ def test_importing_the_build_command_loads_no_rendering_library() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          cwd=PACKAGE.parent).stdout
     assert out.strip() == "[]"
+
+
+# ---------------------------------------------------------------- no circles
+
+BENCHMARKS = PACKAGE.parent / "benchmarks"
+
+
+def _module_name(path: Path, root: Path, package: str) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join([package, *parts]) if package else ".".join(parts)
+
+
+def _every_import(path: Path, name: str, known: set[str]) -> set[str]:
+    """The modules of ``known`` that ``path`` (module ``name``) imports anywhere: at its top,
+    inside functions (lazy), under ``if TYPE_CHECKING:``, relatively or absolutely."""
+    is_package = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = name.split(".")[: len(name.split(".")) - node.level + is_package]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:  # a name inside a module: the module
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def _import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    files = {_module_name(path, root, package): path for path in sorted(root.rglob("*.py"))}
+    known = set(files)
+    # A package's __init__ imports its modules to re-export them: it is where names are
+    # found, not a step of a circle (a module importing its own package's __init__ is).
+    return {name: {t for t in _every_import(path, name, known) if not name.startswith(t + ".")}
+            for name, path in files.items()}
+
+
+def test_no_import_circles_counting_lazy_and_type_checking_imports() -> None:
+    graph = _import_graph(PACKAGE, "site_builder")
+    graph.update(_import_graph(BENCHMARKS, "")) if BENCHMARKS.is_dir() else None
+    circles = _circles(graph)
+    assert not circles, "import circles (lazy and TYPE_CHECKING imports count):\n" + "\n".join(
+        " <-> ".join(group) for group in circles)
+
+
+def test_the_circle_finder_sees_a_lazy_circle() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []

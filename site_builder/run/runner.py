@@ -112,7 +112,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
     os.register_at_fork(after_in_child=sink.after_fork)
     sys.stdout = streams.TextStream(sink, "stdout", 1)
     sys.stderr = streams.TextStream(sink, "stderr", 2)
-    process.report_os_exit(events, sink, rel_path)
+    streams.report_os_exit(events, sink, rel_path)
     displays = displays_out.Displays(sink, job["builder_dir"], job.get("display_limit", 5_000_000))
     notebook = bool(job.get("notebook"))
     if not notebook:  # a notebook's display() is IPython's own, publishing through its shell

@@ -18,7 +18,6 @@ from pygments.util import ClassNotFound
 from site_builder.apidocs.inventory import ApiTarget
 from site_builder.source.gallery import hidden_lines
 from site_builder.source.parsed import Cell
-from site_builder.site.pages.views import CodePart
 
 LINK_CLASS = "api-link"  # styled in templates/static/site.css
 # Pygments lexing costs ~0.1 ms per line and dominates rendering, so highlighted cells are
@@ -26,6 +25,14 @@ LINK_CLASS = "api-link"  # styled in templates/static/site.css
 # The formatter options never vary, so (text, first line, links) fully determines the HTML.
 _HIGHLIGHTED: dict[tuple[str, int, tuple[CodeLink, ...]], str] = {}
 _HIGHLIGHTED_MAX = 20_000
+
+
+@dataclass(frozen=True)
+class CodePart:
+    """A run of a code cell's lines, highlighted; the module docstring is a folded part."""
+
+    html: Markup
+    folded: int = 0  # the docstring's line count when this part is the folded docstring
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """The demo's process tree, seen from its runner: adopt orphans, kill every descendant,
-notice the builder's death, and report a demo's ``os._exit``.
+notice the builder's death (a demo's ``os._exit`` is reported by streams.py, beside the events).
 
 A process group is not enough to find a demo's processes: a child may start its own
 session (start_new_session=True, a daemon's double fork).  On Linux the runner becomes a
@@ -13,12 +13,7 @@ import os
 import signal
 import sys
 import time
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .streams import Events, Sink
-
-REAL_EXIT = os._exit  # the demo's os._exit is wrapped (see report_os_exit)
+REAL_EXIT = os._exit  # the demo's os._exit is wrapped (see streams.report_os_exit)
 
 
 def exit_if_orphaned(parent: int) -> None:
@@ -107,23 +102,3 @@ def kill_tree(pid: int) -> None:
             kill(pid, signal.SIGKILL)
         except OSError:
             pass
-
-
-def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
-    """Wrap ``os._exit`` so a demo that calls it keeps its output and the page names the line."""
-
-    def _exit(status: int) -> None:
-        if os.getpid() == events.pid:  # forks of the demo (multiprocessing) exit as usual
-            frame = sys._getframe(1)
-            while frame is not None and frame.f_code.co_filename != rel_path:
-                frame = frame.f_back
-            try:
-                sink.finish()
-                events.send([{"event": "os-exit", "status": status,
-                              "line": frame.f_lineno if frame is not None else None}])
-                kill_descendants(os.getpid())
-            except Exception:
-                pass
-        REAL_EXIT(status)
-
-    os._exit = _exit  # type: ignore[assignment]

@@ -1,5 +1,5 @@
 """Capture of the demo's output: the events pipe to the parent, the sink that orders
-Python-level writes with what reaches fd 1/2, and the ``sys.stdout``/``sys.stderr`` stand-ins."""
+Python-level writes with what reaches fd 1/2, and the ``sys.stdout``/``sys.stderr`` stand-ins, and a demo's ``os._exit`` reported through them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from .process import REAL_EXIT, exit_if_orphaned
+from .process import REAL_EXIT, exit_if_orphaned, kill_descendants
 
 MAX_EVENT_TEXT = 1 << 20  # split huge writes so no single JSON line is enormous
 
@@ -278,3 +278,23 @@ def fflush_libc() -> None:
         ctypes.CDLL(None).fflush(None)
     except Exception:
         pass
+
+
+def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
+    """Wrap ``os._exit`` so a demo that calls it keeps its output and the page names the line."""
+
+    def _exit(status: int) -> None:
+        if os.getpid() == events.pid:  # forks of the demo (multiprocessing) exit as usual
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename != rel_path:
+                frame = frame.f_back
+            try:
+                sink.finish()
+                events.send([{"event": "os-exit", "status": status,
+                              "line": frame.f_lineno if frame is not None else None}])
+                kill_descendants(os.getpid())
+            except Exception:
+                pass
+        REAL_EXIT(status)
+
+    os._exit = _exit  # type: ignore[assignment]

@@ -27,7 +27,7 @@ from site_builder.site.outputs.shown import FigureNumbers
 from site_builder.site.outputs.displays import PageAssets
 from site_builder.site.outputs.interactive import plotly_files
 from site_builder.site.outputs.outcomes import unpublishable
-from site_builder.site.outputs.quoted import page_glue, quoted_by_place
+from site_builder.site.outputs.quoted import page_glue, quoted_by_place, summary_with_values
 from site_builder.site.downloads.values import value_files
 from site_builder.run.results import GluedValue
 from site_builder.site.prose import html as prose
@@ -193,7 +193,7 @@ class PageRenderer(CellViews):
             purpose=purpose,
             abstract=abstract,
             authors=join_words(list(script.authors)),
-            summary=self.summary(script),
+            summary=summary_with_values(self.summary(script), result.quoted),
             entry_intro=self.info.entry_intro.split("{entry}") if self.info.entry_intro else [],
             entry_href=self.info.entry_url.replace("{name}", quote(name)) if self.info.entry_url else None,
             requirements=join_words(list(script.requirements)),

@@ -27,6 +27,7 @@ from site_builder.run.results import Verdict
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
 from site_builder.source.blocks import Cell
 from site_builder.source.cell_options import CellDisplay
+from site_builder.site.highlight import CodePart
 
 # CSV previews: the first rows of a file a demo wrote, read from at most this many bytes.
 CSV_PREVIEW_ROWS = 5
@@ -83,14 +84,6 @@ class LetterGroup:
     anchor: str  # "letter-a", "letter-other"; "section-basics"
     entries: tuple[dict[str, object], ...]
     header: Markup | None = None  # a section's header text, rendered
-
-
-@dataclass(frozen=True)
-class CodePart:
-    """A run of a code cell's lines, highlighted; the module docstring is a folded part."""
-
-    html: Markup
-    folded: int = 0  # the docstring's line count when this part is the folded docstring
 
 
 @dataclass(frozen=True)

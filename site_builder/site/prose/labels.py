@@ -1,7 +1,7 @@
 """The site-wide side of MyST prose: every page's labels, and one page's prose context.
 
 A ``{ref}`` may name a label of any entry, so render_site reads all labels before it
-renders a page (markdown.resolve.label_definitions: the resolve pass, no rendering); each
+renders a page (label_definitions: the resolve pass, no rendering); each
 gets an id of the label namespace (label_ids). So do the anchors a notebook's raw HTML
 names (``<a id>``), after its labels: a ``#name`` link leads to them from any cell of the
 page (they are the page's own, never a ``{ref}`` target elsewhere). Images a page's prose shows are files of its
@@ -13,7 +13,7 @@ cells between (GateView: the template opens the ``<details>`` and closes it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -21,7 +21,8 @@ from site_builder.site.prose.images import VIDEO_EXTENSIONS, ProseImages
 from site_builder.site.prose.label_ids import ID_RULE, PageIds, is_id_label
 from site_builder.site.prose.markdown.boxes import exercise_title, solution_of, solution_title
 from site_builder.site.prose.markdown.context import Label, PageContext
-from site_builder.site.prose.markdown.resolve import label_definitions
+from site_builder.site.prose.markdown.context import Definition
+from site_builder.site.prose.markdown.resolve import parse_resolved
 from site_builder.site.sitefiles import EntryBuild, SiteFile
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.cell_options import display_of
@@ -30,6 +31,26 @@ from site_builder.source.entries import Entry
 from site_builder.source.syntax.markdown import directive_of, parse
 
 log = logging.getLogger(__name__)
+
+
+def label_definitions(texts: list[str], typography: bool = False, languages: Sequence[str] = (),
+                      notebook: bool = False) -> list[Definition]:
+    """The labels one page's prose texts define, in page order, numbered as rendering numbers
+    them (``Definition.source``: the text's index), and, in a notebook's prose, the anchors its
+    raw HTML names (``kind`` "html"); a name may come twice.  ``languages``: each text's
+    ("markdown" when not given; "rst": read by prose.rst)."""
+    page = PageContext(typography=typography, notebook=notebook)
+    for source, text in enumerate(texts):
+        page.source = source
+        if not text.strip():
+            continue
+        if source < len(languages) and languages[source] == "rst":
+            from site_builder.site.prose.rst import rst_definitions  # docutils: only for reST
+
+            rst_definitions(text, page)
+        else:
+            parse_resolved(text, page)
+    return page.definitions
 
 
 def _doc_path(entry: Entry) -> str:

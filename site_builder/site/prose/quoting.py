@@ -25,7 +25,7 @@ from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, 
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 QUARTO_INLINE = re.compile(r"^\{python\}\s+\S")  # `{python} expr`: Quarto's inline code
 _MATH_DELIMITERS = re.compile(r"^\s*(\$\$?|\\\[|\\\()(?P<body>.*?)(\$\$?|\\\]|\\\))\s*$", re.DOTALL)

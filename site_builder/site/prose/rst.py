@@ -381,3 +381,10 @@ def rst_doctree(text: str) -> nodes.document | None:
         return publish_doctree(text, settings=_settings(False))
     except Exception:  # noqa: BLE001 (as in rst_html)
         return None
+
+
+def rst_definitions(text: str, page: PageContext) -> None:
+    """Define on ``page`` the labels reST ``text`` defines, numbered as rendering numbers them."""
+    if any(mark in text for mark in (".. _", ":name:", ":label:", "figure::", "math::")):
+        rst_html(text, "", page)
+    # (a text without them defines nothing and numbers nothing a label of the page refers to)

@@ -8,8 +8,8 @@
   MyST's), equations with a ``:label:`` too ("(1)"), and every explicit label (``.. _x:``, a
   ``:name:``, an equation's ``:label:``) is defined on the page with what a reference shows and
   takes its id of the label namespace (label_ids), so links from any page land on it.
-- ``rst_definitions``: the same numbering and labels for a page's reST text before any page
-  renders (resolve.label_definitions), so a ``:numref:`` on another page says "Fig. 2".
+- rst.py's ``rst_definitions`` uses the same numbering and labels for a page's reST text
+  before any page renders (labels.label_definitions), so a ``:numref:`` on another page says "Fig. 2".
 - ``.. glossary::`` (its terms are site terms) and ``.. math::`` with Sphinx's ``:label:``.
 """
 
@@ -131,15 +131,6 @@ def _anchored(node: nodes.Element, anchor: str) -> None:
         if anchor in node["ids"]:
             node["ids"].remove(anchor)
         node["ids"].insert(0, anchor)
-
-
-def rst_definitions(text: str, page: PageContext) -> None:
-    """Define on ``page`` the labels reST ``text`` defines, numbered as rendering numbers them."""
-    from site_builder.site.prose.rst import rst_html
-
-    if any(mark in text for mark in (".. _", ":name:", ":label:", "figure::", "math::")):
-        rst_html(text, "", page)
-    # (a text without them defines nothing and numbers nothing a label of the page refers to)
 
 
 class LabelledMath(MathBlock):

@@ -264,7 +264,7 @@ class Rebuild:
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
                 "reads": list(build.result.reads),
                 "source": sha_of(build.entry.content),
-                "script": {"key": parse_key(self.config, code, build.entry), "data": script_data(build.script)},
+                "script": self._script_data(name, parse_key(self.config, code, build.entry), build),
             }
             reads = [f"src:{rel}" for rel in build.result.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:
@@ -290,6 +290,14 @@ class Rebuild:
         state.fingerprint = site_fingerprint(base, entries, records, packages, self.versions)
         state.versions = dict(self.versions)
         return state
+
+    def _script_data(self, name: str, key: str, build: EntryBuild) -> dict[str, Any]:
+        """The parse of ``build``'s script as the state keeps it: the saved one when its key
+        holds (the script was taken from it, see parsed_scripts), else made from the script."""
+        saved = self.state.entries.get(name, {}).get("script") if self.state is not None else None
+        if isinstance(saved, dict) and saved.get("key") == key and "data" in saved:
+            return saved
+        return {"key": key, "data": script_data(build.script)}
 
     def save(self, state: SiteState) -> None:
         """Remember ``state`` (see :meth:`describe`) as the published site's."""

@@ -33,7 +33,7 @@ from site_builder.source.syntax.citations import CITATION_ROLE, CitePart, parse_
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 
 @registers(*ROLE_MODES)

@@ -65,7 +65,9 @@ def find_expressions(script: Script, notebook: bool = False) -> tuple[Expression
 
 def prose_places(script: Script, notebook: bool = False) -> Iterator[tuple[str, str, int | None, int, str]]:
     """Each prose text of ``script`` as (text, language, after, first line, place)."""
-    for text, language in ((script.purpose, "markdown"), (script.intro, script.prose)):
+    # the summary line is Markdown in the house style (plain text once a reST title gives the page one)
+    for text, language in ((script.summary if not script.title else "", "markdown"), (script.purpose, "markdown"),
+                           (script.intro, script.prose)):
         if text.strip():
             yield text, language, None, docstring_line(script, text), ""
     code = -1

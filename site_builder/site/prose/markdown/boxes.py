@@ -17,7 +17,7 @@ from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, 
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 PROOF_KINDS = ("theorem", "lemma", "definition", "example", "corollary", "proposition", "conjecture",
                "remark", "axiom", "criterion", "algorithm", "observation", "property", "assumption",

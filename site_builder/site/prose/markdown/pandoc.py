@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 CALLOUTS = {"note": "Note", "tip": "Tip", "warning": "Warning", "important": "Important", "caution": "Caution"}
 APPEARANCES = ("default", "simple", "minimal")

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from site_builder.source.syntax.markdown import explicit_title
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from markupsafe import Markup
 
 # The modules whose register(registry) fills the default registry, in this order (a later
 # module may replace an earlier one's handler of the same name).
@@ -43,6 +43,26 @@ PLUGINS = (
     "site_builder.site.references.roles",  # citations (MyST's and Pandoc's), terms, glossaries
     "site_builder.site.prose.quoting",  # the run's values: {eval}, Quarto's inline code, glue
 )
+
+
+class Output(Protocol):
+    """What a role's or directive's ``render`` works with: the page, the macros, nested prose
+    (renderer.ProseOutput is the one there is; handlers need only this much of it)."""
+
+    @property
+    def page(self) -> PageContext: ...
+
+    def macro(self, name: str, *args: Any, **kwargs: Any) -> Markup: ...
+
+    def body(self, call: DirectiveCall) -> Markup: ...
+
+    def tokens(self, tokens: Sequence[Token]) -> Markup: ...
+
+    def markdown(self, text: str, line: int = 0) -> Markup: ...
+
+    def inline(self, text: str, line: int = 0) -> Markup: ...
+
+    def warn(self, line: int, message: str) -> None: ...
 
 
 @dataclass

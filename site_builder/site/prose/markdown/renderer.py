@@ -36,8 +36,8 @@ from site_builder.source.syntax.markdown import inline_text, markdown_parser, pa
 _Env = dict[str, Any]
 
 
-class Output:
-    """What a role's or directive's ``render`` works with: the page, the macros, nested prose."""
+class ProseOutput:
+    """What a role's or directive's ``render`` works with (registry.Output): the page, the macros, nested prose."""
 
     def __init__(self, renderer: ProseRenderer, options: OptionsDict, env: _Env) -> None:
         self.renderer, self.options, self.env = renderer, options, env
@@ -110,14 +110,14 @@ class ProseRenderer(RendererHTML):
 
     def myst_role(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
-        return str(token.meta["handler"].render(token.meta["call"], Output(self, options, env)))
+        return str(token.meta["handler"].render(token.meta["call"], ProseOutput(self, options, env)))
 
     pandoc_cite = myst_role  # Pandoc's [@key], @key (source.syntax.citations): a role of its own
 
     def fence(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token = tokens[idx]
         if "call" in token.meta:
-            return str(token.meta["handler"].render(token.meta["call"], Output(self, options, env)))
+            return str(token.meta["handler"].render(token.meta["call"], ProseOutput(self, options, env)))
         language = token.info.strip().split(maxsplit=1)[0].strip("{}.") if token.info.strip() else ""
         if language.startswith("="):  # Pandoc's raw block: HTML as a notebook's raw HTML, other formats vanish
             return raw_html(token.content, env["page"], env) if language == "=html" and env["page"].notebook else ""
@@ -187,7 +187,7 @@ class ProseRenderer(RendererHTML):
     def code_inline(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         code, links = tokens[idx].content, env["page"].links
         if tokens[idx].markup == "`" and QUARTO_INLINE.match(code):  # `{python} expr`: the run's value (Quarto's inline code)
-            return str(quoted_html(Output(self, options, env), code, tokens[idx].meta.get("line", 0)))
+            return str(quoted_html(ProseOutput(self, options, env), code, tokens[idx].meta.get("line", 0)))
         html = super().code_inline(tokens, idx, options, env)
         if links is None or not links.api_docs or env.get("in_link"):
             return html
@@ -269,7 +269,7 @@ def role_html(name: str, content: str, page: PageContext, line: int = 0, written
     call = RoleCall(name.lower(), content, line, {"written": written, "rst": True})
     handler, _known = default_registry().role(call.name)
     handler.resolve(call, page)
-    return str(handler.render(call, Output(_renderer(), markdown_parser(page.typography).options, {"page": page})))
+    return str(handler.render(call, ProseOutput(_renderer(), markdown_parser(page.typography).options, {"page": page})))
 
 
 def render_markdown(text: str, page: PageContext, id_prefix: str = "", first_line: int = 0) -> str:

@@ -2,14 +2,13 @@
 their handler, number, label and id, before anything is rendered.
 
 The same pass runs twice per page, with a fresh context each time: once before any page is
-rendered (``label_definitions``: what every page defines, so a ``{ref}`` resolves across the site),
+rendered (``labels.label_definitions``: what every page defines, so a ``{ref}`` resolves across the site),
 then when the page renders, so both number everything alike. A directive's Markdown body is
 parsed here, ``MAX_DIRECTIVE_DEPTH`` directives deep at most (deeper ones show their text).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -177,22 +176,12 @@ def _roles(children: list[Token], page: PageContext, line: int) -> None:
         handler.resolve(call, page)
 
 
-def label_definitions(texts: list[str], typography: bool = False, languages: Sequence[str] = (),
-                      notebook: bool = False) -> list[Definition]:
-    """The labels one page's prose texts define, in page order, numbered as rendering numbers
-    them (``Definition.source``: the text's index), and, in a notebook's prose, the anchors its
-    raw HTML names (``kind`` "html"); a name may come twice.  ``languages``: each text's
-    ("markdown" when not given; "rst": read by prose.rst_refs)."""
-    page = PageContext(typography=typography, notebook=notebook)
+def _markdown_definitions(texts: list[str], typography: bool = False) -> list[Definition]:
+    """The labels Markdown ``texts`` (one page's) define, in page order, numbered as rendering numbers them."""
+    page = PageContext(typography=typography)
     for source, text in enumerate(texts):
         page.source = source
-        if not text.strip():
-            continue
-        if source < len(languages) and languages[source] == "rst":
-            from site_builder.site.prose.rst_refs import rst_definitions  # docutils: only for reST
-
-            rst_definitions(text, page)
-        else:
+        if text.strip():
             parse_resolved(text, page)
     return page.definitions
 
@@ -201,7 +190,7 @@ def labels_of(entry: str, texts: list[str], typography: bool = False) -> dict[st
     """The labels Markdown texts (one page's) define, the first of each name that can be an id,
     with their ids (labels.page_labels adds the page's blocks and says what is wrong)."""
     ids, found = PageIds(), {}
-    for d in label_definitions(texts, typography):
+    for d in _markdown_definitions(texts, typography):
         if d.kind == "label" and d.name not in found and is_id_label(d.name):
             found[d.name] = Label(entry, ids.allocate(d.name)[0], d.text, "", d.number)
     return found

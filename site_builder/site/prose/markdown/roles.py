@@ -16,7 +16,7 @@ from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.registry import Registry, Role, RoleCall, register_all, registers
 
 if TYPE_CHECKING:
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 # Roles shown as an element around their text.
 ELEMENTS = {"sub": "sub", "subscript": "sub", "sup": "sup", "superscript": "sup", "kbd": "kbd",

@@ -23,7 +23,7 @@ from site_builder.site.prose.markdown.registry import register_all, registers
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
-    from site_builder.site.prose.markdown.renderer import Output
+    from site_builder.site.prose.markdown.registry import Output
 
 REFERENCES = ("ref", "numref", "eq", "prf:ref", "std:ref", "any", "std:numref")
 DOC_SUFFIXES = (".md", ".ipynb", ".py", ".qmd", ".rst")
