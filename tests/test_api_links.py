@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import copy_of, run_cli, write_demo
+from tests.page_reader import cell
 from tests.inventory_support import write_inventory
 
 NUMPY = "https://numpy.test/doc/"
@@ -102,11 +103,6 @@ def links(page: str) -> list[tuple[str, str, str]]:
     """(title, href, plain text) of every code link of a page, in order."""
     found = re.findall(r'<a class="api-link" href="([^"]*)" title="([^"]*)">(.*?)</a>', page)
     return [(title, href, re.sub(r"<[^>]+>", "", inner)) for href, title, inner in found]
-
-
-def cell(page: str, name: str) -> str:
-    start = page.index(f'<section id="{name}"')
-    return page[start:page.index("</section>", start)]
 
 
 def test_code_links_to_the_documented_objects(project: Path) -> None:

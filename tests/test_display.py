@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import build_site, run_cli, write_demo
+from tests.page_reader import cell, page
 
 # A 1x1 red PNG, made by hand (no library needed in the demo).
 PNG = base64.b64encode(bytes.fromhex(
@@ -133,15 +134,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pass
     build_site(project)
     return project
-
-
-def cell(page: str, name: str) -> str:
-    start = page.index(f'<section id="{name}"')
-    return page[start:page.index("</section>", start)]
-
-
-def page(built: Path, name: str) -> str:
-    return (built / "build" / name / "index.html").read_text(encoding="utf-8")
 
 
 def record(built: Path, name: str) -> dict:

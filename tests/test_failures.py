@@ -18,26 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_cli, run_main, write_demo
-
-
-def page(site: Path, name: str) -> str:
-    return (site / name / "index.html").read_text(encoding="utf-8")
-
-
-def cell(page_html: str, block: str) -> str:
-    """The HTML of one block's cell."""
-    m = re.search(rf'<section id="{re.escape(block)}" class="cell".*?</section>', page_html, re.S)
-    assert m, f"no cell {block}"
-    return m.group(0)
-
-
-def status(page_html: str, block: str) -> str:
-    return re.search(r'data-status="([^"]+)"', cell(page_html, block)).group(1)  # type: ignore[union-attr]
-
-
-def text(fragment: str) -> str:
-    """Visible text of an HTML fragment."""
-    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+from tests.page_reader import cell, page, status, text
 
 
 def errors(stderr: str) -> list[str]:

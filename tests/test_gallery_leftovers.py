@@ -14,6 +14,7 @@ import pytest
 from site_builder.source.blocks import parse
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
 from tests.conftest import MYST_FRONT_MATTER, build_site, write_demo
+from tests.page_reader import page
 from tests.test_prose_myst import assert_no_raw_syntax, visible
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
@@ -150,10 +151,6 @@ def leftovers_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (project / "demos" / "plot.png").write_bytes(PNG)
     (project / "demos" / "lecture.md").write_text(LECTURE, encoding="utf-8")
     return build_site(project, timeout=170)
-
-
-def page(site: Path, name: str) -> str:
-    return (site / name / "index.html").read_text(encoding="utf-8")
 
 
 def test_ignored_lines_run_but_are_not_shown(leftovers_site: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import MYST_FRONT_MATTER, copy_of, run_cli, write_demo
+from tests.page_reader import page
 
 HOUSE = '''
 """loss.py — train and quote the loss over {eval}`len(losses)` steps.
@@ -164,10 +165,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.returncode == 0, result.stderr
     (project / "stderr.txt").write_text(result.stderr)
     return project
-
-
-def page(project: Path, entry: str) -> str:
-    return (project / "build" / entry / "index.html").read_text()
 
 
 def values(html: str) -> list[str]:

@@ -15,6 +15,7 @@ import pytest
 from site_builder.source.blocks import Cell
 from site_builder.source.markdown_head import document_head, readable_name
 from tests.conftest import MYST_FRONT_MATTER, build_site, run_cli, write_demo
+from tests.page_reader import page
 
 NAV = "<!--NAVIGATION-->\n< [Previous](01.00-intro.ipynb) | [Contents](index.ipynb) >"
 MYST = MYST_FRONT_MATTER + """
@@ -109,10 +110,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_demo(project, "house", HOUSE)
     build_site(project)
     return project
-
-
-def page(project: Path, name: str) -> str:
-    return (project / "build" / name / "index.html").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------- titles

@@ -22,6 +22,7 @@ from site_builder.source.blocks import parse
 from site_builder.source.cell_options import display_of, split_options
 from site_builder.source.syntax.ipython import as_python
 from tests.conftest import MYST_FRONT_MATTER, run_cli, write_demo
+from tests.page_reader import cell, markup_text as text, page, printed
 
 NOTEBOOK_FILE = "01.02 Stored Outputs.ipynb"  # named as real notebooks are: dots, spaces, capitals
 NOTEBOOK = "01-02-stored-outputs"
@@ -146,26 +147,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     result = run_cli("build", cwd=project, timeout=170)
     assert result.returncode == 0, result.stderr
     return project, result.stderr
-
-
-def page(project: Path, name: str) -> str:
-    return (project / "build" / name / "index.html").read_text(encoding="utf-8")
-
-
-def cell(html: str, name: str) -> str:
-    """The <section> of block ``name`` on a page."""
-    match = re.search(rf'<section id="{re.escape(name)}" class="cell".*?</section>', html, re.S)
-    assert match, f"no block {name}"
-    return match.group(0)
-
-
-def printed(html: str) -> str:
-    """What the <pre class="output"> boxes of ``html`` hold."""
-    return "".join(re.findall(r'<pre class="output[^"]*"[^>]*>(.*?)</pre>', html, re.S))
-
-
-def text(html: str) -> str:
-    return re.sub(r"<[^>]+>", "", html)
 
 
 # ---------------------------------------------------------------- notebooks

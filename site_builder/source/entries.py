@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from site_builder.errors import EntryError, UsageError, one_line
 from site_builder.fs import relative_to_root
@@ -48,7 +48,10 @@ class Entry:
     @property
     def format(self) -> str:
         """The source format: "py", "ipynb", "md" or "qmd" (from the file's suffix)."""
-        return PurePosixPath(self.rel_path).suffix.lower().lstrip(".") or "py"
+        # PurePosixPath(rel_path).suffix, without a path parse: asked once per entry per rebuild
+        name = self.rel_path.rpartition("/")[2]
+        dot = name.rfind(".")
+        return (name[dot + 1:].lower() if 0 < dot < len(name) - 1 else "") or "py"
 
     @property
     def is_page(self) -> bool:

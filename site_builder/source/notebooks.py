@@ -26,6 +26,7 @@ from site_builder.source.entries import is_notebook_markdown
 from site_builder.source.markdown_head import document_head
 from site_builder.source.notebook_input import read_notebook
 
+RAW_HTML = "raw-html"  # the tag of a prose cell that is a raw cell of HTML (text/html)
 # The attachment types a page shows, in the order a bundle's is chosen (prose.images checks them).
 ATTACHMENT_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/svg+xml")
 
@@ -143,8 +144,11 @@ def notebook_cells(notebook: Any, source: str, rel_path: str, entry: str) -> tup
             cursor = max(cursor, line)
             cells.append(Cell("markdown", "", cell.source, line, None, attachments=_attachments(cell)))
             continue
+        if cell.cell_type == "raw" and _raw_format(cell) == "text/html":  # MyST-NB shows it as HTML
+            cells.append(Cell("markdown", "", cell.source, 0, None, tags=(RAW_HTML,)))
+            continue
         if cell.cell_type != "code":
-            continue  # raw cells: Jupyter Book leaves them out of the page too
+            continue  # other raw cells: Jupyter Book leaves them out of the page too
         ordinal += 1
         lines = cell.source.split("\n")
         if exact:
@@ -167,6 +171,12 @@ def parse_page(source: str, rel_path: str) -> Script:
     head = document_head(cells, rel_path)
     return Script(summary=head.summary, title=head.title, title_at=head.title_at, purpose="", docstring="",
                   cells=cells, requirements=(), prose="markdown")
+
+
+def _raw_format(cell: Any) -> str:
+    """A raw cell's format, as JupyterLab (``raw_mimetype``) or nbformat (``format``) writes it."""
+    found = cell.metadata.get("format") or cell.metadata.get("raw_mimetype") or ""
+    return "text/html" if found in ("html", "text/html") else str(found)
 
 
 def _attachments(cell: Any) -> tuple[tuple[str, str, str], ...]:

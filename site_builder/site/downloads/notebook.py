@@ -22,6 +22,7 @@ from pathlib import Path
 
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.gallery import shown_code
+from site_builder.source.notebooks import RAW_HTML
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.run.execute import BlockResult, Display, RunResult
 from site_builder.site.outputs.displays import IMAGE_TYPES, latex_html, markdown_html
@@ -191,6 +192,9 @@ def make_notebook(name: str, script: Script, result: RunResult | None, values: b
     # pick random cell ids (the same demo must give the same bytes).
     cells = [] if from_notebook else [_markdown(intro)]
     for cell in script.cells:
+        if cell.kind == "markdown" and RAW_HTML in cell.tags:  # a raw cell it was, Jupyter shows as text
+            cells.append({"cell_type": "raw", "metadata": {"format": "text/html"}, "source": cell.text})
+            continue
         if cell.kind == "markdown":
             cells.append(_markdown(to_markdown(cell.text, 1) if to_markdown is not None else cell.text, cell.attachments))
             continue

@@ -7,6 +7,7 @@ cell's view; it uses the renderer's ``info``, ``prose`` and ``highlighter``.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
@@ -14,6 +15,7 @@ from markupsafe import Markup, escape
 
 from site_builder.source.blocks import Cell, Script
 from site_builder.source.markdown_head import without_title
+from site_builder.source.notebooks import RAW_HTML
 from site_builder.run.execute import Artifact, BlockResult, Display, RunResult
 from site_builder.site.formatting import format_duration, format_size
 from site_builder.site.outputs.shown import FigureNumbers, shown_streams
@@ -75,6 +77,9 @@ class CellViews:
             title_at = script.title_at if notebook and script else None
             # the page's h1 shows the title: its heading is left out of the prose
             text = without_title(cell.text, *title_at[1:]) if title_at and title_at[0] == index else cell.text
+            if RAW_HTML in cell.tags:  # a raw cell of HTML: all of it HTML, as {raw} html shows it
+                fence = "`" * max([3, *(len(run) + 1 for run in re.findall("`+", text))])
+                text = f"{fence}{{raw}} html\n{text}\n{fence}"
             if page is not None:  # what its "attachment:NAME" images are
                 page.attachments = {name: (mime, data) for name, mime, data in cell.attachments}
             return CellView(kind="markdown", name="", description="",

@@ -118,6 +118,8 @@ def _link(children: list[Token], index: int, page: PageContext, line: int) -> No
         if fragment:
             page.warn(line, f"[...]({href}): no label {fragment!r} on {doc[0]}: the link leads to its page")
         _lead(children, index, f"{page.root}{doc[0]}/index.html", doc[1] if empty else "", "")
+    elif empty and not path and fragment in page.html_ids:  # [](#id) of raw HTML: its name shows
+        _lead(children, index, f"#{page.html_ids[fragment]}", fragment, "xref xref-internal")
     elif empty and name:  # [](#nothing), [](nothing): reads as an unresolved {ref} (which warns)
         children[index:index + 2] = [Token("myst_role", "", 0, content=name, meta={"name": "ref"})]
     elif legacy:  # [text](nothing): MyST reads a label or a page, the site has neither: its text
