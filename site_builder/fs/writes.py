@@ -82,7 +82,7 @@ def write_new(path: Path, data: bytes) -> None:
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` with a file holding ``data``: readers (and a killed build) see the old
     bytes or the new ones; a failed write leaves the old file and no temporary one."""
-    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")  # the pid: see remove_leftovers
+    temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")  # the pid: see remove_dead_temporaries
     write_new(temporary, data)
     try:
         note_write(path)
@@ -106,7 +106,7 @@ def make_dirs(path: Path) -> None:
 
 
 def make_temp_dir(parent: Path, prefix: str) -> Path:
-    """A new, empty, private folder ``parent/PREFIX<random>`` (name it with the pid: see remove_leftovers)."""
+    """A new, empty, private folder ``parent/PREFIX<random>`` (name it with the pid: see remove_dead_temporaries)."""
     note_write(parent / prefix)
     return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
 

@@ -11,9 +11,7 @@ import json
 import logging
 import os
 import re
-import select
 import shutil
-import signal
 import tempfile
 import threading
 import time
@@ -25,8 +23,9 @@ from site_builder.source.blocks import Script
 from site_builder.source.cell_options import display_of
 from site_builder.run.demo_process import DemoProcess, start_demo_process
 from site_builder.run.encoders import find_ffmpeg
-from site_builder.run.capture import BlockOutput
-from site_builder.run.name_refs import name_refs
+from site_builder.run.child.files import BUILDER_DIR  # noqa: F401 (the stages take it from here)
+from site_builder.run.child.protocol import Event, Interruption, Outcome
+from site_builder.run.events import EventCallback, RunEvents, crash_error
 from site_builder.run.quoting import glued_values, job_expressions, quoted_values, strict_failure
 from site_builder.run.results import (  # noqa: F401 (re-exported: the stages import them from here)
     Artifact,
@@ -45,16 +44,13 @@ from site_builder.source.entries import Entry
 log = logging.getLogger(__name__)
 
 # Files the builder itself makes (figures, complete outputs, record.json) end up under
-# this sub-folder of a run's folder.  While the demo runs they are written to a sibling
-# folder the demo does not know of, and moved in only once the demo is dead: whatever the
-# demo left under this name (a link, a file) is removed first, never written through.
-BUILDER_DIR = "_site_builder"
+# BUILDER_DIR (child/files.py) of a run's folder.  While the demo runs they are written to a
+# sibling folder the demo does not know of, and moved in only once the demo is dead: whatever
+# the demo left under this name (a link, a file) is removed first, never written through.
+
 # IPython's profile folder for a notebook's shell, in the builder's folder while the demo runs
 # (never the user's ~/.ipython); removed before that folder is published.
 IPYTHON_DIR = ".ipython"
-
-
-EventCallback = Callable[[BlockEvent], None]
 
 
 class RunCancelled(Exception):
@@ -164,7 +160,7 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         ],
         "expressions": quoting,  # the prose's inline expressions, each after its block (run.quoting)
     }
-    state = _RunState(entry.name, cells, builder_dir, options.output_limit, scrub, on_event)
+    state = RunEvents(entry.name, cells, builder_dir, options.output_limit, scrub, on_event)
     started_at = time.time()
     t0 = time.perf_counter()
     # Unnamed temporary files: no folder to create and remove for every demo.
@@ -211,19 +207,18 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         raise RuntimeError(
             f"{entry.name}: the runner failed: {state.internal_error or state.reader_error}"
         )
-    if state.final is not None:
-        interruption = None
-    elif timed_out:
-        interruption = ("timeout", killed_at - state.current_t0 if state.current_t0 else 0.0)
-    else:
-        interruption = ("crashed", proc.poll())
+    interruption: Interruption | None = None
+    if state.final is None and timed_out:
+        interruption = Interruption(Outcome.TIMED_OUT, seconds=killed_at - state.current_t0 if state.current_t0 else 0.0)
+    elif state.final is None:
+        interruption = Interruption(Outcome.CRASHED, returncode=proc.poll())
     blocks = state.block_results(interruption, killed_at, entry.rel_path, runner_stderr)
     final = state.final or {}
     # What linking code to its documentation costs a run (benchmark (g) sums these lines).
     resolving = sum(_seconds(ev.get("names_cpu")) for ev in [*state.ends.values(), final])
     log.debug("%s: name resolution %.6f s of the demo process's %.3f s CPU", entry.name, resolving,
               _seconds(final.get("cpu")))
-    quoted = quoted_values(expressions, quoting, [e for e in state.quoting if e["event"] == "quoted"], scrub)
+    quoted = quoted_values(expressions, quoting, [e for e in state.quoting if e["event"] == Event.QUOTED], scrub)
     failure = _failure(entry, cells, blocks, options.timeout, killed_at - t0, interruption)
     if failure is None and options.strict_expressions:
         failure = strict_failure(entry.name, entry.rel_path, quoted)
@@ -237,7 +232,7 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         environment={str(k): str(v) for k, v in final.get("environment", {}).items()},
         reads=tuple(final.get("reads", ())),
         quoted=quoted,
-        glued=glued_values([e for e in state.quoting if e["event"] == "glue"], cells, state.display),
+        glued=glued_values([e for e in state.quoting if e["event"] == Event.GLUE], cells, state.display),
     )
 
 
@@ -296,227 +291,29 @@ def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:
     return scrub
 
 
-class _RunState:
-    """What the event reader learned from the runner, shared with ``run_demo``."""
-
-    def __init__(self, entry: str, cells: tuple[Any, ...], builder_dir: Path, limit: int,
-                 scrub: Callable[[str], str], on_event: EventCallback | None) -> None:
-        self.entry, self.cells, self.builder_dir = entry, cells, builder_dir
-        self.limit, self.scrub, self.on_event = limit, scrub, on_event
-        self.outputs: dict[int, BlockOutput] = {}
-        self.ends: dict[int, dict[str, Any]] = {}
-        self.current: int | None = None
-        self.current_t0 = 0.0
-        self.final: dict[str, Any] | None = None
-        self.os_exit: dict[str, Any] | None = None
-        self.internal_error: str | None = None
-        self.reader_error: str | None = None
-        self.write_error: OSError | None = None  # writing a long output's file failed (disk full...)
-        self.done = threading.Event()
-        self.stopping = False
-        self.quoting: list[dict[str, Any]] = []  # the "quoted" and "glue" events (run.quoting)
-
-    def read(self, fd: int) -> None:
-        """Read JSON lines from the runner until EOF (or, once told to stop, until idle)."""
-        buf = bytearray()
-        stop_deadline: float | None = None
-        while True:
-            # Read before waiting: only a wait begun after the stop finds the pipe truly idle.
-            # (A wait that timed out just before it, in a thread then kept waiting for the CPU,
-            # would leave the runner's last events unread: a finished demo taken for a crash.)
-            stopping = self.stopping
-            if stopping and stop_deadline is None:
-                stop_deadline = time.perf_counter() + 5.0  # a starved reader on a busy machine still drains the runner
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if not ready:
-                if stopping:
-                    break
-                continue
-            if stop_deadline is not None and time.perf_counter() > stop_deadline:
-                break  # an escaped grandchild keeps writing: stop listening
-            data = os.read(fd, 1 << 20)
-            if not data:
-                break
-            buf += data
-            start = 0
-            while (nl := buf.find(b"\n", start)) >= 0:
-                self._handle(bytes(buf[start:nl]))
-                start = nl + 1
-            del buf[:start]
-
-    def _handle(self, line: bytes) -> None:
-        try:
-            event = json.loads(line)
-            kind = event.get("event")
-            if kind == "out":
-                if self.write_error is None:
-                    self._output(event["i"]).add(event["stream"], event["text"])
-            elif kind == "display":
-                if self.write_error is None:
-                    self._output(event["i"]).add_display(self.display(event))
-            elif kind == "start":
-                self.current, self.current_t0 = event["i"], _started_at(event)
-                self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "start"))
-            elif kind == "end":
-                self.ends[event["i"]] = event
-                self.current = None
-                self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "end",
-                                        event["status"], float(event["duration"])))
-            elif kind in ("quoted", "glue"):
-                self.quoting.append(event)
-            elif kind == "done":
-                self.final = event
-                self.done.set()
-            elif kind == "os-exit":  # the demo called os._exit: where, for the crash message
-                self.os_exit = event
-            elif kind == "internal-error":
-                self.internal_error = event.get("traceback", "")
-                self.done.set()
-        except OSError as exc:  # run_demo raises it once the demo is over
-            self.write_error = exc
-        except Exception as exc:  # a builder bug: report it rather than lose events silently
-            log.exception("%s: bad runner event", self.entry)
-            self.reader_error = f"{type(exc).__name__}: {exc}"
-
-    def _output(self, i: int) -> BlockOutput:
-        if i not in self.outputs:
-            name = f"output-{_safe_name(self.cells[i].name)}.txt"
-            self.outputs[i] = BlockOutput(self.limit, self.builder_dir / name, self.scrub)
-        return self.outputs[i]
-
-    def _notify(self, event: BlockEvent) -> None:
-        if self.on_event is not None:
-            try:
-                self.on_event(event)
-            except Exception:
-                log.exception("%s: progress callback failed", self.entry)
-
-    def block_results(self, interruption: tuple[str, Any] | None, killed_at: float,
-                      rel_path: str, runner_stderr: str) -> tuple[BlockResult, ...]:
-        """One BlockResult per cell, the interrupted one (timeout/crash) included."""
-        interrupted = self.current
-        if interruption and interrupted is None:
-            interrupted = next((i for i in range(len(self.cells)) if i not in self.ends), None)
-        results = []
-        # The names of the functions' parameters, known once the script ended (runner's "done").
-        parameters = self.final.get("parameter_names") if isinstance(self.final, dict) else None
-        parameters = parameters if isinstance(parameters, dict) else {}
-        for i, cell in enumerate(self.cells):
-            out = self.outputs[i].result(
-                f"{BUILDER_DIR}/output-{_safe_name(cell.name)}.txt"
-            ) if i in self.outputs else {}
-            if i in self.ends:
-                ev = self.ends[i]
-                results.append(BlockResult(
-                    name=cell.name, status=ev["status"], duration=float(ev["duration"]),
-                    error=self._error(ev.get("error")), value=self._value(ev.get("value")),
-                    names=name_refs(_list(ev.get("names")) + _list(parameters.get(str(i)))),
-                    artifacts=tuple(Artifact(**a) for a in ev.get("artifacts", ())), **out,
-                ))
-            elif interruption and i == interrupted:
-                kind, detail = interruption
-                if kind == "timeout":
-                    # The cell already says "Timed out": the message says how long it ran.
-                    message = f"stopped after running {detail:.1f} s: the demo reached its time limit"
-                    error = BlockError("Timeout", message, None, "")
-                    status = "timeout"
-                else:
-                    error = _crash_error(detail, rel_path, runner_stderr, self.os_exit)
-                    status = "crashed"
-                start = self.current_t0 if self.current == i else killed_at
-                results.append(BlockResult(cell.name, status, killed_at - start if start else 0.0,
-                                           error=error, **out))  # type: ignore[arg-type]
-                self._notify(BlockEvent(self.entry, cell.name, "end", status, results[-1].duration))
-            else:
-                results.append(BlockResult(cell.name, "not-run", 0.0, **out))
-        return tuple(results)
-
-    def _value(self, raw: dict[str, Any] | None) -> Display | None:
-        return self.display(raw) if raw else None
-
-    def display(self, raw: dict[str, Any]) -> Display:
-        """A Display from the runner's event, text scrubbed of the machine's paths."""
-        return Display(data={str(k): self.scrub(str(v)) for k, v in raw.get("data", {}).items()},
-                       files={str(k): str(v) for k, v in raw.get("files", {}).items()},
-                       omitted={str(k): int(v) for k, v in raw.get("omitted", {}).items()})
-
-    def _error(self, raw: dict[str, Any] | None) -> BlockError | None:
-        if raw is None:
-            return None
-        return BlockError(raw["type"], self.scrub(raw["message"]), raw["line"],
-                          self.scrub(raw["traceback"]))
-
-
-def _list(raw: Any) -> list[Any]:
-    return raw if isinstance(raw, list) else []
-
-
-def _crash_error(returncode: int | None, rel_path: str, runner_stderr: str,
-                 os_exit: dict[str, Any] | None = None) -> BlockError:
-    """Describe a runner that died mid-block, with the faulthandler dump's script line."""
-    if os_exit is not None:  # the demo called os._exit(status): no dump, but the runner saw where
-        line = os_exit.get("line")
-        traceback = f'  File "{rel_path}", line {line}\n' if line else ""
-        return BlockError("Crash", f"os._exit({os_exit.get('status')!r})", line, traceback)
-    if returncode is not None and returncode < 0:
-        try:
-            why = f"signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            why = f"signal {-returncode}"
-        message = f"the process died with {why}"
-    else:
-        message = f"exit status {returncode}"
-    line = None
-    frames: list[str] = []
-    _, found, current = runner_stderr.partition("Current thread")
-    if found:
-        for m in re.finditer(r'^[ \t]*File "([^"]+)", line (\d+) in (.*)$', current, re.M):  # [ \t]: linear
-            if m.group(1) == rel_path:
-                frames.append(m.group(0).strip())
-                if line is None:
-                    line = int(m.group(2))  # most recent call first: the innermost
-    traceback = "".join(f"  {f}\n" for f in reversed(frames))
-    return BlockError("Crash", message, line, traceback)
-
-
-def _started_at(event: dict[str, Any]) -> float:
-    """When a block began, on this process's perf_counter clock: the child's monotonic time
-    stamp taken back by its age (the event may be read long after it was sent)."""
-    now = time.perf_counter()
-    sent = event.get("t")
-    if isinstance(sent, (int, float)) and not isinstance(sent, bool):
-        return now - min(max(time.monotonic() - float(sent), 0.0), 3600.0)
-    return now
-
-
 def _failure(entry: Entry, cells: tuple[Any, ...], blocks: tuple[BlockResult, ...],
-             limit: float, elapsed: float, interruption: tuple[str, Any] | None) -> str | None:
+             limit: float, elapsed: float, interruption: Interruption | None) -> str | None:
     """The first problem of the run as a one-line message, or None."""
     name = entry.name
     for cell, block in zip(cells, blocks):
         err = block.error
         where = entry.rel_path + (f":{err.line}" if err and err.line else "")
-        if block.status == "error" and err:
+        if block.status == Outcome.RAISED and err:
             tail = f": {err.message}" if err.message else ""
             return f"{name}: block {block.name} raised {err.type} at {where}{tail}"
-        if block.status == "exited" and err:
+        if block.status == Outcome.EXITED and err:
             return f"{name}: block {block.name} exited ({err.message}) at {where}"
-        if block.status == "timeout":
+        if block.status == Outcome.TIMED_OUT:
             return (f"{name}: block {block.name} timed out after running {block.duration:.1f} s "
                     f"(the demo's limit of {limit:g} s was reached after {elapsed:.1f} s)")
-        if block.status == "crashed" and err:
+        if block.status == Outcome.CRASHED and err:
             why = err.message.removeprefix("the process died with ")
             return f"{name}: block {block.name} crashed ({why}) at {where}"
-        if block.status == "ok" and "raises-exception" in cell.tags and entry.format == "py":  # notebook: allows
+        if block.status == Outcome.OK and "raises-exception" in cell.tags and entry.format == "py":  # notebook: allows
             tags = json.dumps(list(cell.tags))
             return f"{name}: block {block.name} was expected to raise (tags={tags}) but did not"
     if interruption:  # after the last block: the runner's own wrap-up
-        kind, detail = interruption
-        if kind == "timeout":
+        if interruption.outcome == Outcome.TIMED_OUT:
             return f"{name}: timed out after {elapsed:.1f} s (limit {limit:g} s)"
-        return f"{name}: the process died after the last block ({_crash_error(detail, '', '').message})"
+        return f"{name}: the process died after the last block ({crash_error(interruption.returncode, '', '').message})"
     return None
-
-
-def _safe_name(block: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", block)

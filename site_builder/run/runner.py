@@ -68,6 +68,7 @@ process, streams, files = _child["process"], _child["streams"], _child["files"]
 cells, figures, environment = _child["cells"], _child["outputs.figures"], _child["environment"]
 displays_out, quoted = _child["outputs.displays"], _child["outputs.quoted"]
 api_names, shell_module = _child["api_names"], _child["shell"]
+Event = _child["protocol"].Event  # the events sent to the parent (child/protocol.py)
 # What fork_server.py calls on the runner it loaded.
 become_subreaper = process.become_subreaper
 kill_tree = process.kill_tree
@@ -94,7 +95,7 @@ def main(argv: list[str]) -> None:
     except BaseException:
         tb = traceback.format_exc()
         os.write(saved_err, tb.encode("utf-8", "replace"))
-        events.send([{"event": "internal-error", "traceback": tb}])
+        events.send([{"event": Event.INTERNAL_ERROR, "traceback": tb}])
         process.REAL_EXIT(70)
     process.REAL_EXIT(0)  # skip interpreter shutdown: demo threads or atexit hooks must not hang us
 
@@ -145,7 +146,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
         """Evaluate the prose's expressions whose place is after block ``place`` (None: the run)."""
         found = [quoted.evaluate(e, ns) for e in expressions if e["after"] == place]
         if found:
-            events.send([{"event": "quoted", "values": found}])
+            events.send([{"event": Event.QUOTED, "values": found}])
 
     flags = 0
     # CPU spent on names outside the blocks (the parent adds each block's); on Python 3.12+
@@ -158,7 +159,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
     for index, cell in enumerate(job["blocks"]):
         # "t": when it started (the system-wide monotonic clock), so a parent that reads the
         # event late, a loaded machine's timeout say, still knows how long the block ran.
-        events.send([{"event": "start", "i": index, "block": cell["name"], "t": time.monotonic()}])
+        events.send([{"event": Event.START, "i": index, "block": cell["name"], "t": time.monotonic()}])
         before = files.snapshot(files_dir)
         sink.begin(index)
         displays.begin(index, cell["name"])
@@ -191,7 +192,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
         sink.finish()
         artifacts += displays.end()
         evaluate_at(index)
-        events.send([{"event": "end", "i": index, "block": cell["name"], "status": status,
+        events.send([{"event": Event.END, "i": index, "block": cell["name"], "status": status,
                       "duration": duration, "error": error, "artifacts": artifacts, "value": value,
                       "names": names, "names_cpu": resolving}])
         if stop:
@@ -209,7 +210,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
     namespaces = [ns] + [vars(m) for m in imported
                          if isinstance(getattr(m, "__file__", None), str)
                          and paths.project_rel(m.__file__)]
-    events.send([{"event": "done", "environment": environment.environment_of(namespaces),
+    events.send([{"event": Event.DONE, "environment": environment.environment_of(namespaces),
                   "reads": files.reads(audit, paths, imported), "parameter_names": parameters,
                   "names_cpu": run_resolving, "cpu": time.process_time()}])
 

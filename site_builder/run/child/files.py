@@ -11,7 +11,7 @@ from typing import Any
 
 from .streams import BinaryStream, TextStream
 
-BUILDER_DIR = "_site_builder"  # same as site_builder.run.execute.BUILDER_DIR
+BUILDER_DIR = "_site_builder"  # the one definition: the parent (run.execute) imports it from here
 # site_builder/ (this file is site_builder/run/child/files.py)
 BUILDER_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp")

@@ -13,6 +13,7 @@ import threading
 import time
 from typing import Any
 
+from .protocol import Event
 from .process import REAL_EXIT, exit_if_orphaned, kill_descendants
 
 MAX_EVENT_TEXT = 1 << 20  # split huge writes so no single JSON line is enormous
@@ -122,7 +123,7 @@ class Sink:
         with self.lock:
             self._drain()
             self._flush()
-            self.events.send([{"event": "display", "i": self.block, **record}])
+            self.events.send([{"event": Event.DISPLAY, "i": self.block, **record}])
 
     def begin(self, index: int) -> None:
         with self.lock:
@@ -202,7 +203,7 @@ class Sink:
         for stream, texts in self.pending:
             text = "".join(texts)
             for i in range(0, len(text), MAX_EVENT_TEXT):
-                objs.append({"event": "out", "i": self.block, "stream": stream,
+                objs.append({"event": Event.OUT, "i": self.block, "stream": stream,
                              "text": text[i:i + MAX_EVENT_TEXT]})
         self.pending, self.pending_size = [], 0
         self.events.send(objs)
@@ -290,7 +291,7 @@ def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
                 frame = frame.f_back
             try:
                 sink.finish()
-                events.send([{"event": "os-exit", "status": status,
+                events.send([{"event": Event.OS_EXIT, "status": status,
                               "line": frame.f_lineno if frame is not None else None}])
                 kill_descendants(os.getpid())
             except Exception:

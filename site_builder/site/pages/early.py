@@ -9,9 +9,6 @@ takes an early page only when it was made from the very result and site it is gi
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +16,7 @@ from site_builder.run.execute import RunResult
 from site_builder.site.downloads.archives import Deflated, deflate, notebook_paths
 from site_builder.site.pages.renderer import PageRenderer, neighbours
 from site_builder.source.expressions.places import pastes_from_other_entries
+from site_builder.site.logs import captured_records
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo, ordered_builds
 
 log = logging.getLogger(__name__)
@@ -58,7 +56,7 @@ class EarlyPages:
         if name not in self.neighbours or pastes_from_other_entries(build.script):
             return
         try:
-            with held_records() as held:
+            with captured_records(hold=True) as held:
                 files = self.renderer.entry_files(build, *self.neighbours[name])
         except Exception:  # the final render raises it where a build always has
             log.debug("%s: not rendered early", name, exc_info=True)
@@ -78,34 +76,3 @@ class EarlyPages:
             self.pages.clear()  # another site: none of them holds
             return None
         return page
-
-
-@contextmanager
-def held_records() -> Iterator[list[logging.LogRecord]]:
-    """Hold back what this thread logs meanwhile (other threads' records pass as usual)."""
-    me = threading.get_ident()
-    held: list[logging.LogRecord] = []
-
-    def passes(record: logging.LogRecord) -> bool:
-        return record.thread != me
-
-    class _Hold(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            if record.thread == me:
-                held.append(record)
-
-    chain: list[logging.Handler] = []
-    logger: logging.Logger | None = logging.getLogger("site_builder")
-    while logger is not None:
-        chain.extend(logger.handlers)
-        logger = logger.parent if logger.propagate else None
-    hold = _Hold()
-    for handler in chain:
-        handler.addFilter(passes)
-    logging.getLogger().addHandler(hold)  # a handler found: no last-resort printing meanwhile
-    try:
-        yield held
-    finally:
-        logging.getLogger().removeHandler(hold)
-        for handler in chain:
-            handler.removeFilter(passes)

@@ -1,8 +1,6 @@
-"""Housekeeping under the project's lock: what killed builds left, and what deleted entries left.
+"""Housekeeping under the project's lock, after a build: what deleted entries left.
 
-- :func:`remove_leftovers`, at the start of every build: the temporary files and folders
-  (``*.tmp-PID...``, PID a process that is gone) of builds that died (SIGKILL, power loss) in
-  the records folder and the record folders' sections, its cache and beside the output folder.
+(What killed builds left is removed before a build: project/leftovers.py.)
 - :func:`prune`, after a published build: the records of entries that are gone and the
   cached thumbnails no published figure uses.  Folders of the records folder that hold no
   record (another tool's cache, anything a person put there) are left alone.
@@ -10,16 +8,13 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 from dataclasses import dataclass, field
-from collections.abc import Iterable
 from pathlib import Path
 
 from site_builder.config import Config
-from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, shown_folder
-from site_builder.fs import remove_leftovers as remove_dead_temporaries
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.run.execute import BUILDER_DIR
 from site_builder.run.records.record_json import RECORD_FILE
@@ -27,7 +22,6 @@ from site_builder.project.folders import cache_dir
 from site_builder.site.sitefiles import SiteFile
 from site_builder.site.outputs.thumbnails import THUMBNAIL_DIR, THUMBNAIL_VERSION
 
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -68,21 +62,6 @@ def _section_folders(records: Path) -> list[Path]:
             found.append(Path(item.path))
             pending.append((Path(item.path), depth + 1))
     return found
-
-
-def remove_leftovers(config: Config, names: Iterable[str]) -> None:
-    """Remove what builds that died left behind beside the records of the entries ``names`` (and
-    in the cache, beside the output folder); say so in one line when there was something."""
-    sections = {config.records.joinpath(*name.split("/")[:-1]) for name in names} | {config.records}
-    # (folder, the start of the names the builder gives its temporaries there)
-    places = [*((folder, ".") for folder in sorted(sections)), (cache_dir(config), ""),
-              (cache_dir(config) / "thumbnails", ""), (config.output.parent, f".{config.output.name}.tmp-")]
-    removed = []
-    for folder, prefix in places:
-        removed += [f"{shown_folder(folder, config.root)}{name}" for name in remove_dead_temporaries(folder, prefix)]
-    if removed:
-        shown = ", ".join(removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
-        log.info("removed %d temporary file(s) left by a build that was killed: %s", len(removed), shown)
 
 
 def prune(config: Config, names: set[str] | None, site_files: list[SiteFile]) -> Pruned:

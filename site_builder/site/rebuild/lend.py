@@ -12,11 +12,8 @@ changed, the build stops before any of them is imported.
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from site_builder.config import Config
@@ -235,21 +232,3 @@ def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None
         state.files = track_files(config, list(state.files))
         save_state(config, state)
     return state
-
-
-@contextmanager
-def captured_warnings() -> Iterator[list[str]]:
-    """Collect the warnings the builder logs meanwhile (to say them again on an unchanged rebuild)."""
-    messages: list[str] = []
-
-    class _Keep(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            messages.append(record.getMessage())
-
-    handler = _Keep(logging.WARNING)
-    logger = logging.getLogger("site_builder")
-    logger.addHandler(handler)
-    try:
-        yield messages
-    finally:
-        logger.removeHandler(handler)

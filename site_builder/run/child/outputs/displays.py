@@ -16,12 +16,12 @@ displayhook publish here (``shell.py``), with IPython's formatters' bundles.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import Any
 
 from ..files import BUILDER_DIR, png_size
 from .quoted import glued
+from ..protocol import Event, safe_name
 from .values import FILE_TYPES, describe_value, mime_bundle, normalised, worth_showing
 
 DISPLAY_MODULE = "IPython.core.display_functions"  # where IPython >= 7.23 defines display()
@@ -39,7 +39,7 @@ class Displays:
 
     def begin(self, index: int, block: str) -> None:
         self.index, self.count, self.artifacts = index, 0, []
-        self.safe = re.sub(r"[^A-Za-z0-9_.-]", "_", block)  # as execute._safe_name
+        self.safe = safe_name(block)
 
     def end(self) -> list[dict[str, Any]]:
         """The files written for this block's bundles (artifacts of kind "display")."""
@@ -71,7 +71,7 @@ class Displays:
             return
         record = self.record(bundle, metadata)
         if glue is not None:
-            self.sink.events.send([{"event": "glue", "i": self.index, "name": glue[0][:200], **record}])
+            self.sink.events.send([{"event": Event.GLUE, "i": self.index, "name": glue[0][:200], **record}])
         if glue is None or glue[2]:
             self.sink.display(record)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 import struct
 import sys
 import zlib
@@ -12,6 +11,7 @@ from typing import Any
 
 from .animations import live_animations, save_animation
 from ..files import BUILDER_DIR, png_size
+from ..protocol import safe_name
 
 
 def save_figures(block: str, builder_dir: str, scale: float = 2.0, namespace: dict[str, Any] | None = None,
@@ -30,7 +30,7 @@ def save_figures(block: str, builder_dir: str, scale: float = 2.0, namespace: di
     if plt is None and not shown:
         return []
     arts: list[dict[str, Any]] = []
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", block)  # as execute._safe_name
+    safe = safe_name(block)
     animated = live_animations(namespace) if namespace is not None else {}
     figures = [(num, None) for num in plt.get_fignums()] if plt is not None else []
     figures += [(None, fig) for fig in shown or ()]

@@ -1,0 +1,32 @@
+"""What builds that died left behind, removed at the start of every build (holding the project's lock).
+
+The temporary files and folders (``*.tmp-PID...``, PID a process that is gone) of builds that
+died (SIGKILL, power loss) in the records folder and the record folders' sections, the
+builder's cache and beside the output folder.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from site_builder.config import Config
+from site_builder.fs import remove_dead_temporaries, shown_folder
+from site_builder.project.folders import cache_dir
+
+log = logging.getLogger(__name__)
+
+
+def remove_leftovers(config: Config, names: Iterable[str]) -> None:
+    """Remove what builds that died left behind beside the records of the entries ``names`` (and
+    in the cache, beside the output folder); say so in one line when there was something."""
+    sections = {config.records.joinpath(*name.split("/")[:-1]) for name in names} | {config.records}
+    # (folder, the start of the names the builder gives its temporaries there)
+    places = [*((folder, ".") for folder in sorted(sections)), (cache_dir(config), ""),
+              (cache_dir(config) / "thumbnails", ""), (config.output.parent, f".{config.output.name}.tmp-")]
+    removed = []
+    for folder, prefix in places:
+        removed += [f"{shown_folder(folder, config.root)}{name}" for name in remove_dead_temporaries(folder, prefix)]
+    if removed:
+        shown = ", ".join(removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
+        log.info("removed %d temporary file(s) left by a build that was killed: %s", len(removed), shown)

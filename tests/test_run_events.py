@@ -1,0 +1,102 @@
+"""The parent's handling of the run protocol, fed recorded events: no child process runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from site_builder.run.child.protocol import Event, Interruption, Outcome, safe_name
+from site_builder.run.events import RunEvents
+from site_builder.run.results import BlockEvent
+from site_builder.source.parsed import Cell
+
+CELLS = (Cell("code", "setup", "import time", 1, None), Cell("code", "B-fit", "fit()", 3, 2),
+         Cell("code", "B-plot", "plot()", 5, 4))
+
+
+def _fed(tmp_path: Path, *events: dict[str, object]) -> tuple[RunEvents, list[BlockEvent]]:
+    seen: list[BlockEvent] = []
+    state = RunEvents("demo", CELLS, tmp_path, 10_000, lambda text: text.replace(str(tmp_path), "."), seen.append)
+    for event in events:
+        state.handle(json.dumps(event).encode("utf-8"))  # a StrEnum is written as its value
+    return state, seen
+
+
+def _text(block: object) -> str:
+    return "".join(chunk.text for chunk in block.output)  # type: ignore[attr-defined]
+
+
+def _end(i: int, status: Outcome, **fields: object) -> dict[str, object]:
+    return {"event": Event.END, "i": i, "block": CELLS[i].name, "status": status, "duration": 0.25, **fields}
+
+
+def test_a_finished_run_gives_each_block_its_outcome_output_and_error(tmp_path: Path) -> None:
+    error = {"type": "ValueError", "message": f"bad {tmp_path}/x", "line": 3, "traceback": "Traceback"}
+    state, seen = _fed(
+        tmp_path,
+        {"event": Event.START, "i": 0, "block": "setup", "t": 0.0},
+        {"event": Event.OUT, "i": 0, "stream": "stdout", "text": "loaded\n"},
+        _end(0, Outcome.OK),
+        {"event": Event.START, "i": 1, "block": "B-fit", "t": 0.0},
+        {"event": Event.OUT, "i": 1, "stream": "stderr", "text": "warning\n"},
+        _end(1, Outcome.RAISED, error=error),
+        {"event": Event.DONE, "environment": {"python": "3.11"}},
+    )
+    assert state.done.is_set() and state.final is not None
+    blocks = state.block_results(None, 1.0, "demos/demo.py", "")
+    assert [b.status for b in blocks] == [Outcome.OK, Outcome.RAISED, Outcome.NOT_RUN]
+    assert _text(blocks[0]) == "loaded\n" and _text(blocks[1]) == "warning\n"
+    assert blocks[1].error is not None and blocks[1].error.message == "bad ./x"  # the machine's path scrubbed
+    assert [(e.block, e.kind, e.status) for e in seen] == [
+        ("setup", "start", None), ("setup", "end", "ok"), ("B-fit", "start", None), ("B-fit", "end", "error")]
+
+
+def test_a_timeout_inside_a_block_names_how_long_it_ran_and_runs_nothing_after(tmp_path: Path) -> None:
+    state, seen = _fed(
+        tmp_path,
+        {"event": Event.START, "i": 0, "block": "setup", "t": 0.0},
+        _end(0, Outcome.OK),
+        {"event": Event.START, "i": 1, "block": "B-fit", "t": 0.0},
+        {"event": Event.OUT, "i": 1, "stream": "stdout", "text": "epoch 1\n"},
+    )
+    blocks = state.block_results(Interruption(Outcome.TIMED_OUT, seconds=2.5), 5.0, "demos/demo.py", "")
+    assert [b.status for b in blocks] == [Outcome.OK, Outcome.TIMED_OUT, Outcome.NOT_RUN]
+    assert blocks[1].error is not None and "stopped after running 2.5 s" in blocks[1].error.message
+    assert _text(blocks[1]) == "epoch 1\n"
+    assert (seen[-1].block, seen[-1].kind, seen[-1].status) == ("B-fit", "end", "timeout")
+
+
+def test_a_demo_that_calls_os_exit_crashes_its_block_at_the_line(tmp_path: Path) -> None:
+    state, _ = _fed(
+        tmp_path,
+        {"event": Event.START, "i": 0, "block": "setup", "t": 0.0},
+        {"event": Event.OS_EXIT, "status": 3, "line": 1},
+    )
+    blocks = state.block_results(Interruption(Outcome.CRASHED, returncode=3), 1.0, "demos/demo.py", "")
+    assert blocks[0].status == Outcome.CRASHED and blocks[0].error is not None
+    assert (blocks[0].error.message, blocks[0].error.line) == ("os._exit(3)", 1)
+
+
+def test_a_signal_crash_names_the_signal_and_the_scripts_line_from_the_dump(tmp_path: Path) -> None:
+    state, _ = _fed(tmp_path, {"event": Event.START, "i": 0, "block": "setup", "t": 0.0})
+    dump = 'Fatal Python error: Segmentation fault\n\nCurrent thread 0x1 (most recent call first):\n  File "demos/demo.py", line 1 in <module>\n'
+    blocks = state.block_results(Interruption(Outcome.CRASHED, returncode=-11), 1.0, "demos/demo.py", dump)
+    assert blocks[0].error is not None
+    assert (blocks[0].error.message, blocks[0].error.line) == ("the process died with signal SIGSEGV", 1)
+
+
+def test_the_runners_own_failure_and_a_malformed_line_are_reported_not_lost(tmp_path: Path) -> None:
+    state, _ = _fed(tmp_path, {"event": Event.INTERNAL_ERROR, "traceback": "Traceback: boom"})
+    assert state.done.is_set() and state.internal_error == "Traceback: boom"
+    state.handle(b'{"event": "end", "i": 0}')  # no status: a builder bug, said once
+    assert state.reader_error is not None and "KeyError" in state.reader_error
+
+
+def test_a_block_name_is_safe_in_a_file_name_one_character_for_one() -> None:
+    assert safe_name("B-fit/α 1") == "B-fit___1" and safe_name("B_2.x") == "B_2.x"
+
+
+def test_quoted_and_glue_events_wait_for_the_end_of_the_run(tmp_path: Path) -> None:
+    state, _ = _fed(tmp_path, {"event": Event.QUOTED, "values": []},
+                    {"event": Event.GLUE, "i": 0, "name": "x", "data": {"text/plain": "1"}})
+    assert [e["event"] for e in state.quoting] == ["quoted", "glue"]
