@@ -96,6 +96,10 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                     "year=1984}", encoding="utf-8")
     (demos / "chart.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>',
                                      encoding="utf-8")
+    (demos / "_notes" / "1.1").mkdir(parents=True)  # helpers only: no section, whatever its name
+    (demos / "_notes" / "1.1" / "_old.qmd").write_text("Old.\n", encoding="utf-8")
+    (demos / "v1.0").mkdir()
+    (demos / "v1.0" / "_only-a-part.qmd").write_text("A part.\n", encoding="utf-8")
     (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
     return build_keeping_warnings(project)
 

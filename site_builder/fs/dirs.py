@@ -196,3 +196,32 @@ def check_replaceable(folder: Path, mark: str, what: str, shown: str | None = No
         f"{shown or folder.name} exists and is not {what} made by site_builder: refusing to replace it "
         "(move it away, or choose another folder)"
     )
+
+
+def link_names(folder: Path, into: Path, skip: str = "") -> dict[Path, str]:
+    """Link each name of ``folder`` into ``into`` (a run folder: a notebook reads the files beside
+    it, as Jupyter runs it in its own folder), but ``skip`` and names ``into`` has already;
+    what is written anew there stays there.  The links made, for :func:`remove_links`."""
+    links: dict[Path, str] = {}
+    folder = folder.resolve()
+    for name in sorted(os.listdir(folder)):
+        link = into / name
+        if name == skip or os.path.lexists(link):
+            continue
+        try:
+            os.symlink(folder / name, link)
+        except OSError:  # the run goes on without it, as the demo's own files would
+            continue
+        links[link] = str(folder / name)
+    return links
+
+
+def remove_links(links: dict[Path, str]) -> None:
+    """Remove the links :func:`link_names` made that are still as it made them (never a file
+    that took a link's place)."""
+    for link, target in links.items():
+        try:
+            if os.path.islink(link) and os.readlink(link) == target:
+                os.unlink(link)
+        except OSError:
+            pass  # the run removed it, or its folder: nothing of ours is left there

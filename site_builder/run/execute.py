@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from site_builder.fs import adopt_dir, make_dirs
+from site_builder.fs import adopt_dir, link_names, make_dirs, remove_links
 from site_builder.source.blocks import Script
 from site_builder.source.cell_options import display_of
 from site_builder.run.demo_process import DemoProcess, start_demo_process
@@ -88,7 +88,9 @@ def run_demo(
     files_dir = Path(files_dir).resolve()
     make_dirs(files_dir)
     builder_dir = files_dir.with_name(files_dir.name + ".builder")
-    links = _notebook_folder_links(entry, files_dir)
+    # a notebook reads the files beside it, as Jupyter runs it in its own folder; a script gets
+    # exactly what `python demos/x.py` gives it
+    links = link_names(entry.path.parent, files_dir, skip=BUILDER_DIR) if entry.format != "py" else {}
     try:
         make_dirs(builder_dir)
         result = _run(entry, script, cells, files_dir, builder_dir, options, on_event, cancel)
@@ -98,39 +100,11 @@ def run_demo(
         shutil.rmtree(builder_dir, ignore_errors=True)
         raise
     finally:
-        _remove_links(links)
+        remove_links(links)
     if planted:
         log.warning("%s: the %s %s the demo made is not published: the name is reserved for the "
                     "builder's own files", entry.name, planted, BUILDER_DIR)
     return result
-
-
-def _notebook_folder_links(entry: Entry, files_dir: Path) -> dict[Path, str]:
-    """A notebook reads the files beside it, as Jupyter runs it in its own folder: each name of
-    that folder is linked into the run's folder (what the notebook writes anew still lands in the
-    run's folder, published); the links, ours, go again after the run (``_remove_links``)."""
-    if entry.format == "py":
-        return {}  # a script gets exactly what `python demos/x.py` gives it
-    links: dict[Path, str] = {}
-    folder = entry.path.parent.resolve()
-    for name in sorted(os.listdir(folder)):
-        link = files_dir / name
-        if name == BUILDER_DIR or os.path.lexists(link):
-            continue
-        target = str(folder / name)
-        os.symlink(target, link)
-        links[link] = target
-    return links
-
-
-def _remove_links(links: dict[Path, str]) -> None:
-    """Remove the links ``_notebook_folder_links`` made that are still as it made them."""
-    for link, target in links.items():
-        try:
-            if os.path.islink(link) and os.readlink(link) == target:
-                os.unlink(link)
-        except OSError:
-            pass  # the demo removed it, or its folder: nothing of ours is left there
 
 
 def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, builder_dir: Path,

@@ -199,8 +199,11 @@ def _candidates(folder: Path, root: Path, found: list[str], section: str = "") -
 
 
 def _holds_entries(folder: Path) -> bool:
-    """True when ``folder`` (or a folder in it) holds a file that could be an entry."""
-    return any(p.suffix.lower() in ENTRY_SUFFIXES and p.name not in SECTION_HEADERS for p in folder.rglob("*"))
+    """True when ``folder`` (or a folder in it) holds a file that could be an entry: helpers
+    (``_part.qmd`` a document includes, ``_data/``) make no section of the folder holding them."""
+    return any(p.suffix.lower() in ENTRY_SUFFIXES and p.name not in SECTION_HEADERS
+               and not any(part.startswith(("_", ".")) for part in p.relative_to(folder).parts)
+               for p in folder.rglob("*"))
 
 
 def sections(demos_dir: Path, entries: Iterable[Entry]) -> list[Section]:
