@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, Role, RoleCall, \
-    register_all, registers
+    number_equation, number_figure, register_all, registers
 
 if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
@@ -154,14 +154,9 @@ class GlueDirective(Directive):
 
     def resolve(self, call: DirectiveCall, page: PageContext) -> None:
         if call.name == "glue:figure":
-            number = page.number("figure")
-            call.data["number"] = str(number)
-            if call.label:
-                call.data["anchor"] = page.define(call.label, f"Fig. {number}", str(number))
+            number_figure(call, page)
         elif call.name == "glue:math" and call.label:
-            number = page.number("equation")
-            call.data["number"] = str(number)
-            call.data["anchor"] = page.define(call.label, f"({number})", str(number))
+            number_equation(call, page)
 
     def render(self, call: DirectiveCall, out: Output) -> str:
         doc = call.options.get("doc", "").strip()  # MyST-NB's :doc: other.ipynb

@@ -18,7 +18,8 @@ from markupsafe import Markup
 from site_builder.site.prose.images import is_remote
 from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.raw_html import define_anchors, raw_html
-from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, register_all, registers
+from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, number_equation, \
+    number_figure, register_all, registers
 from site_builder.site.highlight import highlighted
 
 if TYPE_CHECKING:
@@ -98,9 +99,7 @@ class MathBlock(Directive):
 
     def resolve(self, call: DirectiveCall, page: PageContext) -> None:
         if call.label:
-            number = page.number("equation")
-            call.data["number"] = str(number)
-            call.data["anchor"] = page.define(call.label, f"({number})", str(number))
+            number_equation(call, page)
 
     def render(self, call: DirectiveCall, out: Output) -> str:
         return out.macro("math_block", math_html(call.body.strip(), True), call.data.get("number", ""), call.anchor)
@@ -123,10 +122,7 @@ class Figure(Directive):
 
     def resolve(self, call: DirectiveCall, page: PageContext) -> None:
         if call.name == "figure":
-            number = page.number("figure")
-            call.data["number"] = str(number)
-            if call.label:
-                call.data["anchor"] = page.define(call.label, f"Fig. {number}", str(number))
+            number_figure(call, page)
         else:
             call.body = ""  # an image has no caption
 

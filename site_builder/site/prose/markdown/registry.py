@@ -194,3 +194,18 @@ def default_registry() -> Registry:
     for module in PLUGINS:
         importlib.import_module(module).register(registry)
     return registry
+
+
+def number_figure(call: DirectiveCall, page: PageContext) -> None:
+    """Give a figure directive the page's next figure number, and its label an anchor."""
+    number = page.number("figure")
+    call.data["number"] = str(number)
+    if call.label:
+        call.data["anchor"] = page.define(call.label, f"Fig. {number}", str(number))
+
+
+def number_equation(call: DirectiveCall, page: PageContext) -> None:
+    """Give a labelled display-math directive the page's next equation number and an anchor."""
+    number = page.number("equation")
+    call.data["number"] = str(number)
+    call.data["anchor"] = page.define(call.label, f"({number})", str(number))
