@@ -20,7 +20,9 @@ log = logging.getLogger(__name__)
 def remove_leftovers(config: Config, names: Iterable[str]) -> None:
     """Remove what builds that died left behind beside the records of the entries ``names`` (and
     in the cache, beside the output folder); say so in one line when there was something."""
-    sections = {config.records.joinpath(*name.split("/")[:-1]) for name in names} | {config.records}
+    # each section once: a site of thousands of entries has a few sections
+    sections = {config.records.joinpath(*section.split("/")) for section in {name.rpartition("/")[0] for name in names}
+                if section} | {config.records}
     # (folder, the start of the names the builder gives its temporaries there)
     places = [*((folder, ".") for folder in sorted(sections)), (cache_dir(config), ""),
               (cache_dir(config) / "thumbnails", ""), (config.output.parent, f".{config.output.name}.tmp-")]
