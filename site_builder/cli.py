@@ -302,7 +302,8 @@ def _list_shard(config: Config, shard: tuple[int, int]) -> int:
     from site_builder.source.entries import discover
     from site_builder.run.shards import shard_entries
 
-    for entry in shard_entries(config, discover(config.demos, config.root, ignore=config.ignored(), pages=config.pages), shard):
+    for entry in shard_entries(discover(config.demos, config.root, ignore=config.ignored(), pages=config.pages), shard,
+                               config.runs, config.records, config.root):
         print_line(entry.name, sys.stdout)
     return EXIT_OK
 

@@ -15,6 +15,7 @@ import pytest
 from conftest import run_cli, write_demo
 from site_builder.project.folders import CACHE_DIR
 from site_builder.commands.build import BuildOptions, build
+from site_builder.commands.build.options import folders_of
 from site_builder.config import load_config
 from site_builder.run.records import schema as record_schema
 from site_builder.run.records.record_json import RECORD_FILE
@@ -142,7 +143,7 @@ def test_a_record_changed_after_the_build_is_checked_again(gallery: Path, monkey
                                                          caplog: pytest.LogCaptureFixture) -> None:
     """Bytes that differ from the ones checked are checked again, even with the size and mtime
     put back: a forged field is refused (the demo runs again) as it is in any build."""
-    record = store_dir(load_config(gallery), "e0") / RECORD_FILE
+    record = store_dir(load_config(gallery).records, "e0") / RECORD_FILE
     st = record.stat()
     data = json.loads(record.read_bytes())
     data["blocks"][0]["duration"] = "soon"
@@ -196,7 +197,7 @@ def test_installed_packages_changed_checks_every_record(gallery: Path, monkeypat
 
 def test_rebuilds_stage_into_the_replaced_site_and_never_write_the_published_one(gallery: Path) -> None:
     config = load_config(gallery)
-    spare = rebuild_state.spare_dir(config)
+    spare = rebuild_state.spare_dir(folders_of(config))
     for word in ("blackberry", "boysenberry"):  # the second rebuild stages into the first's spare
         _edit(gallery, "e1", "banana" if word == "blackberry" else "blackberry", word)
         published = _bytes(gallery / "build")
@@ -209,7 +210,7 @@ def test_links_and_strays_planted_in_the_spare_are_removed_not_followed(gallery:
     config = load_config(gallery)
     _edit(gallery, "e1", "banana", "blackberry")
     assert build(config, BuildOptions()).ok  # makes the spare
-    spare = rebuild_state.spare_dir(config)
+    spare = rebuild_state.spare_dir(folders_of(config))
     outside = tmp_path_factory.mktemp("outside")
     (outside / "keep.txt").write_text("not the builder's\n")
     shutil.rmtree(spare / "e2")

@@ -22,13 +22,12 @@ from site_builder.run.execute import BlockResult, RunCancelled, RunResult, run_d
 from site_builder.fs import writing
 from site_builder.reports.build_report import BuildReport
 from site_builder.reports.progress import Progress, summarize
-from site_builder.run.records.inputs import run_options
 from site_builder.run.records.store import RecordStore, store_dir
 from site_builder.project.folders import cache_dir
 from site_builder.site.outputs import thumbnails
 from site_builder.run.shards import estimated_seconds, recorded_durations
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
-from site_builder.commands.build.options import BuildOptions
+from site_builder.commands.build.options import BuildOptions, run_options
 
 if TYPE_CHECKING:
     from site_builder.site.pages.early import EarlyPages
@@ -129,7 +128,7 @@ def execute_all(
             script = parsed[entry.name]
             assert isinstance(script, Script)
             failure = f"{entry.name}: not run (--fail-fast stopped the build)"
-            result = not_run(entry, script, failure, store_dir(config, entry.name))
+            result = not_run(entry, script, failure, store_dir(config.records, entry.name))
             report.not_run.append(entry.name)
         elif result.failure and options.fail_fast:
             stop_all()
@@ -139,7 +138,7 @@ def execute_all(
             script = parsed[entry.name]
             assert isinstance(script, Script)
             build = EntryBuild(entry, script, result)
-            thumbnails.prepare(build, cache_dir(config))
+            thumbnails.prepare(build, cache_dir(config.records))
             if early is not None and early.pages is not None:
                 early.pages.render(build)
 
@@ -207,7 +206,7 @@ def _prepare_render_while_waiting(
 
 def _expected_seconds(config: Config, entries: list[Entry]) -> dict[str, float]:
     """How long each entry is expected to run: the duration of its last record, when it has one."""
-    return recorded_durations(config, entries)
+    return recorded_durations(config.records, entries)
 
 
 def longest_first(entries: list[Entry], expected: dict[str, float]) -> list[Entry]:
