@@ -24,6 +24,7 @@ from site_builder.site.rebuild import lend as rebuild
 from site_builder.site.rebuild import state as rebuild_state
 from site_builder.site.publish import search
 from site_builder.source import blocks
+from site_builder.source.parsed import Script, script_data, script_from_data
 
 DEMO = '''\
     """{name}.py — a demo of {name}."""
@@ -252,8 +253,8 @@ def test_a_parsed_script_survives_the_rebuild_state_unchanged(demo: str, tmp_pat
     repo = Path(__file__).resolve().parent.parent
     source = (repo / "demos" / "attention.py").read_text() if demo == "attention" else GALLERY
     script = blocks.parse(source, f"demos/{demo}.py", demo, local_dir=tmp_path)
-    data = json.loads(json.dumps(blocks.script_data(script)))
-    assert blocks.script_from_data(data, tmp_path) == script
+    data = json.loads(json.dumps(script_data(script)))
+    assert script_from_data(data, tmp_path) == script
 
 
 def test_a_cached_script_follows_a_local_module_that_appears(project: Path) -> None:
@@ -282,7 +283,7 @@ def test_a_rebuild_parses_only_the_edited_script(gallery: Path, monkeypatch: pyt
     parsed: list[str] = []
     original = blocks.parse
 
-    def counting(source: str, rel_path: str, entry: str, **kwargs: object) -> blocks.Script:
+    def counting(source: str, rel_path: str, entry: str, **kwargs: object) -> Script:
         parsed.append(entry)
         return original(source, rel_path, entry, **kwargs)  # type: ignore[arg-type]
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from site_builder.source.blocks import Script, parse
+from site_builder.source.blocks import parse
+from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.reports.junit import Case, Problem
 from site_builder.project.lock import project_lock

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from site_builder.fs import remove_dead_temporaries, shown_folder
+from site_builder.fs import relative_to_root, remove_dead_temporaries
 from site_builder.project.folders import Folders
 
 log = logging.getLogger(__name__)
@@ -25,7 +25,8 @@ def remove_leftovers(folders: Folders, names: Iterable[str]) -> None:
               (folders.cache / "thumbnails", ""), (folders.output.parent, f".{folders.output.name}.tmp-")]
     removed = []
     for folder, prefix in places:
-        removed += [f"{shown_folder(folder, folders.root)}{name}" for name in remove_dead_temporaries(folder, prefix)]
+        shown = relative_to_root(folder, folders.root, as_folder=True)
+        removed += [f"{shown}{name}" for name in remove_dead_temporaries(folder, prefix)]
     if removed:
         shown = ", ".join(removed[:3]) + (f" and {len(removed) - 3} more" if len(removed) > 3 else "")
         log.info("removed %d temporary file(s) left by a build that was killed: %s", len(removed), shown)

@@ -16,7 +16,8 @@ from functools import partial
 from pathlib import Path
 
 from site_builder.apidocs.inventory import ApiDocs, load_api_docs
-from site_builder.source.blocks import Script, outline, parse
+from site_builder.source.blocks import outline, parse
+from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server, set_preload
 from site_builder.run.preload import preload_for
@@ -43,7 +44,7 @@ from site_builder.run.shards import shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 
-from site_builder.commands.build.demos import EarlySite, execute_all, longest_first, not_run, shown_only  # noqa: F401 (longest_first re-exported)
+from site_builder.commands.build.demos import EarlySite, execute_all, not_run, shown_only
 from site_builder.commands.build.options import BuildOptions, folders_of, rebuild_inputs, run_options
 
 log = logging.getLogger(__name__)

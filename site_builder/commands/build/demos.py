@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.source.entries import Entry
 from site_builder.errors import ParseError

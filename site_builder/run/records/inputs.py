@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.run.execute import RunOptions, RunResult
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.expressions.places import find_expressions
 from site_builder.source.syntax.ipython import looks_like_ipython
 

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 from site_builder.source.entries import Entry
 from site_builder.errors import SiteBuilderError
 from site_builder.run.execute import RunOptions, RunResult
@@ -48,7 +48,7 @@ from site_builder.fs import (
     make_temp_dir,
     open_regular,
     recover,
-    remove_stale,
+    remove_dead_temporaries,
     replace_dir,
     safe_join,
     writing,
@@ -182,7 +182,7 @@ class RecordStore:
         except FileNotFoundError:
             return Lookup(None, "no record")
         except RecordError as exc:
-            where = f"{self.records.name}/{entry.name}"
+            where = f"{relative_to_root(self.records, self.root)}/{entry.name}"
             log.warning("%s: ignoring the run record in %s (running the demo again): %s", entry.name, where, exc)
             return Lookup(None, f"unusable record in {where}: {exc}", unusable=True)
         if trusted:  # nothing _mismatch compares has changed since the last build compared it
@@ -248,13 +248,14 @@ class RecordStore:
         try:
             with writing(f"saving the record of {entry.name}", self.records, self.root):
                 result = save_record(staging, result, self.inputs(entry, script, result, options))
-                check_replaceable(target, RECORD_FILE, "a run record", f"{self.records.name}/{entry.name}")
+                check_replaceable(target, RECORD_FILE, "a run record",
+                                  f"{relative_to_root(self.records, self.root)}/{entry.name}")
                 staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
                 replace_dir(staging, target)
         except BaseException:
             self.discard(staging)
             raise
-        remove_stale(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
+        remove_dead_temporaries(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
         return dataclasses.replace(result, files_dir=target)
 
     def discard(self, staging: Path) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from markupsafe import Markup, escape
 
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.markdown_head import without_title
 from site_builder.source.notebooks import RAW_HTML
 from site_builder.run.execute import Artifact, BlockResult, Display, RunResult

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.names import MAX_SECTION_DEPTH
-from site_builder.run.execute import BUILDER_DIR
+from site_builder.run.child.files import BUILDER_DIR
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.project.folders import cache_dir
 from site_builder.site.sitefiles import SiteFile

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from site_builder.project.folders import Folders
-from site_builder.source.blocks import Script, script_from_data
+from site_builder.source.parsed import Script, script_from_data
 from site_builder.source.entries import Entry, sections
 from site_builder.run.records import record_json as record_file
 from site_builder.run.records import store as records

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.fs import walk_names
-from site_builder.source.blocks import script_data
+from site_builder.source.parsed import script_data
 from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
 from site_builder.run.preload import packages_stamp
