@@ -32,7 +32,6 @@ from site_builder.run.results import (  # noqa: F401 (re-exported: the stages im
     BlockError,
     BlockEvent,
     BlockResult,
-    BlockStatus,
     Display,
     OutputChunk,
     RunOptions,

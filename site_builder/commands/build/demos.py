@@ -18,6 +18,7 @@ from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.source.entries import Entry
 from site_builder.errors import ParseError
+from site_builder.run.child.protocol import Outcome
 from site_builder.run.execute import BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.fs import writing
 from site_builder.reports.build_report import BuildReport
@@ -49,13 +50,13 @@ class EarlySite:
 def not_run(entry: Entry, script: Script | None, failure: str, files_dir: Path) -> RunResult:
     """The result of a demo that never started (syntax error, fail-fast stop)."""
     cells = script.code_cells if script else ()
-    blocks = tuple(BlockResult(name=c.name, status="not-run", duration=0.0) for c in cells)
+    blocks = tuple(BlockResult(name=c.name, status=Outcome.NOT_RUN, duration=0.0) for c in cells)
     return RunResult(entry.name, blocks, failure, 0.0, time.time(), files_dir)
 
 
 def shown_only(entry: Entry, script: Script, files_dir: Path) -> RunResult:
     """The result of an entry the run_pattern setting leaves out: shown, never run (no process, no record)."""
-    blocks = tuple(BlockResult(name=c.name, status="not-run", duration=0.0) for c in script.code_cells)
+    blocks = tuple(BlockResult(name=c.name, status=Outcome.NOT_RUN, duration=0.0) for c in script.code_cells)
     return RunResult(entry.name, blocks, None, 0.0, 0.0, files_dir, shown_only=True)
 
 
