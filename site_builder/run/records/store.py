@@ -65,6 +65,7 @@ from site_builder.run.records.inputs import (
     sha_text,
 )
 from site_builder.run.records.schema import SchemaError, parse_record
+from site_builder.run.records.verdict import carried_verdict
 from site_builder.names import stem_of
 
 log = logging.getLogger(__name__)
@@ -247,7 +248,9 @@ class RecordStore:
         target = store_dir(self.config, entry.name)
         try:
             with writing(f"saving the record of {entry.name}", self.config.records, self.config.root):
-                result = save_record(staging, result, self.inputs(entry, script, result, options))
+                inputs = self.inputs(entry, script, result, options)
+                result = dataclasses.replace(result, verdict=carried_verdict(target, inputs, result.environment))
+                result = save_record(staging, result, inputs)
                 check_replaceable(target, RECORD_FILE, "a run record", f"{self.config.records.name}/{entry.name}")
                 staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
                 replace_dir(staging, target)
