@@ -156,7 +156,7 @@ class PageRenderer(CellViews):
         page.glued = page_glue(result.glued, self.glued, publish)
         refs = attach_references(page, self.references, entry)
         code_links = self.code_links.of(result)
-        figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
+        figures, gates, assets = FigureNumbers(page.anchor, page.number), Gates(page), PageAssets(entry=name)
         purpose = self.introduction(build, page)  # first: its labels and numbers come first on the page
         abstract = self.prose(script.abstract, "markdown", "abstract-", page,
                               first_line=entry.source.count("\n", 0, max(entry.source.find("abstract:"), 0)) + 1

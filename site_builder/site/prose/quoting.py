@@ -168,7 +168,7 @@ class GlueDirective(Directive):
             caption = out.body(call) if call.body.strip() else ""
             alt = call.options.get("alt", "") or " ".join(call.body.strip().split("\n")[0].split()) or name
             if image:
-                return str(out.macro("figure", image, "", alt, "", caption, call.data["number"], call.anchor))
+                return str(out.macro("figure", image, "", alt, "", caption, call.data["number_text"], call.anchor))
             return str(out.macro("container", "glue-figure", "", out.macro("quoted_block", pasted(out, found, True))
                                  + caption, call.anchor))
         if call.name == "glue:math":
