@@ -136,7 +136,7 @@ class PageRenderer(CellViews):
         page.show_value, page.glued = run_values(result, self.glued, files, assets)
         refs = attach_references(page, self.references, entry)
         code_links = self.code_links.of(result)
-        figures, gates = FigureNumbers(page.anchor), Gates(page)
+        figures, gates = FigureNumbers(page.anchor, page.number), Gates(page)
         purpose = self.introduction(build, page)  # first: its labels and numbers come first on the page
         abstract = self.prose(script.abstract, "markdown", "abstract-", page,
                               first_line=entry.source.count("\n", 0, max(entry.source.find("abstract:"), 0)) + 1

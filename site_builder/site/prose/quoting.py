@@ -178,8 +178,8 @@ class GlueDirective(Directive):
             alt = call.options.get("alt", "") or " ".join(call.body.strip().split("\n")[0].split()) or name
             view = found.view() if display.files else None
             if view is not None and view.kind == "image":
-                return str(out.macro("figure", view.src, "", alt, view.width or "", caption, call.data["number"],
-                                     call.anchor))
+                return str(out.macro("figure", view.src, "", alt, view.width or "", caption,
+                                     call.data["number_text"], call.anchor))
             return str(out.macro("container", "glue-figure", "", pasted(out, found, True) + caption, call.anchor))
         if call.name == "glue:math":
             tex = _math_body(display.data.get("text/latex", display.data.get("text/plain", "")))
