@@ -142,6 +142,26 @@ def adopt_dir(folder: Path, target: Path) -> str | None:
     return found
 
 
+def remove_stale(parent: Path, prefix: str) -> None:
+    """Remove the scratch folders ``parent/PREFIX<pid>-*`` of builds that died (pid gone);
+    those of a live build, in this process or another, are left alone."""
+    for stale in parent.glob(f"{prefix}*"):
+        pid = stale.name.removeprefix(prefix).partition("-")[0]
+        if pid.isdigit():
+            if int(pid) == os.getpid():
+                continue
+            try:
+                os.kill(int(pid), 0)
+                continue  # alive
+            except ProcessLookupError:
+                pass
+            except OSError:
+                continue  # alive, or not ours to judge
+        # else: named before scratch folders carried a pid; the caller holds the project's lock
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+
+
 SITE_MARK = ".site_builder"  # the file a site the builder wrote carries at its top
 
 

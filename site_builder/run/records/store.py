@@ -48,7 +48,7 @@ from site_builder.fs import (
     make_temp_dir,
     open_regular,
     recover,
-    remove_dead_temporaries,
+    remove_stale,
     replace_dir,
     safe_join,
     writing,
@@ -64,6 +64,7 @@ from site_builder.run.records.inputs import (
     sha_text,
 )
 from site_builder.run.records.schema import SchemaError, parse_record
+from site_builder.run.records.verdict import carried_verdict
 from site_builder.names import stem_of
 
 log = logging.getLogger(__name__)
@@ -247,7 +248,9 @@ class RecordStore:
         target = store_dir(self.records, entry.name)
         try:
             with writing(f"saving the record of {entry.name}", self.records, self.root):
-                result = save_record(staging, result, self.inputs(entry, script, result, options))
+                inputs = self.inputs(entry, script, result, options)
+                result = dataclasses.replace(result, verdict=carried_verdict(target, inputs, result.environment))
+                result = save_record(staging, result, inputs)
                 check_replaceable(target, RECORD_FILE, "a run record",
                                   f"{relative_to_root(self.records, self.root)}/{entry.name}")
                 staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
@@ -255,7 +258,7 @@ class RecordStore:
         except BaseException:
             self.discard(staging)
             raise
-        remove_dead_temporaries(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
+        remove_stale(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
         return dataclasses.replace(result, files_dir=target)
 
     def discard(self, staging: Path) -> None:

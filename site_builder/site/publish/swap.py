@@ -22,7 +22,7 @@ from site_builder.fs import (
     make_dirs,
     make_temp_dir,
     recover,
-    remove_dead_temporaries,
+    remove_stale,
     rename,
     replace_dir,
     safe_join,
@@ -179,7 +179,7 @@ def write_site(
     Returns the folder where the files ended up.
     """
     recover(output)
-    remove_dead_temporaries(output.parent, f".{output.name}.tmp-")
+    remove_stale(output.parent, f".{output.name}.tmp-")
     staging = _staging_dir(output)
     recycled = spare is not None and _take_spare(spare, staging)
     shown = f"{output.name}/"
