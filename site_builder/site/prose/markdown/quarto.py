@@ -1,7 +1,7 @@
 """Quarto's labels in Markdown prose, read into the tokens MyST's constructs make.
 
 ``## Title {#sec-x}`` is a labelled heading, ``![Caption](img.png){#fig-x}`` alone in its
-paragraph a ``{figure}`` (numbered "Fig. N" with the page's other figures), ``$$ ... $$ {#eq-x}``
+paragraph a ``{figure}`` (numbered "Figure N" with the page's other figures, its cells' too), ``$$ ... $$ {#eq-x}``
 a labelled equation, and a table followed by ``: Caption {#tbl-x}`` a captioned table
 numbered "Table N" (resolve numbers them), so Quarto's ``@sec-x``, ``@fig-x``, ``@eq-x``,
 ``@tbl-x`` and MyST's roles resolve to them, on the page and across the site.  Syntax only:
@@ -91,8 +91,10 @@ def _figure(inline: Token) -> Token | None:
     if not label.startswith("fig-") or not src or any(c in src for c in " \t\n"):
         return None
     caption, alt = image.content.replace("\n", " "), inline_text(image.children)
-    return Token("colon_fence", "div", 0, info=f"{{figure}} {src}", markup=":::", block=True,
-                 content=f":name: {label}\n" + (f":alt: {alt}\n" if alt else "") + f"\n{caption}\n")
+    figure = Token("colon_fence", "div", 0, info=f"{{figure}} {src}", markup=":::", block=True,
+                   content=f":name: {label}\n" + (f":alt: {alt}\n" if alt else "") + f"\n{caption}\n")
+    figure.meta["data"] = {"quarto": True}  # "Figure N", as Quarto names it
+    return figure
 
 
 def _table_caption(tokens: list[Token], close: int) -> None:

