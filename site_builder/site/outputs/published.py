@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from site_builder.run.execute import BUILDER_DIR
+from site_builder.run.child.files import BUILDER_DIR
 from site_builder.site.outputs.outcomes import unpublishable
 from site_builder.site.pages.views import safe_rel_path
 from site_builder.site.safety.svg import UnsafeSvgError, inert_svg

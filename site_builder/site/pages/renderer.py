@@ -18,9 +18,10 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from site_builder.errors import one_line
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 from site_builder.source.entries import Entry
-from site_builder.run.execute import BUILDER_DIR, RunResult
+from site_builder.run.child.files import BUILDER_DIR
+from site_builder.run.execute import RunResult
 from site_builder.site.formatting import format_duration, join_words
 from site_builder.site.downloads.notebook import make_notebook
 from site_builder.site.outputs.shown import FigureNumbers
