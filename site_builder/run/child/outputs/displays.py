@@ -22,13 +22,8 @@ from typing import Any
 from ..files import BUILDER_DIR, png_size
 from .figures import figure_alt, png_bytes
 from .quoted import glued
-<<<<<<< HEAD
-from ..protocol import Event, safe_name
-from .values import FILE_TYPES, describe_value, mime_bundle, normalised, tells_nothing, worth_showing
-=======
 from ..protocol import DisplayPayload, Event, GlueEvent, safe_name
-from .values import FILE_TYPES, describe_value, mime_bundle, normalised, worth_showing
->>>>>>> main
+from .values import FILE_TYPES, describe_value, mime_bundle, normalised, tells_nothing, worth_showing
 
 DISPLAY_MODULE = "IPython.core.display_functions"  # where IPython >= 7.23 defines display()
 
@@ -81,7 +76,6 @@ class Displays:
         if glue is None or glue[2]:
             self.sink.display(record)
 
-<<<<<<< HEAD
     def picture(self, value: Any, text: str, scale: float) -> tuple[dict[str, str], str]:
         """(the image files, written as the running block's, and what they show) of a value shown
         as an image: a Matplotlib figure (drawn at ``scale`` pixels per CSS pixel, as the block's
@@ -98,10 +92,7 @@ class Displays:
         bundle = {mime: data for mime, data in mime_bundle(value).items() if mime.startswith("image/")}
         return (self.record(bundle)["files"], text) if bundle else ({}, "")
 
-    def record(self, bundle: dict[str, str | bytes], metadata: Any = None) -> dict[str, Any]:
-=======
     def record(self, bundle: dict[str, str | bytes], metadata: Any = None) -> DisplayPayload:
->>>>>>> main
         """The record of a bundle, its files written; ``metadata`` may give an image's shown
         size (Jupyter's ``{MIME: {"width": W, "height": H}}``, as a retina PNG carries it)."""
         data: dict[str, str] = {}
