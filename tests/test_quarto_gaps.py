@@ -31,6 +31,38 @@ plt.show()
 ![Another prose figure](chart.svg){#fig-after}
 
 See @fig-prose, @fig-cell and @fig-after.
+
+```{python}
+#| label: tbl-own
+#| tbl-cap: Its own widths
+#| tbl-colwidths: [20, 80]
+from IPython.display import Markdown
+Markdown("| a | b |\\n|---|---|\\n| 1 | 2 |")
+```
+
+| name | what it is |
+|------|------------|
+| a    | a letter   |
+
+: Widths of a prose table {#tbl-prose tbl-colwidths="[30,70]"}
+'''
+
+WIDTHS = '''---
+title: Widths for every table
+format:
+  html:
+    tbl-colwidths: [40, 60]
+---
+
+```{python}
+from IPython.display import Markdown
+Markdown("| a | b |\\n|---|---|\\n| 1 | 2 |")
+```
+
+```{python}
+#| tbl-colwidths: auto
+Markdown("| c | d |\\n|---|---|\\n| 3 | 4 |")
+```
 '''
 
 
@@ -40,6 +72,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     demos = project / "demos"
     demos.mkdir()
     (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
+    (demos / "widths.qmd").write_text(WIDTHS, encoding="utf-8")
     (demos / "chart.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>',
                                      encoding="utf-8")
     return build_keeping_warnings(project)
@@ -56,3 +89,14 @@ def test_prose_and_cell_figures_are_one_sequence(html: str) -> None:
     assert "Figure 3: Another prose figure" in text
     for label, number in (("fig-prose", 1), ("fig-cell", 2), ("fig-after", 3)):
         assert f'href="#{label}" rel="noopener noreferrer">Figure {number}</a>' in html
+
+
+def test_tbl_colwidths_of_a_cell_a_document_and_a_prose_table(project: Path, html: str) -> None:
+    css = (project / "build" / "doc" / "_site_builder" / "values.css").read_text(encoding="utf-8")
+    assert '[id="block-2"] .value-html table tr > :nth-child(2) { width: 80%; }' in css
+    assert '<colgroup>\n<col width="30%">\n<col width="70%">\n</colgroup>' in html
+    assert "Table 2: Widths of a prose table" in visible(html)  # the cells' tables and the prose's: one sequence
+    widths = (project / "build" / "widths" / "_site_builder" / "values.css").read_text(encoding="utf-8")
+    assert '[id="block-1"] .value-html table tr > :nth-child(1) { width: 40%; }' in widths
+    assert "block-2" not in widths  # auto: the browser's widths
+    assert "tbl-colwidths" not in (project / "warnings.txt").read_text(encoding="utf-8")
