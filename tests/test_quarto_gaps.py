@@ -45,6 +45,14 @@ Markdown("| a | b |\\n|---|---|\\n| 1 | 2 |")
 | a    | a letter   |
 
 : Widths of a prose table {#tbl-prose tbl-colwidths="[30,70]"}
+
+{{< video clip.mp4 title="A short clip" width=320 >}}
+
+{{< video https://www.youtube.com/embed/wo9vZccmqwc >}}
+
+```{=html}
+<video controls src="clip.mp4"></video>
+```
 '''
 
 WIDTHS = '''---
@@ -73,6 +81,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     demos.mkdir()
     (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
     (demos / "widths.qmd").write_text(WIDTHS, encoding="utf-8")
+    (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
     (demos / "chart.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>',
                                      encoding="utf-8")
     return build_keeping_warnings(project)
@@ -100,3 +109,12 @@ def test_tbl_colwidths_of_a_cell_a_document_and_a_prose_table(project: Path, htm
     assert '[id="block-1"] .value-html table tr > :nth-child(1) { width: 40%; }' in widths
     assert "block-2" not in widths  # auto: the browser's widths
     assert "tbl-colwidths" not in (project / "warnings.txt").read_text(encoding="utf-8")
+
+
+def test_a_local_video_is_a_player_a_remote_one_a_link(project: Path, html: str) -> None:
+    assert ('<video controls="" preload="metadata" src="_images/clip.mp4" aria-label="Video: A short clip" '
+            'width="320"><a href="_images/clip.mp4" rel="noopener noreferrer">Video: A short clip</a></video>') in html
+    assert (project / "build" / "doc" / "_images" / "clip.mp4").is_file()
+    assert '<a class="video-link" href="https://www.youtube.com/embed/wo9vZccmqwc"' in html
+    assert "youtube.com/embed/wo9vZccmqwc\"" not in html.replace('href="https://www.youtube.com/embed/wo9vZccmqwc"', "")
+    assert html.count("<video") == 2 and html.count('src="_images/clip.mp4"') == 1  # raw HTML's loses its src
