@@ -88,6 +88,15 @@ figure, axes = plt.subplots()
 axes.plot([1, 3, 2])
 glue("curve", figure, display=False)
 plt.close(figure)
+import pandas as pd
+from IPython.display import HTML
+glue("table", pd.DataFrame({"loss": [4.58, 0.39]}, index=["first", "last"]), display=False)
+glue("evil", HTML('<b onclick="steal()">bold</b><script>alert(1)</script>'), display=False)
+```
+
+A table, glued: {glue}`table`; HTML, sanitised: {glue}`evil`.
+
+```{glue} table
 ```
 
 ```{glue:figure} curve
@@ -127,7 +136,14 @@ SECOND = MYST_FRONT_MATTER + '''
 
 # Second notebook
 
-From the first: {glue:text}`values_nb.md::half:.1f`.
+From the first: {glue:text}`values_nb.md::half:.1f`, and its curve {glue}`values_nb.md::curve`.
+
+```{glue:figure} curve
+:doc: values_nb.md
+:name: other-curve
+
+The first notebook's curve, here.
+```
 
 ```{code-cell} python
 x = 1
@@ -250,7 +266,8 @@ def test_values_are_exported_as_json_and_latex(built: Path) -> None:
     nb = json.loads((folder / "values_nb.json").read_text())
     assert {v["name"]: v["value"] for v in nb["values"]} == {
         "answer:05d": "00042", "answer + 1": "43", "answer * 2": "84", "answer": "42", "half": "21.0",
-        "shown": "a <b>string</b>"}  # not the formula: its text is a default repr, <Formula at 0x...>
+        "shown": "a <b>string</b>", "table": "       loss\nfirst  4.58\nlast   0.39"}
+    # not the formula, the curve, the HTML: their text is a default repr, <Formula at 0x...>
     assert "\\newcommand{\\valuesNbHalf}{21.0}" in (folder / "values_nb.tex").read_text()
 
 
@@ -270,11 +287,37 @@ def test_myst_nb_eval_directive_shows_the_value_as_a_paragraph(built: Path) -> N
 
 def test_a_glued_figure_is_a_numbered_captioned_figure(built: Path) -> None:
     html = page(built, "values_nb")
-    figure = re.search(r'<figure class="myst-figure" id="fig-curve">\s*<img src="([^"]+)" alt="The curve, glued.">'
+    figure = re.search(r'<figure class="myst-figure" id="fig-curve">\s*<img src="([^"]+)" alt="The curve, glued." width="640">'
                        r'\s*<figcaption><span class="caption-number">Fig. 1 </span>', html)
     assert figure is not None
     assert (built / "build" / "values_nb" / figure.group(1)).read_bytes().startswith(b"\x89PNG")
     assert '<a class="xref xref-internal" href="#fig-curve" rel="noopener noreferrer">Fig. 1</a>' in html
+
+
+def test_glued_html_shows_sanitised_as_a_table(built: Path) -> None:
+    html = page(built, "values_nb")
+    prose = html[html.index("A table, glued"):]
+    inline = prose[:prose.index("HTML, sanitised")]  # {glue} role: the table, a box of the sentence
+    scope = re.search(r'<div class="value-scope" id="(value-\d+)"><div>\s*<table[^>]*>.*<th>first</th>', inline, re.S)
+    assert scope is not None
+    css = (built / "build" / "values_nb" / "_site_builder" / "values.css").read_text()
+    assert f"#{scope.group(1)} " in css  # the DataFrame's own CSS, scoped to its box
+    assert "<b>bold</b>" in prose and "steal()" not in prose and "alert(1)" not in prose  # sanitised
+    assert len(re.findall(r"<th>last</th>", prose)) == 2  # the {glue} directive pastes it again, as a block
+    assert "       loss" not in prose  # never its text form
+
+
+def test_a_figure_glued_in_another_entry_shows_as_a_published_image(built: Path) -> None:
+    html = page(built, "second_nb")
+    inline = re.search(r'its curve <img class="pasted-value" src="([^"]+)" alt="([^"]*)"', html)
+    assert inline is not None and unescape(inline.group(2)) == "<Figure size 640x480 with 1 Axes>"
+    figure = re.search(r'<figure class="myst-figure" id="[^"]*other-curve">\s*<img src="([^"]+)" alt="The first '
+                       r"notebook's curve, here.\"", html)
+    assert figure is not None and figure.group(1) == inline.group(1)
+    assert inline.group(1).startswith("_site_builder/glued/values_nb/")
+    published = built / "build" / "second_nb" / inline.group(1)
+    assert published.read_bytes() == next((built / "_freeze" / "values_nb" / "_site_builder").glob(
+        "block-1-display-*.png")).read_bytes()
 
 
 def test_real_myst_nb_glue_works_unchanged(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from site_builder.run.results import Display, GluedValue, QuotedValue
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.expressions.places import Expression, find_expressions
 
 

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from site_builder.run.child.protocol import Outcome
 from site_builder.run.name_refs import NameRef
 
 Stream = Literal["stdout", "stderr", "display"]
-BlockStatus = Literal["ok", "error", "expected-error", "not-run", "timeout", "crashed", "exited"]
 
 
 
@@ -83,7 +83,7 @@ class BlockResult:
     """What one block did when it ran."""
 
     name: str
-    status: BlockStatus
+    status: Outcome  # how the block ended (child/protocol.py)
     duration: float  # seconds, 0.0 when not run
     output: tuple[OutputChunk, ...] = ()
     omitted_lines: int = 0  # lines left out of ``output`` because the block printed too much
@@ -179,7 +179,7 @@ class BlockEvent:
     entry: str
     block: str
     kind: Literal["start", "end"]
-    status: BlockStatus | None = None  # "end" only
+    status: Outcome | None = None  # "end" only
     duration: float | None = None  # "end" only: seconds the block ran
 
 

@@ -13,9 +13,10 @@ from pathlib import Path, PurePosixPath
 
 from markupsafe import Markup, escape
 
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.markdown_head import without_title
 from site_builder.source.notebooks import RAW_HTML
+from site_builder.run.child.protocol import Outcome
 from site_builder.run.execute import Artifact, BlockResult, Display, RunResult
 from site_builder.site.formatting import format_duration, format_size
 from site_builder.site.outputs.shown import FigureNumbers, column_widths_css, shown_streams
@@ -87,7 +88,7 @@ class CellViews:
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
-            block = BlockResult(name=cell.name, status="not-run", duration=0.0)
+            block = BlockResult(name=cell.name, status=Outcome.NOT_RUN, duration=0.0)
         display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
         block = shown_streams(block, display)
         sizes = {a.path: (a.width, a.height) for a in block.artifacts if a.kind == "display"}

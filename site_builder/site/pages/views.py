@@ -25,7 +25,7 @@ from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.safety.html import clean_html
 from site_builder.run.results import Verdict
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
-from site_builder.source.blocks import Cell
+from site_builder.source.parsed import Cell
 from site_builder.source.cell_options import CellDisplay
 from site_builder.site.highlight import CodePart
 

@@ -24,7 +24,7 @@ from site_builder.site.prose.markdown.context import Label, PageContext
 from site_builder.site.prose.markdown.context import Definition
 from site_builder.site.prose.markdown.resolve import parse_resolved
 from site_builder.site.sitefiles import EntryBuild, SiteFile
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.cell_options import display_of
 from site_builder.source.docstring import head_labels
 from site_builder.source.entries import Entry

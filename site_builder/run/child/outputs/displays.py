@@ -21,7 +21,7 @@ from typing import Any
 
 from ..files import BUILDER_DIR, png_size
 from .quoted import glued
-from ..protocol import Event, safe_name
+from ..protocol import DisplayPayload, Event, GlueEvent, safe_name
 from .values import FILE_TYPES, describe_value, mime_bundle, normalised, worth_showing
 
 DISPLAY_MODULE = "IPython.core.display_functions"  # where IPython >= 7.23 defines display()
@@ -46,12 +46,12 @@ class Displays:
         self.index = None
         return self.artifacts
 
-    def value(self, value: Any) -> dict[str, Any] | None:
+    def value(self, value: Any) -> DisplayPayload | None:
         """The record of a block's value, or None when it is not worth showing."""
         bundle = describe_value(value)
         return self.record(bundle) if bundle else None
 
-    def formatted_value(self, value: Any, data: dict[str, Any], metadata: Any = None) -> dict[str, Any] | None:
+    def formatted_value(self, value: Any, data: dict[str, Any], metadata: Any = None) -> DisplayPayload | None:
         """The record of a block's value from the bundle IPython's formatters made of it
         (``data``, ``metadata``), or None when it is not worth showing."""
         bundle = worth_showing(value, normalised(data))
@@ -71,11 +71,11 @@ class Displays:
             return
         record = self.record(bundle, metadata)
         if glue is not None:
-            self.sink.events.send([{"event": Event.GLUE, "i": self.index, "name": glue[0][:200], **record}])
+            self.sink.events.send([GlueEvent(event=Event.GLUE, i=self.index, name=glue[0][:200], **record)])
         if glue is None or glue[2]:
             self.sink.display(record)
 
-    def record(self, bundle: dict[str, str | bytes], metadata: Any = None) -> dict[str, Any]:
+    def record(self, bundle: dict[str, str | bytes], metadata: Any = None) -> DisplayPayload:
         """The record of a bundle, its files written; ``metadata`` may give an image's shown
         size (Jupyter's ``{MIME: {"width": W, "height": H}}``, as a retina PNG carries it)."""
         data: dict[str, str] = {}
@@ -92,7 +92,7 @@ class Displays:
                     files[mime] = path
             elif isinstance(content, str):
                 data[mime] = content
-        return {"data": data, "files": files, "omitted": omitted}
+        return DisplayPayload(data=data, files=files, omitted=omitted)
 
     def _write(self, mime: str, content: str | bytes, shown: tuple[int, int] | None = None) -> str | None:
         name = f"{self.safe}-display-{self.count}{FILE_TYPES[mime]}"
