@@ -232,7 +232,7 @@ class RecordStore:
 
     def staging(self, name: str) -> Path:
         """A fresh, empty folder beside the record of entry ``name`` to run it into."""
-        make_records_dir(self.records)
+        make_records_dir(self.records, self.root)
         parent = store_dir(self.records, name).parent  # the same folder: the swap is a rename
         with writing(f"making the folder to run {name} in", self.records, self.root):
             make_dirs(parent)
