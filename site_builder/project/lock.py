@@ -39,7 +39,7 @@ def project_lock(folders: Folders, *, wait: bool = True) -> Iterator[None]:
     except ImportError:  # no flock (Windows): builds are not serialised there
         yield
         return
-    make_records_dir(folders.records)
+    make_records_dir(folders.records, folders.root)
     folder = ensure_cache_dir(folders.records, folders.root)
     # Every build writes in the records' cache folder (the state, the spare site): a lock that
     # cannot be made there is the first of the build's writes to fail, said as such.

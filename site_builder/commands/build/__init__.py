@@ -282,6 +282,7 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
         forget(inputs.folders)  # until the new site is in place
     try:
         report.site_dir = write_site(config.output, files, publish=report.published, finish=finish,
+                                     shown=relative_to_root(config.output, config.root),
                                      spare=spare_dir(inputs.folders))
     except BaseException:
         if saved:

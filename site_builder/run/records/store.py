@@ -71,10 +71,11 @@ log = logging.getLogger(__name__)
 
 # Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
-EXECUTION_VERSION = 7  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
+EXECUTION_VERSION = 8  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
 # 4: display() calls and every MIME type of a value; animations; 5: blocks record what their names denoted (api_names)
 # 6: names in function and class bodies scoped by symtable; parameters from the calls seen (3.12+)
 # 7: notebooks run in IPython (magics, help, the displayhook); tracebacks keep the run folder's frames
+# 8: an {eval} of a value whose only rich form is an image (a Matplotlib figure) gives that image
 
 
 class FrozenError(SiteBuilderError):
@@ -237,7 +238,7 @@ class RecordStore:
 
     def staging(self, name: str) -> Path:
         """A fresh, empty folder beside the record of entry ``name`` to run it into."""
-        make_records_dir(self.records)
+        make_records_dir(self.records, self.root)
         parent = store_dir(self.records, name).parent  # the same folder: the swap is a rename
         with writing(f"making the folder to run {name} in", self.records, self.root):
             make_dirs(parent)
