@@ -67,6 +67,8 @@ class _Parts(HTMLParser):
         self.parts.urls += [value for key, value in attrs if key in ("href", "src") and value is not None]
         if tag == "a":
             self._link = (found.get("href") or "", [])
+        if tag == "img":
+            self.parts.images.append((found.get("src") or "", found.get("alt") or ""))
         self._cell_start(tag, found, classes)
 
     def _cell_start(self, tag: str, found: dict[str, str | None], classes: list[str]) -> None:
@@ -118,12 +120,13 @@ class Element:
 @dataclass
 class PageParts:
     """What ``parts`` reads from a page: every element with an id, in order; every link's (href,
-    text); every href and src; its text pieces; the cells' ids in order, and per cell the text of
+    text); every href and src; every image's (src, alt); its text pieces; the cells' ids in order, and per cell the text of
     its code (without line numbers) and of its printed output."""
 
     ids: list[Element] = field(default_factory=list)
     links: list[tuple[str, str]] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
+    images: list[tuple[str, str]] = field(default_factory=list)
     text: list[str] = field(default_factory=list)
     cells: list[str] = field(default_factory=list)
     code: dict[str, str] = field(default_factory=dict)
