@@ -124,7 +124,7 @@ def bench_one_changed(workdir: Path, runs: int) -> list[Measure]:
 RENDER_100 = '''
 import sys, tempfile, time
 from pathlib import Path
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.entries import Entry
 from site_builder.run.execute import BlockResult, OutputChunk, RunResult
 from site_builder.site.pages.render import EntryBuild, SiteInfo, render_site

@@ -153,7 +153,7 @@ def _run_new(args: argparse.Namespace) -> int:
 
     config = with_overrides(load_config(Path.cwd()), demos=args.demos)
     path = new_entry(config, args.name)
-    print_line(f"created {os.path.relpath(path)}; preview it with: python -m site_builder serve", sys.stdout)
+    print_line(f"created {relative_to_root(path, config.root)}; preview it with: python -m site_builder serve", sys.stdout)
     return EXIT_OK
 
 
@@ -275,15 +275,15 @@ def run_build(args: argparse.Namespace) -> int:
         return _shard_outcome(args.shard, report, relative_to_root(config.records, config.root))
     if report.unchanged:
         log.info("site unchanged: %s is up to date (nothing changed since it was built; %.2f s)",
-                 os.path.relpath(config.output), report.wall_time)
+                 relative_to_root(config.output, config.root), report.wall_time)
         return EXIT_OK
     if report.ok:
-        log.info("site written to %s", os.path.relpath(config.output))
+        log.info("site written to %s", relative_to_root(config.output, config.root))
         return EXIT_OK
     for failure in report.failures:
         print_line(f"error: {failure}", sys.stderr)
-    output = os.path.relpath(config.output)
-    kept = output if report.published else os.path.relpath(failed_dir(config.output))
+    output = relative_to_root(config.output, config.root)
+    kept = output if report.published else relative_to_root(failed_dir(config.output), config.root)
     pages = [f"{kept}/{b.entry.name}/index.html" for b in report.builds
              if b.result.failure and b.entry.name not in report.not_run]
     shown = ", ".join(pages[:5]) + (f" and {len(pages) - 5} more" if len(pages) > 5 else "")
@@ -302,7 +302,8 @@ def _list_shard(config: Config, shard: tuple[int, int]) -> int:
     from site_builder.source.entries import discover
     from site_builder.run.shards import shard_entries
 
-    for entry in shard_entries(config, discover(config.demos, config.root, ignore=config.ignored(), pages=config.pages), shard):
+    for entry in shard_entries(discover(config.demos, config.root, ignore=config.ignored(), pages=config.pages), shard,
+                               config.runs, config.records, config.root):
         print_line(entry.name, sys.stdout)
     return EXIT_OK
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.source.blocks import Script, parse
+from site_builder.source.blocks import parse
+from site_builder.source.parsed import Script
 from site_builder.errors import ParseError
 
 DEMO = Path(__file__).resolve().parent.parent / "demos" / "attention.py"

@@ -19,7 +19,7 @@ import pytest
 
 from site_builder.errors import ParseError
 from site_builder.source.blocks import parse
-from site_builder.source.blocks import Cell
+from site_builder.source.parsed import Cell
 from site_builder.source.markdown_head import document_head
 from tests.conftest import MYST_FRONT_MATTER, run_cli, write_demo
 

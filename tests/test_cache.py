@@ -40,7 +40,7 @@ def _build(project: Path, **options: object) -> BuildReport:
 
 
 def _started(project: Path, name: str = "demo") -> float:
-    return load_record(store_dir(load_config(project), name)).started_at
+    return load_record(store_dir(load_config(project).records, name)).started_at
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -67,11 +67,11 @@ def _line_of(html: str, code: str) -> int:
 
 def test_no_change_is_a_hit(project: Path, demo: Path) -> None:
     started = _started(project)
-    record = (store_dir(load_config(project), "demo") / RECORD_FILE).read_bytes()
+    record = (store_dir(load_config(project).records, "demo") / RECORD_FILE).read_bytes()
     report = _build(project)
     assert report.from_cache == {"demo"} and report.ok
     assert _started(project) == started
-    assert (store_dir(load_config(project), "demo") / RECORD_FILE).read_bytes() == record  # untouched
+    assert (store_dir(load_config(project).records, "demo") / RECORD_FILE).read_bytes() == record  # untouched
 
 
 def test_code_change_is_a_miss(project: Path, demo: Path) -> None:
@@ -149,7 +149,7 @@ def test_changed_local_module_is_a_miss(project: Path) -> None:
 
 
 def _edit_record(project: Path, change: object) -> None:
-    path = store_dir(load_config(project), "demo") / RECORD_FILE
+    path = store_dir(load_config(project).records, "demo") / RECORD_FILE
     data = json.loads(path.read_text())
     change(data)  # type: ignore[operator]
     path.write_text(json.dumps(data, indent=1, sort_keys=True))
@@ -195,7 +195,7 @@ def test_failed_run_is_cached_and_still_fails(project: Path) -> None:
 def test_changed_artifact_in_the_record_is_a_miss(project: Path, caplog: pytest.LogCaptureFixture) -> None:
     write_demo(project, "demo", "open('out.txt', 'w').write('hello')\n")
     _build(project)
-    folder = store_dir(load_config(project), "demo")
+    folder = store_dir(load_config(project).records, "demo")
     (folder / "out.txt").write_text("tampered")
     with caplog.at_level(logging.WARNING):
         report = _build(project)
@@ -207,7 +207,7 @@ def test_changed_artifact_in_the_record_is_a_miss(project: Path, caplog: pytest.
 
 def test_killed_build_leaves_a_usable_cache(project: Path, demo: Path, caplog: pytest.LogCaptureFixture) -> None:
     config = load_config(project)
-    folder = store_dir(config, "demo")
+    folder = store_dir(config.records, "demo")
     # A run killed mid-way leaves its staging folder; a record cut short is unreadable.
     leftover = config.records / ".demo.tmp-killed"
     leftover.mkdir()
@@ -256,7 +256,7 @@ def test_force_with_an_unknown_name_is_a_usage_error(project: Path) -> None:
 def test_records_live_outside_the_site(project: Path, demo: Path) -> None:
     site = project / "build"
     assert not any(p.name == "record.json" for p in site.rglob("*"))
-    leftovers = [p.name for p in store_dir(load_config(project), "demo").parent.glob(".*")]
+    leftovers = [p.name for p in store_dir(load_config(project).records, "demo").parent.glob(".*")]
     assert leftovers == [".cache"]  # the builder's own cache (rebuild.py), not a half-written record
     shutil.rmtree(project / "_freeze")
     assert not _build(project).from_cache  # no record: run again
@@ -267,7 +267,7 @@ def test_record_pointing_outside_its_folder_is_not_used(project: Path, caplog: p
     _build(project)
     secret = project / "secret.txt"
     secret.write_text("hello")  # same bytes, so only the symlink check can catch it
-    out = store_dir(load_config(project), "demo") / "out.txt"
+    out = store_dir(load_config(project).records, "demo") / "out.txt"
     out.unlink()
     out.symlink_to(secret)
     with caplog.at_level(logging.WARNING):

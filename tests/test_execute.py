@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.entries import Entry
-from site_builder.run.execute import BUILDER_DIR, RunOptions, RunResult, path_scrubber, run_demo
+from site_builder.run.child.files import BUILDER_DIR
+from site_builder.run.execute import RunOptions, RunResult, path_scrubber, run_demo
 
 
 def make_demo(root: Path, blocks: list[tuple[str, str] | tuple[str, str, tuple[str, ...]]],

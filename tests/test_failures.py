@@ -401,7 +401,7 @@ def test_failed_or_killed_builds_leave_the_last_good_site_untouched(project: Pat
     (["build", "--timeout", "nan"], "must be a finite number"),
     (["build", "-j", "0"], "argument -j/--jobs: must be at least 1"),
     (["build", "--out", "a-file"], "output path exists and is not a folder: a-file"),
-    (["build", "--out", "a-file/site"], "cannot create the output folder site: a-file is a file"),
+    (["build", "--out", "a-file/site"], "cannot create the output folder a-file/site: a-file is a file"),
 ])
 def test_usage_errors(project: Path, args: list[str], message: str, capsys: pytest.CaptureFixture[str],
                       monkeypatch: pytest.MonkeyPatch) -> None:

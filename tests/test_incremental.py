@@ -15,6 +15,7 @@ import pytest
 from conftest import run_cli, write_demo
 from site_builder.project.folders import CACHE_DIR
 from site_builder.commands.build import BuildOptions, build
+from site_builder.commands.build.options import folders_of
 from site_builder.config import load_config
 from site_builder.run.records import schema as record_schema
 from site_builder.run.records.record_json import RECORD_FILE
@@ -23,6 +24,7 @@ from site_builder.site.rebuild import lend as rebuild
 from site_builder.site.rebuild import state as rebuild_state
 from site_builder.site.publish import search
 from site_builder.source import blocks
+from site_builder.source.parsed import Script, script_data, script_from_data
 
 DEMO = '''\
     """{name}.py — a demo of {name}."""
@@ -142,7 +144,7 @@ def test_a_record_changed_after_the_build_is_checked_again(gallery: Path, monkey
                                                          caplog: pytest.LogCaptureFixture) -> None:
     """Bytes that differ from the ones checked are checked again, even with the size and mtime
     put back: a forged field is refused (the demo runs again) as it is in any build."""
-    record = store_dir(load_config(gallery), "e0") / RECORD_FILE
+    record = store_dir(load_config(gallery).records, "e0") / RECORD_FILE
     st = record.stat()
     data = json.loads(record.read_bytes())
     data["blocks"][0]["duration"] = "soon"
@@ -196,7 +198,7 @@ def test_installed_packages_changed_checks_every_record(gallery: Path, monkeypat
 
 def test_rebuilds_stage_into_the_replaced_site_and_never_write_the_published_one(gallery: Path) -> None:
     config = load_config(gallery)
-    spare = rebuild_state.spare_dir(config)
+    spare = rebuild_state.spare_dir(folders_of(config))
     for word in ("blackberry", "boysenberry"):  # the second rebuild stages into the first's spare
         _edit(gallery, "e1", "banana" if word == "blackberry" else "blackberry", word)
         published = _bytes(gallery / "build")
@@ -209,7 +211,7 @@ def test_links_and_strays_planted_in_the_spare_are_removed_not_followed(gallery:
     config = load_config(gallery)
     _edit(gallery, "e1", "banana", "blackberry")
     assert build(config, BuildOptions()).ok  # makes the spare
-    spare = rebuild_state.spare_dir(config)
+    spare = rebuild_state.spare_dir(folders_of(config))
     outside = tmp_path_factory.mktemp("outside")
     (outside / "keep.txt").write_text("not the builder's\n")
     shutil.rmtree(spare / "e2")
@@ -251,8 +253,8 @@ def test_a_parsed_script_survives_the_rebuild_state_unchanged(demo: str, tmp_pat
     repo = Path(__file__).resolve().parent.parent
     source = (repo / "demos" / "attention.py").read_text() if demo == "attention" else GALLERY
     script = blocks.parse(source, f"demos/{demo}.py", demo, local_dir=tmp_path)
-    data = json.loads(json.dumps(blocks.script_data(script)))
-    assert blocks.script_from_data(data, tmp_path) == script
+    data = json.loads(json.dumps(script_data(script)))
+    assert script_from_data(data, tmp_path) == script
 
 
 def test_a_cached_script_follows_a_local_module_that_appears(project: Path) -> None:
@@ -281,7 +283,7 @@ def test_a_rebuild_parses_only_the_edited_script(gallery: Path, monkeypatch: pyt
     parsed: list[str] = []
     original = blocks.parse
 
-    def counting(source: str, rel_path: str, entry: str, **kwargs: object) -> blocks.Script:
+    def counting(source: str, rel_path: str, entry: str, **kwargs: object) -> Script:
         parsed.append(entry)
         return original(source, rel_path, entry, **kwargs)  # type: ignore[arg-type]
 

@@ -56,6 +56,25 @@ print(round(final, 3))
 # A value with LaTeX: {eval}`alpha`; formatted {eval}`{"a": 1}["a"]:>3d`; a dict {eval}`{"k": 1}`.
 '''
 
+# A figure quoted by the prose: mystmd shows {eval} of a figure as the image, and so do we.
+CURVE = '''
+"""curve.py — a figure the prose quotes.
+
+Purpose
+-------
+After the run: {eval}`fig`.
+"""
+import matplotlib.pyplot as plt
+
+# %% B-plot
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.plot([1, 3, 2])
+ax.set_title("A small curve")
+
+# %% [markdown]
+# After the block: {eval}`fig`; its title {eval}`ax.get_title()`.
+'''
+
 GALLERY = '''
 """
 Gallery mean
@@ -88,6 +107,15 @@ figure, axes = plt.subplots()
 axes.plot([1, 3, 2])
 glue("curve", figure, display=False)
 plt.close(figure)
+import pandas as pd
+from IPython.display import HTML
+glue("table", pd.DataFrame({"loss": [4.58, 0.39]}, index=["first", "last"]), display=False)
+glue("evil", HTML('<b onclick="steal()">bold</b><script>alert(1)</script>'), display=False)
+```
+
+A table, glued: {glue}`table`; HTML, sanitised: {glue}`evil`.
+
+```{glue} table
 ```
 
 ```{glue:figure} curve
@@ -99,6 +127,9 @@ The curve, glued.
 See {numref}`fig-curve`.
 
 ```{eval} answer * 2
+```
+
+```{eval} figure
 ```
 
 The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
@@ -127,7 +158,14 @@ SECOND = MYST_FRONT_MATTER + '''
 
 # Second notebook
 
-From the first: {glue:text}`values_nb.md::half:.1f`.
+From the first: {glue:text}`values_nb.md::half:.1f`, and its curve {glue}`values_nb.md::curve`.
+
+```{glue:figure} curve
+:doc: values_nb.md
+:name: other-curve
+
+The first notebook's curve, here.
+```
 
 ```{code-cell} python
 x = 1
@@ -155,6 +193,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("quoted")
     write_demo(project, "loss", HOUSE)
     write_demo(project, "gallery_mean", GALLERY)
+    write_demo(project, "curve", CURVE)
     (project / "demos" / "values_nb.md").write_text(NOTEBOOK.replace(
         "answer = 42\n", "answer = 42\nclass Formula:\n    def _repr_latex_(self):\n"
         "        return '$E = mc^2$'\n\n"), encoding="utf-8")
@@ -169,6 +208,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def values(html: str) -> list[str]:
     return [unescape(v) for v in re.findall(r'<span class="quoted-value">(.*?)</span>', html)]
+
+
+def pasted(html: str) -> list[str]:
+    """The images pasted in the prose ({eval} of a figure, {glue} of one)."""
+    return re.findall(r'<img class="pasted-value" src="([^"]+)"', html)
 
 
 def errors(html: str) -> list[str]:
@@ -207,6 +251,20 @@ def test_latex_values_show_as_math(built: Path) -> None:
     after = html[html.index("A value with LaTeX"):]
     assert after.index("<math") < after.index("formatted")
     assert "<mi>α</mi>" in after
+
+
+def test_eval_of_a_figure_shows_the_image(built: Path) -> None:
+    html = page(built, "curve")
+    images = re.findall(r'<img class="pasted-value" src="([^"]+)" alt="A small curve" width="300" height="200">', html)
+    assert len(images) == 2  # the Purpose (after the run) and the prose after the block, inline
+    assert values(html) == ["A small curve"]
+    png = (built / "build" / "curve" / images[0]).read_bytes()
+    assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == 600  # drawn at figure_scale 2
+    exported = json.loads((built / "build" / "_downloads" / "values" / "curve.json").read_text())["values"]
+    assert [v["name"] for v in exported] == ["ax.get_title()"]  # the figure: an image, no text to quote
+    # a notebook's {eval} directive: the figure as a block, as its value would show
+    assert re.search(r'<figure class="value value-image"><img src="_site_builder/[^"]+\.png"',
+                     page(built, "values_nb"))
 
 
 def test_rest_gallery_prose_quotes_values(built: Path) -> None:
@@ -250,7 +308,8 @@ def test_values_are_exported_as_json_and_latex(built: Path) -> None:
     nb = json.loads((folder / "values_nb.json").read_text())
     assert {v["name"]: v["value"] for v in nb["values"]} == {
         "answer:05d": "00042", "answer + 1": "43", "answer * 2": "84", "answer": "42", "half": "21.0",
-        "shown": "a <b>string</b>"}  # not the formula: its text is a default repr, <Formula at 0x...>
+        "shown": "a <b>string</b>", "table": "       loss\nfirst  4.58\nlast   0.39"}
+    # not the formula, the curve, the HTML: their text is a default repr, <Formula at 0x...>
     assert "\\newcommand{\\valuesNbHalf}{21.0}" in (folder / "values_nb.tex").read_text()
 
 
@@ -258,7 +317,7 @@ def test_value_files_are_byte_identical_across_builds(built: Path, tmp_path: Pat
     project = copy_of(built, tmp_path)
     folder = project / "build" / "_downloads" / "values"
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    assert len(before) == 8  # loss, gallery_mean, values_nb, quarto_values: .json and .tex
+    assert len(before) == 10  # loss, gallery_mean, values_nb, quarto_values, curve: .json and .tex
     result = run_cli("build", "--force", cwd=project)
     assert result.returncode == 0, result.stderr
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
@@ -270,11 +329,37 @@ def test_myst_nb_eval_directive_shows_the_value_as_a_paragraph(built: Path) -> N
 
 def test_a_glued_figure_is_a_numbered_captioned_figure(built: Path) -> None:
     html = page(built, "values_nb")
-    figure = re.search(r'<figure class="myst-figure" id="fig-curve">\s*<img src="([^"]+)" alt="The curve, glued.">'
+    figure = re.search(r'<figure class="myst-figure" id="fig-curve">\s*<img src="([^"]+)" alt="The curve, glued." width="640">'
                        r'\s*<figcaption><span class="caption-number">Fig. 1 </span>', html)
     assert figure is not None
     assert (built / "build" / "values_nb" / figure.group(1)).read_bytes().startswith(b"\x89PNG")
     assert '<a class="xref xref-internal" href="#fig-curve" rel="noopener noreferrer">Fig. 1</a>' in html
+
+
+def test_glued_html_shows_sanitised_as_a_table(built: Path) -> None:
+    html = page(built, "values_nb")
+    prose = html[html.index("A table, glued"):]
+    inline = prose[:prose.index("HTML, sanitised")]  # {glue} role: the table, a box of the sentence
+    scope = re.search(r'<div class="value-scope" id="(value-\d+)"><div>\s*<table[^>]*>.*<th>first</th>', inline, re.S)
+    assert scope is not None
+    css = (built / "build" / "values_nb" / "_site_builder" / "values.css").read_text()
+    assert f"#{scope.group(1)} " in css  # the DataFrame's own CSS, scoped to its box
+    assert "<b>bold</b>" in prose and "steal()" not in prose and "alert(1)" not in prose  # sanitised
+    assert len(re.findall(r"<th>last</th>", prose)) == 2  # the {glue} directive pastes it again, as a block
+    assert "       loss" not in prose  # never its text form
+
+
+def test_a_figure_glued_in_another_entry_shows_as_a_published_image(built: Path) -> None:
+    html = page(built, "second_nb")
+    inline = re.search(r'its curve <img class="pasted-value" src="([^"]+)" alt="([^"]*)"', html)
+    assert inline is not None and unescape(inline.group(2)) == "<Figure size 640x480 with 1 Axes>"
+    figure = re.search(r'<figure class="myst-figure" id="[^"]*other-curve">\s*<img src="([^"]+)" alt="The first '
+                       r"notebook's curve, here.\"", html)
+    assert figure is not None and figure.group(1) == inline.group(1)
+    assert inline.group(1).startswith("_site_builder/glued/values_nb/")
+    published = built / "build" / "second_nb" / inline.group(1)
+    assert published.read_bytes() == next((built / "_freeze" / "values_nb" / "_site_builder").glob(
+        "block-1-display-*.png")).read_bytes()
 
 
 def test_real_myst_nb_glue_works_unchanged(tmp_path: Path) -> None:
@@ -310,13 +395,16 @@ def test_a_page_pasting_another_entrys_glue_follows_its_change(built: Path, tmp_
 
 def test_cached_and_frozen_builds_show_the_same_text(built: Path, tmp_path: Path) -> None:
     project = copy_of(built, tmp_path)
-    before = {e: page(project, e) for e in ("loss", "values_nb", "gallery_mean")}
+    before = {e: page(project, e) for e in ("loss", "values_nb", "gallery_mean", "curve")}
     for args in (("build",), ("build", "--frozen")):
         result = run_cli(*args, cwd=project)
         assert result.returncode == 0, result.stderr
         for entry, html in before.items():
             assert values(page(project, entry)) == values(html), (args, entry)
             assert errors(page(project, entry)) == errors(html)
+            assert pasted(page(project, entry)) == pasted(html)
+    assert len(pasted(before["curve"])) == 2 and all((project / "build" / "curve" / src).is_file()
+                                                     for src in pasted(before["curve"]))
 
 
 def test_strict_expressions_fail_the_entry(built: Path, tmp_path: Path) -> None:

@@ -242,3 +242,63 @@ def test_no_import_circles_counting_lazy_and_type_checking_imports() -> None:
 def test_the_circle_finder_sees_a_lazy_circle() -> None:
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+# ---------------------------------------------------------------- the settings go down as values
+
+# Where the whole settings (``Config``) may travel: config/ defines and loads them; commands/
+# (and the command line above) make from them the values each stage below takes (the project's
+# folders, run options, what a rebuild compares: commands/build/options.py).
+SETTINGS_HOLDERS = frozenset({"config", "commands", "cli", "__main__", "__init__"})
+# "module.py:function" below the commands that may still take the whole Config, with the reason.
+# Empty: every stage below takes the values it uses.
+SETTINGS_ALLOWED: dict[str, str] = {}
+
+
+def _names_config(annotation: ast.expr | None) -> bool:
+    for node in ast.walk(annotation) if annotation is not None else ():
+        if (isinstance(node, ast.Name) and node.id == "Config") or (
+                isinstance(node, ast.Attribute) and node.attr == "Config") or (
+                isinstance(node, ast.Constant) and isinstance(node.value, str) and "Config" in node.value.split("[")):
+            return True
+    return False
+
+
+def _takes_the_settings(source: str) -> list[tuple[str, str]]:
+    """Where ``source`` imports the settings' Config, or a function (or a class field) takes it: a
+    parameter named ``config`` or annotated ``Config``; each as (function or "", what is wrong)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("site_builder.config"):
+            found += [("", f"line {node.lineno} imports Config") for a in node.names if a.name == "Config"]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                        *filter(None, (arguments.vararg, arguments.kwarg))]:
+                if arg.arg == "config" or _names_config(arg.annotation):
+                    name = getattr(node, "name", "lambda")
+                    found.append((name, f"line {node.lineno} {name}({arg.arg})"))
+        elif isinstance(node, ast.AnnAssign) and _names_config(node.annotation):
+            found.append(("", f"line {node.lineno} holds a Config"))
+    return found
+
+
+def test_stages_below_the_commands_take_values_not_the_whole_settings() -> None:
+    found = []
+    for rel, path in _modules():
+        if rel.split("/")[0].removesuffix(".py") in SETTINGS_HOLDERS:
+            continue
+        found += [f"{rel}: {what}" for function, what in _takes_the_settings(path.read_text(encoding="utf-8"))
+                  if f"{rel}:{function}" not in SETTINGS_ALLOWED]
+    assert not found, ("a stage below commands/ takes the whole settings: hand it the values it uses "
+                       "(made in commands/build/options.py):\n" + "\n".join(found))
+
+
+def test_the_settings_finder_sees_a_function_taking_the_settings() -> None:
+    source = ("from site_builder.config import Config\n"
+              "def a(config): pass\n"
+              "def b(settings: 'Config', n: int) -> None: pass\n"
+              "class C:\n    held: Config | None = None\n"
+              "def d(records, root): pass\n")
+    assert [what for _, what in _takes_the_settings(source)] == [
+        "line 1 imports Config", "line 2 a(config)", "line 3 b(settings)", "line 5 holds a Config"]

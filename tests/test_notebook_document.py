@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from site_builder.source.blocks import Cell
+from site_builder.source.parsed import Cell
 from site_builder.source.markdown_head import document_head, readable_name
 from tests.conftest import MYST_FRONT_MATTER, build_site, run_cli, write_demo
 from tests.page_reader import page, parts

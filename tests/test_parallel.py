@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import run_cli, write_demo
 
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.entries import Entry
 from site_builder.run.execute import BlockResult, RunResult
 from site_builder.site.pages.render import EntryBuild, SiteInfo, render_site
@@ -143,7 +143,7 @@ def test_timings_page_lists_every_block_slowest_first() -> None:
 
 
 def test_longest_expected_entries_start_first() -> None:
-    from site_builder.commands.build import longest_first
+    from site_builder.commands.build.demos import longest_first
 
     def entry(name: str, size: int) -> Entry:
         source = "x" * size

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from site_builder.site.prose import html as prose
-from site_builder.source.blocks import Script, parse
+from site_builder.source.blocks import parse
+from site_builder.source.parsed import Script
 from site_builder.source.docstring import rst_head
 from tests.conftest import run_cli, write_demo
 from tests.page_reader import parts

@@ -14,7 +14,7 @@ from site_builder.site.prose import html as prose
 from site_builder.site.prose.markdown.context import PageContext as PageProse
 from site_builder.site.prose.markdown.resolve import labels_of as collect_labels
 from site_builder.site.pages.render import EntryBuild, SiteInfo, render_site
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.entries import Entry
 from tests.page_reader import visible
 

@@ -205,10 +205,10 @@ def test_forced_rebuild_records_a_new_run_that_then_rebuilds_identically(tmp_pat
     project = _project(tmp_path)
     config = load_config(project)
     build(config, BuildOptions())
-    before = load_record(store_dir(config, "demo"))
+    before = load_record(store_dir(config.records, "demo"))
     forced = build(with_overrides(config, output="forced"), BuildOptions(force=True))
     assert not forced.from_cache
-    after = load_record(store_dir(config, "demo"))
+    after = load_record(store_dir(config.records, "demo"))
     assert after.started_at > before.started_at  # it really ran again
     build(with_overrides(config, output="again"), BuildOptions())
     _assert_same_tree(project / "forced", project / "again")

@@ -208,8 +208,8 @@ def test_a_quarto_figure_is_a_numbered_figure() -> None:
 
     html = render("![A *caption*](img.png){#fig-plot}\n\nSee @fig-plot.", "markdown")
     assert '<figure class="myst-figure" id="fig-plot">' in html and 'alt="A caption"' in html
-    assert '<span class="caption-number">Fig. 1 </span><p>A <em>caption</em></p>' in html
-    assert '<a class="xref xref-internal" href="#fig-plot" rel="noopener noreferrer">Fig. 1</a>' in html
+    assert '<span class="caption-number">Figure 1: </span><p>A <em>caption</em></p>' in html  # as Quarto names it
+    assert '<a class="xref xref-internal" href="#fig-plot" rel="noopener noreferrer">Figure 1</a>' in html
 
 
 # ---------------------------------------------------------------- notebook cells as labels

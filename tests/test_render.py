@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.entries import Entry
 from site_builder.run.execute import (
     BUILDER_DIR,

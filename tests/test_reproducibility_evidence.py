@@ -108,6 +108,24 @@ def test_code_changed_since_the_check_claims_nothing_exact(checked: tuple[Path, 
     assert sentence(project, "seeded").endswith("and seeds its random generators; not yet verified to reproduce.")
 
 
+def test_a_rerun_with_the_same_fingerprint_keeps_the_evidence_until_inputs_change(
+        checked: tuple[Path, dict[str, str], str], tmp_path: Path) -> None:
+    project = copy_of(checked[0], tmp_path)
+    seeded = project / "demos" / "seeded.py"
+    seeded.write_text(seeded.read_text().replace("The draw is", "Drawn, it is"))  # prose only: same run
+    result = run_cli("build", "--force", cwd=project)  # every demo runs again, its record rewritten
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"reproduce exactly \(3 runs agreed when checked on \d{4}-\d\d-\d\d\)\.$",
+                     sentence(project, "seeded"))
+    assert "differ from run to run (found by check on" in sentence(project, "timed")  # found stays found
+    with open(project / "pyproject.toml", "a", encoding="utf-8") as f:
+        f.write("[tool.site_builder]\ntimeout = 300\n")  # an input of the run: not the run checked
+    result = run_cli("build", cwd=project)
+    assert result.returncode == 0, result.stderr
+    assert sentence(project, "seeded").endswith("and seeds its random generators; not yet verified to reproduce.")
+    assert "differ from run to run" not in sentence(project, "timed")
+
+
 def test_check_reports_a_changed_quoted_value(checked: tuple[Path, dict[str, str], str], tmp_path: Path) -> None:
     project = copy_of(checked[0], tmp_path)
     path = project / "_freeze" / "seeded" / "_site_builder" / "record.json"

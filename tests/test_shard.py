@@ -98,13 +98,13 @@ def test_shards_run_in_turn_on_one_machine_still_cover_every_entry(tmp_path: Pat
         write_demo(tmp_path, name, source)
     config = load_config(tmp_path)
     entries = discover(config.demos, config.root)
-    before = [[e.name for e in shard_entries(config, entries, (k, 3))] for k in (1, 2, 3)]
+    before = [[e.name for e in shard_entries(entries, (k, 3), config.runs, config.records, config.root)] for k in (1, 2, 3)]
     seen = []
     for k in (1, 2, 3):
         report = build(config, BuildOptions(shard=(k, 3)))
         seen += [b.entry.name for b in report.builds]
     assert sorted(seen) == sorted(DEMOS)
-    assert [[e.name for e in shard_entries(config, entries, (k, 3))] for k in (1, 2, 3)] == before
+    assert [[e.name for e in shard_entries(entries, (k, 3), config.runs, config.records, config.root)] for k in (1, 2, 3)] == before
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -114,7 +114,7 @@ def test_the_durations_come_from_the_records_committed_at_head(tmp_path: Path) -
     config = load_config(tmp_path)
     assert build(config, BuildOptions()).ok
     entries = discover(config.demos, config.root)
-    assert committed_durations(config, entries) == {}  # not a git repository
+    assert committed_durations(config.records, config.root, entries) == {}  # not a git repository
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
@@ -124,7 +124,7 @@ def test_the_durations_come_from_the_records_committed_at_head(tmp_path: Path) -
     data = json.loads(record.read_text())
     data["duration"] = 1000.0  # a local re-run, not committed: other machines do not see it
     record.write_text(json.dumps(data))
-    durations = committed_durations(config, entries)
+    durations = committed_durations(config.records, config.root, entries)
     assert sorted(durations) == sorted(DEMOS) and durations["alpha"] == committed
 
 

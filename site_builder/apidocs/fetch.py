@@ -130,8 +130,9 @@ def is_fresh(cached: CachedInventory, source: ApiDocsSource, now: float) -> bool
     return cached.url == inventory_url(source) and now - cached.fetched < source.refresh_days * SECONDS_PER_DAY
 
 
-def write_cache(records_dir: Path, package: str, cached: CachedInventory) -> str | None:
-    """Keep a fetched inventory (atomically, through no link); a warning when it cannot be kept."""
+def write_cache(records_dir: Path, package: str, cached: CachedInventory, shown: str) -> str | None:
+    """Keep a fetched inventory (atomically, through no link); a warning when it cannot be kept
+    (``shown``: the cache folder as messages show it)."""
     folder = records_dir / CACHE_FOLDER
     try:
         records_dir.mkdir(parents=True, exist_ok=True)
@@ -141,7 +142,7 @@ def write_cache(records_dir: Path, package: str, cached: CachedInventory) -> str
             folder.mkdir()
             mode = os.lstat(folder).st_mode
         if not stat.S_ISDIR(mode):
-            return f"api_docs {package}: {records_dir.name}/{CACHE_FOLDER} is not a folder: the inventory is not cached"
+            return f"api_docs {package}: {shown} is not a folder: the inventory is not cached"
         meta = json.dumps({"url": cached.url, "fetched": int(cached.fetched),
                            "fetched_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(cached.fetched))},
                           indent=1, sort_keys=True) + "\n"
@@ -150,5 +151,5 @@ def write_cache(records_dir: Path, package: str, cached: CachedInventory) -> str
             write_new(temporary, data)
             os.replace(temporary, folder / name)  # replaces a planted link itself, never its target
     except OSError as exc:
-        return f"api_docs {package}: cannot cache the inventory in {records_dir.name}/{CACHE_FOLDER} ({exc.strerror})"
+        return f"api_docs {package}: cannot cache the inventory in {shown} ({exc.strerror})"
     return None

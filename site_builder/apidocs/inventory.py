@@ -24,7 +24,7 @@ from urllib.parse import unquote
 from site_builder.apidocs import fetch
 from site_builder.apidocs.fetch import CACHE_FOLDER, MAX_COMPRESSED, CachedInventory, InventoryUnavailable, size_shown
 from site_builder.config import ApiDocsSource
-from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, relative_to_root
 
 log = logging.getLogger(__name__)
 
@@ -283,7 +283,8 @@ def _load_one(source: ApiDocsSource, project_root: Path, records_dir: Path, *, f
         except InventoryMalformed as exc:
             raise InventoryMalformed(f"{source.inventory}: {exc}") from None
     cached = fetch.read_cache(records_dir, package)
-    where = f"{records_dir.name}/{CACHE_FOLDER}/{package}.inv"
+    cache = relative_to_root(records_dir / CACHE_FOLDER, project_root)  # as a message shows it
+    where = f"{cache}/{package}.inv"
     other_url = ""
     if cached is not None and cached.url != fetch.inventory_url(source):
         other_url, cached = cached.url, None  # fetched from another URL: the settings changed
@@ -310,7 +311,7 @@ def _load_one(source: ApiDocsSource, project_root: Path, records_dir: Path, *, f
         day = time.strftime("%Y-%m-%d", time.gmtime(cached.fetched))
         inventory = _parsed_cache(cached, package, base, where)
         return inventory, f"api_docs {package}: could not refresh the inventory ({reason}); using the copy fetched {day}"
-    return inventory, fetch.write_cache(records_dir, package, CachedInventory(data, url, now))
+    return inventory, fetch.write_cache(records_dir, package, CachedInventory(data, url, now), cache)
 
 
 def _parsed_cache(cached: CachedInventory, package: str, base: str, where: str) -> Inventory:

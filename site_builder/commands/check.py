@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from site_builder.source.blocks import Script, parse
+from site_builder.source.blocks import parse
+from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.reports.junit import Case, Problem
 from site_builder.project.lock import project_lock
@@ -29,7 +30,8 @@ from site_builder.source.entries import Entry, discover
 from site_builder.errors import ParseError, SiteBuilderError, UsageError, one_line
 from site_builder.run.execute import RunResult, run_demo
 from site_builder.run.records.record_json import RecordError
-from site_builder.run.records.inputs import RunInputs, run_options
+from site_builder.run.records.inputs import RunInputs
+from site_builder.commands.build.options import folders_of, run_options
 from site_builder.run.records.schema import SchemaError
 from site_builder.run.records.verdict import keep_verdict, verdict_of
 from site_builder.fs import UnsafeFileError
@@ -86,7 +88,7 @@ def check(config: Config, options: CheckOptions, out: TextIO, cases: list[Case] 
 
     Holds the project's build lock: a build must not replace a record being compared.
     """
-    with project_lock(config, wait=options.wait):
+    with project_lock(folders_of(config), wait=options.wait):
         return _check(config, options, out, cases if cases is not None else [])
 
 
@@ -136,7 +138,7 @@ def _keep(config: Config, result: EntryCheck, runs: int) -> None:
     verdict = verdict_of(target.inputs, target.record.environment, result.against_record, result.between_runs,
                          runs, same)
     try:
-        keep_verdict(store_dir(config, target.entry.name), verdict)
+        keep_verdict(store_dir(config.records, target.entry.name), verdict)
     except (OSError, UnsafeFileError, SchemaError, ValueError) as exc:
         log.warning("%s: the check's verdict could not be kept in its record: %s", target.entry.name, exc)
 
@@ -177,7 +179,7 @@ def _gather(config: Config, options: CheckOptions) -> list[Target]:
                          "without running them): nothing to compare")
     chosen = [e for e in chosen if e.name not in shown]  # shown only: no record to compare
     records = relative_to_root(config.records, config.root)
-    store = RecordStore(config)
+    store = RecordStore(config.records, config.root)
     targets: list[Target] = []
     problems: list[str] = []
     for entry in chosen:
@@ -187,7 +189,7 @@ def _gather(config: Config, options: CheckOptions) -> list[Target]:
             problems.append(f"{exc} (fix the demo, then build it)")
             continue
         try:
-            record, inputs = read_record(store_dir(config, entry.name))
+            record, inputs = read_record(store_dir(config.records, entry.name))
         except FileNotFoundError:
             problems.append(f"{entry.name}: no run record in {records}/{entry.name}/ to compare with")
             continue

@@ -10,7 +10,6 @@ changed; a template change only re-renders).
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import sys
 import threading
@@ -174,7 +173,7 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
         return
     for failure in report.failures:
         print_line(f"error: {failure}", sys.stderr)
-    where = os.path.relpath(report.site_dir) if report.site_dir else "?"
+    where = relative_to_root(report.site_dir, root) if report.site_dir else "?"
     ran = len(report.builds) - len(report.from_cache)
     verdict = (
         "site unchanged" if report.unchanged

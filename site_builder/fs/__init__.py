@@ -29,7 +29,6 @@ from site_builder.fs.writes import (
     open_for_update,
     relative_to_root,
     rename,
-    shown_folder,
     write_atomic,
     write_failure,
     write_new,
@@ -53,6 +52,6 @@ __all__ = [
     "create_new", "link_names", "link_or_copy", "make_dirs", "make_records_dir", "make_temp_dir", "note_write",
     "open_for_update", "open_regular", "recover", "relative_to_root", "remove_dead_temporaries", "remove_links",
     "remove_stale",
-    "rename", "replace_dir", "safe_join", "sha256_regular", "shown_folder", "walk_names", "write_atomic",
+    "rename", "replace_dir", "safe_join", "sha256_regular", "walk_names", "write_atomic",
     "write_failure", "write_new", "writing",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 
 from site_builder.errors import UsageError
 from site_builder.fs.reading import UnsafeFileError, UnsafePathError, open_regular
-from site_builder.fs.writes import make_dirs, note_write, rename, write_failure
+from site_builder.fs.writes import make_dirs, note_write, relative_to_root, rename, write_failure
 
 log = logging.getLogger(__name__)
 
@@ -165,14 +165,16 @@ def remove_stale(parent: Path, prefix: str) -> None:
 SITE_MARK = ".site_builder"  # the file a site the builder wrote carries at its top
 
 
-def make_records_dir(records: Path) -> None:
-    """Create the records folder (if needed); a UsageError when it is a file or cannot be made."""
+def make_records_dir(records: Path, root: Path) -> None:
+    """Create the records folder (if needed); a UsageError when it is a file or cannot be made
+    (naming it relative to the project folder ``root``)."""
     try:
         make_dirs(records)
     except OSError as exc:
+        shown = relative_to_root(records, root)
         if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO):  # the disk, not the setting
-            raise write_failure(exc, "creating the records folder", f"{records.name}/") from None
-        raise UsageError(f"cannot create the records folder {records.name}: {exc.strerror}") from None
+            raise write_failure(exc, "creating the records folder", f"{shown}/") from None
+        raise UsageError(f"cannot create the records folder {shown}: {exc.strerror}") from None
 
 
 def check_replaceable(folder: Path, mark: str, what: str, shown: str | None = None) -> None:

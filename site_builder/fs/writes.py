@@ -172,11 +172,6 @@ def write_failure(exc: OSError, what: str, where: str) -> WriteError:
     return WriteError(f"{state.format(where=where)} while {what}; {advice}")
 
 
-def shown_folder(folder: Path, root: Path) -> str:
-    """``folder`` as the user knows it in a message: relative to the project, with a trailing slash."""
-    return relative_to_root(folder, root).rstrip("/") + "/"
-
-
 @contextmanager
 def writing(what: str, folder: Path, root: Path) -> Iterator[None]:
     """Turn an OSError raised by the body into a :class:`WriteError` naming ``what`` was being
@@ -184,13 +179,15 @@ def writing(what: str, folder: Path, root: Path) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        raise write_failure(exc, what, shown_folder(folder, root)) from None
+        raise write_failure(exc, what, relative_to_root(folder, root, as_folder=True)) from None
 
 
-def relative_to_root(path: Path, root: Path) -> str:
-    """``path`` as a message shows it: relative to the project root when inside it, else its bare
-    name; a name's control characters and undecodable bytes escaped (errors.one_line)."""
+def relative_to_root(path: Path, root: Path, *, as_folder: bool = False) -> str:
+    """``path`` as a message shows it (the one way to): relative to the project root when inside
+    it, else its bare name, never an absolute path of this machine; a name's control characters and
+    undecodable bytes escaped (errors.one_line).  ``as_folder``: with a trailing slash."""
     try:
-        return one_line(path.resolve().relative_to(root.resolve()).as_posix())
+        shown = one_line(path.resolve().relative_to(root.resolve()).as_posix())
     except ValueError:
-        return one_line(path.name or path.as_posix())  # "/" has no name
+        shown = one_line(path.name or path.as_posix())  # "/" has no name
+    return shown.rstrip("/") + "/" if as_folder else shown

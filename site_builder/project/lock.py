@@ -13,10 +13,9 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from site_builder.config import Config
 from site_builder.errors import UsageError
 from site_builder.fs import make_records_dir, open_for_update, writing
-from site_builder.project.folders import ensure_cache_dir
+from site_builder.project.folders import Folders, ensure_cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -33,18 +32,18 @@ def _holder(fd: int) -> str:
 
 
 @contextmanager
-def project_lock(config: Config, *, wait: bool = True) -> Iterator[None]:
+def project_lock(folders: Folders, *, wait: bool = True) -> Iterator[None]:
     """Hold the project's build lock for the ``with`` body; wait for it, or raise UsageError."""
     try:
         import fcntl
     except ImportError:  # no flock (Windows): builds are not serialised there
         yield
         return
-    make_records_dir(config.records)
-    folder = ensure_cache_dir(config)
+    make_records_dir(folders.records, folders.root)
+    folder = ensure_cache_dir(folders.records, folders.root)
     # Every build writes in the records' cache folder (the state, the spare site): a lock that
     # cannot be made there is the first of the build's writes to fail, said as such.
-    with writing("taking the build lock", folder, config.root):
+    with writing("taking the build lock", folder, folders.root):
         fd = open_for_update(folder / LOCK_FILE)
     try:
         try:

@@ -16,13 +16,16 @@ import select
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from site_builder.run.capture import BlockOutput
 from site_builder.run.child.files import BUILDER_DIR
-from site_builder.run.child.protocol import Event, Interruption, Outcome, safe_name
+from site_builder.run.child.protocol import (
+    DisplayPayload, DoneEvent, EndEvent, ErrorPayload, Event, GlueEvent, Interruption, OsExitEvent, Outcome,
+    QuotedEvent, RunnerEvent, safe_name,
+)
 from site_builder.run.name_refs import name_refs
 from site_builder.run.results import Artifact, BlockError, BlockEvent, BlockResult, Display
 
@@ -40,17 +43,17 @@ class RunEvents:
         self.entry, self.cells, self.builder_dir = entry, cells, builder_dir
         self.limit, self.scrub, self.on_event = limit, scrub, on_event
         self.outputs: dict[int, BlockOutput] = {}
-        self.ends: dict[int, dict[str, Any]] = {}
+        self.ends: dict[int, EndEvent] = {}
         self.current: int | None = None
         self.current_t0 = 0.0
-        self.final: dict[str, Any] | None = None
-        self.os_exit: dict[str, Any] | None = None
+        self.final: DoneEvent | None = None
+        self.os_exit: OsExitEvent | None = None
         self.internal_error: str | None = None
         self.reader_error: str | None = None
         self.write_error: OSError | None = None  # writing a long output's file failed (disk full...)
         self.done = threading.Event()
         self.stopping = False
-        self.quoting: list[dict[str, Any]] = []  # the "quoted" and "glue" events (run.quoting)
+        self.quoting: list[QuotedEvent | GlueEvent] = []  # (run.quoting)
 
     def read(self, fd: int) -> None:
         """Read JSON lines from the runner until EOF (or, once told to stop, until idle)."""
@@ -83,30 +86,31 @@ class RunEvents:
     def handle(self, line: bytes) -> None:
         """Take one JSON line of the runner's events pipe."""
         try:
-            event = json.loads(line)
-            kind = event.get("event")
-            if kind == Event.OUT:
+            event = read_event(line)
+            if event is None:
+                pass
+            elif event["event"] == Event.OUT:
                 if self.write_error is None:
                     self._output(event["i"]).add(event["stream"], event["text"])
-            elif kind == Event.DISPLAY:
+            elif event["event"] == Event.DISPLAY:
                 if self.write_error is None:
                     self._output(event["i"]).add_display(self.display(event))
-            elif kind == Event.START:
+            elif event["event"] == Event.START:
                 self.current, self.current_t0 = event["i"], started_at(event)
                 self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "start"))
-            elif kind == Event.END:
+            elif event["event"] == Event.END:
                 self.ends[event["i"]] = event
                 self.current = None
                 self._notify(BlockEvent(self.entry, self.cells[event["i"]].name, "end",
                                         event["status"], float(event["duration"])))
-            elif kind in (Event.QUOTED, Event.GLUE):
+            elif event["event"] in (Event.QUOTED, Event.GLUE):
                 self.quoting.append(event)
-            elif kind == Event.DONE:
+            elif event["event"] == Event.DONE:
                 self.final = event
                 self.done.set()
-            elif kind == Event.OS_EXIT:  # the demo called os._exit: where, for the crash message
+            elif event["event"] == Event.OS_EXIT:  # the demo called os._exit: where, for the crash message
                 self.os_exit = event
-            elif kind == Event.INTERNAL_ERROR:
+            elif event["event"] == Event.INTERNAL_ERROR:
                 self.internal_error = event.get("traceback", "")
                 self.done.set()
         except OSError as exc:  # run_demo raises it once the demo is over
@@ -136,7 +140,7 @@ class RunEvents:
             interrupted = next((i for i in range(len(self.cells)) if i not in self.ends), None)
         results = []
         # The names of the functions' parameters, known once the script ended (runner's "done").
-        parameters = self.final.get("parameter_names") if isinstance(self.final, dict) else None
+        parameters = self.final.get("parameter_names") if self.final is not None else None
         parameters = parameters if isinstance(parameters, dict) else {}
         for i, cell in enumerate(self.cells):
             out = self.outputs[i].result(
@@ -167,16 +171,16 @@ class RunEvents:
                 results.append(BlockResult(cell.name, Outcome.NOT_RUN, 0.0, **out))
         return tuple(results)
 
-    def _value(self, raw: dict[str, Any] | None) -> Display | None:
+    def _value(self, raw: DisplayPayload | None) -> Display | None:
         return self.display(raw) if raw else None
 
-    def display(self, raw: dict[str, Any]) -> Display:
+    def display(self, raw: DisplayPayload) -> Display:
         """A Display from the runner's event, text scrubbed of the machine's paths."""
         return Display(data={str(k): self.scrub(str(v)) for k, v in raw.get("data", {}).items()},
                        files={str(k): str(v) for k, v in raw.get("files", {}).items()},
                        omitted={str(k): int(v) for k, v in raw.get("omitted", {}).items()})
 
-    def _error(self, raw: dict[str, Any] | None) -> BlockError | None:
+    def _error(self, raw: ErrorPayload | None) -> BlockError | None:
         if raw is None:
             return None
         return BlockError(raw["type"], self.scrub(raw["message"]), raw["line"],
@@ -188,7 +192,7 @@ def _list(raw: Any) -> list[Any]:
 
 
 def crash_error(returncode: int | None, rel_path: str, runner_stderr: str,
-                 os_exit: dict[str, Any] | None = None) -> BlockError:
+                 os_exit: OsExitEvent | None = None) -> BlockError:
     """Describe a runner that died mid-block, with the faulthandler dump's script line."""
     if os_exit is not None:  # the demo called os._exit(status): no dump, but the runner saw where
         line = os_exit.get("line")
@@ -215,7 +219,22 @@ def crash_error(returncode: int | None, rel_path: str, runner_stderr: str,
     return BlockError("Crash", message, line, traceback)
 
 
-def started_at(event: dict[str, Any]) -> float:
+def read_event(line: bytes) -> RunnerEvent | None:
+    """One line of the runner's events pipe as its typed event (child/protocol.py): its
+    ``event`` an Event, an "end" event's ``status`` an Outcome; None for a kind of event this
+    builder does not know; ValueError when the line is no JSON object."""
+    event = json.loads(line)
+    if not isinstance(event, dict):
+        raise ValueError(f"not an event: {line[:80]!r}")
+    if event.get("event") not in Event.__members__.values():
+        return None
+    event["event"] = Event(event["event"])
+    if event["event"] == Event.END:
+        event["status"] = Outcome(event["status"])
+    return cast(RunnerEvent, event)
+
+
+def started_at(event: Mapping[str, Any]) -> float:
     """When a block began, on this process's perf_counter clock: the child's monotonic time
     stamp taken back by its age (the event may be read long after it was sent)."""
     now = time.perf_counter()

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from site_builder.fs import adopt_dir, link_names, make_dirs, remove_links
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 from site_builder.source.cell_options import display_of
 from site_builder.run.demo_process import DemoProcess, start_demo_process
 from site_builder.run.encoders import find_ffmpeg
-from site_builder.run.child.files import BUILDER_DIR  # noqa: F401 (the stages take it from here)
+from site_builder.run.child.files import BUILDER_DIR
 from site_builder.run.child.protocol import Event, Interruption, Outcome
 from site_builder.run.events import EventCallback, RunEvents, crash_error
 from site_builder.run.quoting import glued_values, job_expressions, quoted_values, strict_failure
@@ -32,7 +32,6 @@ from site_builder.run.results import (  # noqa: F401 (re-exported: the stages im
     BlockError,
     BlockEvent,
     BlockResult,
-    BlockStatus,
     Display,
     OutputChunk,
     RunOptions,

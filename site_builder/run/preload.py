@@ -22,7 +22,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_builder.config import Config
 from site_builder.source.entries import Entry
 
 # Lines that start an import statement: only these are parsed (a whole script costs ~1 ms).
@@ -140,12 +139,14 @@ def _installed(module: str) -> bool:
         return False
 
 
-def preload_for(config: Config, entries: Iterable[Entry], record_files: Iterable[Path]) -> Preload:
-    """The modules to preload for these entries (see the module docstring)."""
-    demos, project, installed = str(config.demos), str(config.root), packages_stamp(installed_only=True)
-    if config.preload == ():
+def preload_for(setting: tuple[str, ...] | None, demos_dir: Path, root: Path, entries: Iterable[Entry],
+                record_files: Iterable[Path]) -> Preload:
+    """The modules to preload for these entries (see the module docstring); ``setting``: the
+    preload setting (None: learn them, (): none); ``demos_dir``, ``root``: the demos and project folders."""
+    demos, project, installed = str(demos_dir), str(root), packages_stamp(installed_only=True)
+    if setting == ():
         return Preload((), demos, project, installed)
-    modules: set[str] = set(config.preload or ())
+    modules: set[str] = set(setting or ())
     for entry in entries:
         modules.update(m for m in script_imports(entry.source) if _third_party(m))
         if entry.format != "py":  # cells run in IPython

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from site_builder.run.child.protocol import Outcome
 from site_builder.run.name_refs import NameRef
 
 Stream = Literal["stdout", "stderr", "display"]
-BlockStatus = Literal["ok", "error", "expected-error", "not-run", "timeout", "crashed", "exited"]
 
 
 
@@ -83,7 +83,7 @@ class BlockResult:
     """What one block did when it ran."""
 
     name: str
-    status: BlockStatus
+    status: Outcome  # how the block ended (child/protocol.py)
     duration: float  # seconds, 0.0 when not run
     output: tuple[OutputChunk, ...] = ()
     omitted_lines: int = 0  # lines left out of ``output`` because the block printed too much
@@ -108,11 +108,14 @@ class QuotedValue:
     place: str = ""  # "cell 3" of a .ipynb, whose lines are the cell's
     export: str = ""  # the name it is exported under ("" : only quoted)
     text: str = ""  # the value as text (what the page shows)
-    kind: Literal["text", "markdown", "latex"] = "text"  # markdown, latex: its _repr_markdown_/_repr_latex_
+    # markdown, latex: its _repr_markdown_/_repr_latex_; image: its text says nothing, its image
+    # (a Matplotlib figure) is in ``files`` (MIME type -> a display file of ``block``), ``text`` says what it shows
+    kind: Literal["text", "markdown", "latex", "image"] = "text"
     type: str = ""  # the value's type ("float", "numpy.float64")
     error: str = ""  # "NameError: name 'x' is not defined"; "" : it was evaluated
     block: str = ""  # the block it was evaluated after ("" : before any block)
     evaluated: bool = True  # False: the run never reached its place
+    files: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,7 @@ class BlockEvent:
     entry: str
     block: str
     kind: Literal["start", "end"]
-    status: BlockStatus | None = None  # "end" only
+    status: Outcome | None = None  # "end" only
     duration: float | None = None  # "end" only: seconds the block ran
 
 

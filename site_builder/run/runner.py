@@ -68,7 +68,8 @@ process, streams, files = _child["process"], _child["streams"], _child["files"]
 cells, figures, environment = _child["cells"], _child["outputs.figures"], _child["environment"]
 displays_out, quoted = _child["outputs.displays"], _child["outputs.quoted"]
 api_names, shell_module = _child["api_names"], _child["shell"]
-Event = _child["protocol"].Event  # the events sent to the parent (child/protocol.py)
+protocol = _child["protocol"]  # the events sent to the parent, typed (child/protocol.py)
+Event = protocol.Event
 # What fork_server.py calls on the runner it loaded.
 become_subreaper = process.become_subreaper
 kill_tree = process.kill_tree
@@ -95,7 +96,7 @@ def main(argv: list[str]) -> None:
     except BaseException:
         tb = traceback.format_exc()
         os.write(saved_err, tb.encode("utf-8", "replace"))
-        events.send([{"event": Event.INTERNAL_ERROR, "traceback": tb}])
+        events.send([protocol.InternalErrorEvent(event=Event.INTERNAL_ERROR, traceback=tb)])
         process.REAL_EXIT(70)
     process.REAL_EXIT(0)  # skip interpreter shutdown: demo threads or atexit hooks must not hang us
 
@@ -144,9 +145,11 @@ def _run(job: dict[str, Any], events: Any) -> None:
 
     def evaluate_at(place: int | None) -> None:
         """Evaluate the prose's expressions whose place is after block ``place`` (None: the run)."""
-        found = [quoted.evaluate(e, ns) for e in expressions if e["after"] == place]
+        scale = job.get("figure_scale", 2.0)
+        found = [quoted.evaluate(e, ns, lambda value, text: displays.picture(value, text, scale))
+                 for e in expressions if e["after"] == place]
         if found:
-            events.send([{"event": Event.QUOTED, "values": found}])
+            events.send([protocol.QuotedEvent(event=Event.QUOTED, values=found)])
 
     flags = 0
     # CPU spent on names outside the blocks (the parent adds each block's); on Python 3.12+
@@ -159,7 +162,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
     for index, cell in enumerate(job["blocks"]):
         # "t": when it started (the system-wide monotonic clock), so a parent that reads the
         # event late, a loaded machine's timeout say, still knows how long the block ran.
-        events.send([{"event": Event.START, "i": index, "block": cell["name"], "t": time.monotonic()}])
+        events.send([protocol.StartEvent(event=Event.START, i=index, block=cell["name"], t=time.monotonic())])
         before = files.snapshot(files_dir)
         sink.begin(index)
         displays.begin(index, cell["name"])
@@ -170,9 +173,10 @@ def _run(job: dict[str, Any], events: Any) -> None:
         resolving = time.thread_time() - resolving
         t0 = time.perf_counter()
         if shell is not None:
-            status, error, stop, value = shell.run_cell(cell)
+            ran = shell.run_cell(cell)
         else:
-            status, error, stop, flags, value = cells.run_cell(cell, ns, rel_path, paths, flags, displays.value)
+            ran, flags = cells.run_cell(cell, ns, rel_path, paths, flags, displays.value)
+        stop = ran.stop
         if stop or index == len(job["blocks"]) - 1:
             files.flush_demo_files(ns)  # the script has ended
         duration = time.perf_counter() - t0
@@ -190,14 +194,17 @@ def _run(job: dict[str, Any], events: Any) -> None:
             artifacts = shell.cell_figures()
         artifacts += files.file_artifacts(before, files.snapshot(files_dir), files_dir)
         sink.finish()
+        evaluate_at(index)  # while the block is open: an image a value gives is one of its files
+        if stop or index == len(job["blocks"]) - 1:
+            evaluate_at(None)  # the docstring's prose and the exported names: after the whole run
         artifacts += displays.end()
-        evaluate_at(index)
-        events.send([{"event": Event.END, "i": index, "block": cell["name"], "status": status,
-                      "duration": duration, "error": error, "artifacts": artifacts, "value": value,
-                      "names": names, "names_cpu": resolving}])
+        events.send([protocol.EndEvent(event=Event.END, i=index, block=cell["name"], status=ran.outcome,
+                                       duration=duration, error=ran.error, artifacts=artifacts,
+                                       value=ran.value, names=names, names_cpu=resolving)])
         if stop:
             break
-    evaluate_at(None)  # the docstring's prose and the exported names: after the whole run
+    if not job["blocks"]:
+        evaluate_at(None)
     run_resolving -= time.thread_time()
     parameters = resolver.parameter_names()  # known only now the script has ended
     run_resolving += time.thread_time()
@@ -210,9 +217,9 @@ def _run(job: dict[str, Any], events: Any) -> None:
     namespaces = [ns] + [vars(m) for m in imported
                          if isinstance(getattr(m, "__file__", None), str)
                          and paths.project_rel(m.__file__)]
-    events.send([{"event": Event.DONE, "environment": environment.environment_of(namespaces),
-                  "reads": files.reads(audit, paths, imported), "parameter_names": parameters,
-                  "names_cpu": run_resolving, "cpu": time.process_time()}])
+    events.send([protocol.DoneEvent(event=Event.DONE, environment=environment.environment_of(namespaces),
+                                    reads=files.reads(audit, paths, imported), parameter_names=parameters,
+                                    names_cpu=run_resolving, cpu=time.process_time())])
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ import argparse
 import json
 import logging
 import subprocess
+from collections.abc import Callable
+from pathlib import Path
 
-from site_builder.config import Config
 from site_builder.source.entries import Entry
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.run.records.store import store_dir
@@ -42,8 +43,9 @@ def parse_shard(text: str) -> tuple[int, int]:
     return k, n
 
 
-def recorded_durations(config: Config, entries: list[Entry]) -> dict[str, float]:
-    """Each entry's run time in its record in the working tree (seconds), when it has a readable one.
+def recorded_durations(records: Path, entries: list[Entry]) -> dict[str, float]:
+    """Each entry's run time in its record in the working tree (the records folder ``records``,
+    in seconds), when it has a readable one.
 
     Only the JSON's ``duration`` is read (no file hashes, no input checks): the duration of
     a stale record is still the best estimate there is.  For ordering one machine's work;
@@ -51,7 +53,7 @@ def recorded_durations(config: Config, entries: list[Entry]) -> dict[str, float]
     """
     durations: dict[str, float] = {}
     for entry in entries:
-        path = store_dir(config, entry.name) / RECORD_FILE
+        path = store_dir(records, entry.name) / RECORD_FILE
         try:
             duration = _duration(path.read_bytes())
         except OSError:
@@ -61,15 +63,16 @@ def recorded_durations(config: Config, entries: list[Entry]) -> dict[str, float]
     return durations
 
 
-def committed_durations(config: Config, entries: list[Entry]) -> dict[str, float]:
-    """Each entry's run time as recorded in the records committed at ``HEAD`` (none outside git)."""
+def committed_durations(records: Path, root: Path, entries: list[Entry]) -> dict[str, float]:
+    """Each entry's run time as recorded in the records committed at ``HEAD`` (none outside git),
+    the records folder ``records`` being in the project (and repository) folder ``root``."""
     try:
-        records = config.records.relative_to(config.root).as_posix()
+        in_git = records.relative_to(root).as_posix()
     except ValueError:
         return {}  # records outside the project: nothing all machines are sure to share
-    requests = "".join(f"HEAD:./{records}/{e.name}/{RECORD_FILE}\n" for e in entries)
+    requests = "".join(f"HEAD:./{in_git}/{e.name}/{RECORD_FILE}\n" for e in entries)
     try:
-        done = subprocess.run(["git", "cat-file", "--batch"], cwd=config.root, input=requests.encode(),
+        done = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=requests.encode(),
                               capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         log.debug("no committed records to balance shards with: %s", exc)
@@ -129,12 +132,14 @@ def partition(costs: dict[str, float], shards: int) -> list[list[str]]:
     return [sorted(share) for share in shares]
 
 
-def shard_entries(config: Config, entries: list[Entry], shard: tuple[int, int]) -> list[Entry]:
-    """The entries of shard K of N (``shard`` = (K, N)), in discovery order; entries the
-    run_pattern setting leaves out are in none (they never run, so they have no record)."""
+def shard_entries(entries: list[Entry], shard: tuple[int, int], runs: Callable[[str], bool],
+                  records: Path, root: Path) -> list[Entry]:
+    """The entries of shard K of N (``shard`` = (K, N)), in discovery order; entries ``runs``
+    (the run_pattern setting, on an entry's demos_path) leaves out are in none (they never run,
+    so they have no record).  ``records``, ``root``: see committed_durations."""
     k, n = shard
-    entries = [e for e in entries if config.runs(e.demos_path)]
-    costs = estimated_seconds(entries, committed_durations(config, entries))
+    entries = [e for e in entries if runs(e.demos_path)]
+    costs = estimated_seconds(entries, committed_durations(records, root, entries))
     mine = set(partition(costs, n)[k - 1])
     return [e for e in entries if e.name in mine]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from site_builder.apidocs.inventory import ApiDocs
 from site_builder.names import HOME_DOCUMENT, stem_of
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 from site_builder.source.entries import Entry, Section, site_order
 from site_builder.run.execute import RunResult
 

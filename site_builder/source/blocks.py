@@ -2,8 +2,8 @@
 
 One parser, dispatching on the file's suffix as Sphinx-Gallery does: a Python script
 (``scripts``: Jupytext percent cells, Sphinx-Gallery comment blocks) or a notebook
-(``notebooks``: ``.ipynb``, Jupytext/MyST ``.md``) or a Quarto document (``quarto``: ``.qmd``).  Cell and Script (``parsed``) are
-re-exported here, where the stages take them from.
+(``notebooks``: ``.ipynb``, Jupytext/MyST ``.md``) or a Quarto document (``quarto``: ``.qmd``).  What
+it gives, Cell and Script, is defined in ``parsed``.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from site_builder.source.parsed import Cell, Script, option_warnings, requirements_of, script_data, script_from_data
+from site_builder.source.parsed import Script
 from site_builder.source.notebooks import outline_notebook, parse_notebook
 from site_builder.source.quarto.reader import outline_quarto, parse_quarto
 from site_builder.source.scripts import outline_script, parse_script
 
-__all__ = ["Cell", "Script", "is_notebook_path", "option_warnings", "outline", "parse", "requirements_of",
-           "script_data", "script_from_data"]
+__all__ = ["is_notebook_path", "outline", "parse"]
 
 NOTEBOOK_SUFFIXES = (".ipynb", ".md", ".qmd")
 

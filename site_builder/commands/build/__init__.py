@@ -12,10 +12,12 @@ import posixpath
 import time
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from site_builder.apidocs.inventory import ApiDocs, load_api_docs
-from site_builder.source.blocks import Script, outline, parse
+from site_builder.source.blocks import outline, parse
+from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server, set_preload
 from site_builder.run.preload import preload_for
@@ -36,14 +38,14 @@ from site_builder.site.logs import captured_records
 from site_builder.site.rebuild.lend import parsed_scripts, trusted_records, unchanged_site
 from site_builder.site.rebuild.plan import Rebuild
 from site_builder.project.folders import cache_dir
-from site_builder.site.rebuild.state import SiteState, forget, load_state, spare_dir
+from site_builder.site.rebuild.state import RebuildInputs, SiteState, forget, load_state, spare_dir
 from site_builder.site.publish.search import index_site
 from site_builder.run.shards import shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 
-from site_builder.commands.build.demos import EarlySite, execute_all, longest_first, not_run, shown_only  # noqa: F401 (longest_first re-exported)
-from site_builder.commands.build.options import BuildOptions
+from site_builder.commands.build.demos import EarlySite, execute_all, not_run, shown_only
+from site_builder.commands.build.options import BuildOptions, folders_of, rebuild_inputs, run_options
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +112,7 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     One build of a project at a time: a second one waits for the first (or, with
     ``options.wait`` false, raises UsageError).
     """
-    with project_lock(config, wait=options.wait):
+    with project_lock(folders_of(config), wait=options.wait):
         return _build(config, options, progress)
 
 
@@ -118,10 +120,12 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     started = time.perf_counter()
     progress = progress or Progress()
     report = BuildReport()
+    inputs = rebuild_inputs(config)  # what a rebuild compares, with the project's folders
+    folders = inputs.folders
     # A file that cannot be an entry fails the build like a broken demo: the others still run.
     entries = discover(config.demos, config.root, problems=report.failures, ignore=config.ignored(),
                        pages=config.pages)
-    remove_leftovers(config, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
+    remove_leftovers(folders, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
     if not entries and not report.failures:
         report.warnings.append(
             f"the demos folder {relative_to_root(config.demos, config.root)} holds no demo "
@@ -132,48 +136,48 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     previous: SiteState | None = None  # what the published site was made from
     api_docs, api_warnings = ApiDocs(), list[str]()
     if options.shard:  # the other shards' entries run elsewhere
-        entries = shard_entries(config, entries, options.shard)
+        entries = shard_entries(entries, options.shard, config.runs, folders.records, folders.root)
     else:
         check_writable(config.output, relative_to_root(config.output, config.root))
         # Before the no-change check: a refreshed inventory changes pages.
         api_docs, api_warnings = load_api_docs(config.api_docs, config.root, config.records, frozen=options.frozen)
-        previous = load_state(config) if config.output.is_dir() else None
+        previous = load_state(folders) if config.output.is_dir() else None
         if not (options.force or options.force_names or report.failures):
-            state = unchanged_site(config, entries, previous, api_docs.fingerprint())
+            state = unchanged_site(inputs, entries, previous, api_docs.fingerprint())
             if state is not None:  # its warnings include the inventories' (the same inventories), but
                 # not a failed refresh of a cached inventory
                 fresh = [w for w in api_warnings if w not in state.warnings]
                 return _unchanged(config, entries, state, report, started, fresh)
     report.warnings.extend(api_warnings)
-    parsed = _parse_all(config, entries, report, parsed_scripts(config, entries, previous))
+    parsed = _parse_all(config, entries, report, parsed_scripts(config.prose_for, entries, previous))
     report.warnings.extend(config.unused_overrides(names))
     report.warnings.extend(config.unused_sections(_section_names(names)))
     for warning in report.warnings:
         log.warning("%s", warning)
     # Entries the run_pattern setting leaves out, and pages, are shown only: no process, no record.
-    shown = {e.name: shown_only(e, s, store_dir(config, e.name)) for e in entries
+    shown = {e.name: shown_only(e, s, store_dir(folders.records, e.name)) for e in entries
              if (e.is_page or not config.runs(e.demos_path)) and isinstance(s := parsed[e.name], Script)}
     all_entries, entries = entries, [e for e in entries if e.name not in shown]
-    store = RecordStore(config, trusted=trusted_records(config, entries, previous))
+    store = RecordStore(folders.records, folders.root, trusted=trusted_records(inputs, entries, previous))
     early: EarlySite | None = None  # pages rendered while demos run
     if not options.frozen:
         # a trusted record's folder holds the record.json the last build checked: replaceable
         store.check_replaceable([e for e in entries if e.name not in store.trusted])
     if options.frozen:
-        results = store.frozen_results(entries, parsed)
+        results = store.frozen_results(entries, parsed, partial(run_options, config))
         report.from_cache.update(results)
         report.failures.extend(r.failure for r in results.values() if r.failure)
     elif options.fail_fast and report.failures:  # a bad file or syntax error came first: run nothing
         results = {
-            e.name: not_run(e, s, f"{e.name}: not run (--fail-fast stopped the build)", store_dir(config, e.name))
+            e.name: not_run(e, s, f"{e.name}: not run (--fail-fast stopped the build)", store_dir(folders.records, e.name))
             for e in entries if isinstance(s := parsed[e.name], Script)
         }
         report.not_run.extend(sorted(results))
     else:
         runnable = [e for e in entries if isinstance(parsed[e.name], Script)]
         # Computed only when a demo really runs (the fork server starts then).
-        set_preload(lambda: preload_for(config, runnable, [store_dir(config, e.name) / RECORD_FILE
-                                                            for e in runnable]))
+        set_preload(lambda: preload_for(config.preload, folders.demos, folders.root, runnable,
+                                        [store_dir(folders.records, e.name) / RECORD_FILE for e in runnable]))
         if not options.shard:
             early = _early_site(config, all_entries, parsed, shown, api_docs)
         try:
@@ -193,10 +197,10 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     if options.shard:  # a shard leaves records only; `build --frozen` assembles the site
         report.wall_time = time.perf_counter() - started
         return report
-    files = _render_and_write(config, entries, report, previous, records_checked=not options.frozen,
-                              trusted=store.trusted, api_docs=api_docs, early=early)
+    files = _render_and_write(config, inputs, entries, report, previous, records_checked=not options.frozen,
+                              trusted=store.confirmed_records(), api_docs=api_docs, early=early)
     if report.published:
-        pruned = prune(config, names if options.prune and not options.frozen else None, files)
+        pruned = prune(folders.records, names if options.prune and not options.frozen else None, files)
         report.pruned = pruned.line()
     report.wall_time = time.perf_counter() - started
     return report
@@ -222,17 +226,18 @@ def _early_site(config: Config, entries: list[Entry], parsed: dict[str, Script |
     """What rendering pages as their demo finishes needs: every entry of the site, its result to come."""
     builds = [EntryBuild(e, s, shown.get(e.name) or shown_only(e, s, Path()))
               if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
-    return EarlySite(site_info(config, entries, api_docs, parsed), builds, cache_dir(config))
+    return EarlySite(site_info(config, entries, api_docs, parsed), builds, cache_dir(config.records))
 
 
-def _render_and_write(config: Config, entries: list[Entry], report: BuildReport, previous: SiteState | None,
+def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry], report: BuildReport,
+                      previous: SiteState | None,
                       records_checked: bool, trusted: dict[str, str], api_docs: ApiDocs,
                       early: EarlySite | None = None) -> list[SiteFile]:
     """Render what changed (unchanged pages are linked from the published site, pages rendered
     while demos ran are taken), write, remember; return the site's files."""
     scripts = {b.entry.name: b.script for b in report.builds}
     info = early.info if early is not None else site_info(config, entries, api_docs, scripts)
-    rebuild = Rebuild(config, info, report.builds, state=previous, records_checked=records_checked,
+    rebuild = Rebuild(inputs, info, report.builds, state=previous, records_checked=records_checked,
                       trusted=trusted)
     plan = rebuild.plan()
     files = list(plan.reused)
@@ -245,7 +250,7 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
 
             files += render_site(report.builds, info, only=plan.render_entries,
                                  site_pages=plan.site_pages, notebooks=plan.notebooks,
-                                 thumbnail_cache=cache_dir(config), early=early.pages if early else None)
+                                 thumbnail_cache=cache_dir(config.records), early=early.pages if early else None)
     rendered = [record.getMessage() for record in records]  # said again by an unchanged rebuild
     # Made afresh every time (a zip of the scripts and notebooks costs little): they hold every
     # script's text, which the site-wide pages' key leaves out.
@@ -274,13 +279,14 @@ def _render_and_write(config: Config, entries: list[Entry], report: BuildReport,
 
     saved: list[bool] = []
     if report.published:
-        forget(config)  # until the new site is in place
+        forget(inputs.folders)  # until the new site is in place
     try:
         report.site_dir = write_site(config.output, files, publish=report.published, finish=finish,
-                                     spare=spare_dir(config))
+                                     shown=relative_to_root(config.output, config.root),
+                                     spare=spare_dir(inputs.folders))
     except BaseException:
         if saved:
-            forget(config)  # it describes the staged site, which never went in place
+            forget(inputs.folders)  # it describes the staged site, which never went in place
         raise
     return files
 

@@ -14,21 +14,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.source.entries import Entry
 from site_builder.errors import ParseError
+from site_builder.run.child.protocol import Outcome
 from site_builder.run.execute import BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.fs import writing
 from site_builder.reports.build_report import BuildReport
 from site_builder.reports.progress import Progress, summarize
-from site_builder.run.records.inputs import run_options
 from site_builder.run.records.store import RecordStore, store_dir
 from site_builder.project.folders import cache_dir
 from site_builder.site.outputs import thumbnails
 from site_builder.run.shards import estimated_seconds, recorded_durations
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
-from site_builder.commands.build.options import BuildOptions
+from site_builder.commands.build.options import BuildOptions, run_options
 
 if TYPE_CHECKING:
     from site_builder.site.pages.early import EarlyPages
@@ -50,13 +50,13 @@ class EarlySite:
 def not_run(entry: Entry, script: Script | None, failure: str, files_dir: Path) -> RunResult:
     """The result of a demo that never started (syntax error, fail-fast stop)."""
     cells = script.code_cells if script else ()
-    blocks = tuple(BlockResult(name=c.name, status="not-run", duration=0.0) for c in cells)
+    blocks = tuple(BlockResult(name=c.name, status=Outcome.NOT_RUN, duration=0.0) for c in cells)
     return RunResult(entry.name, blocks, failure, 0.0, time.time(), files_dir)
 
 
 def shown_only(entry: Entry, script: Script, files_dir: Path) -> RunResult:
     """The result of an entry the run_pattern setting leaves out: shown, never run (no process, no record)."""
-    blocks = tuple(BlockResult(name=c.name, status="not-run", duration=0.0) for c in script.code_cells)
+    blocks = tuple(BlockResult(name=c.name, status=Outcome.NOT_RUN, duration=0.0) for c in script.code_cells)
     return RunResult(entry.name, blocks, None, 0.0, 0.0, files_dir, shown_only=True)
 
 
@@ -129,7 +129,7 @@ def execute_all(
             script = parsed[entry.name]
             assert isinstance(script, Script)
             failure = f"{entry.name}: not run (--fail-fast stopped the build)"
-            result = not_run(entry, script, failure, store_dir(config, entry.name))
+            result = not_run(entry, script, failure, store_dir(config.records, entry.name))
             report.not_run.append(entry.name)
         elif result.failure and options.fail_fast:
             stop_all()
@@ -139,7 +139,7 @@ def execute_all(
             script = parsed[entry.name]
             assert isinstance(script, Script)
             build = EntryBuild(entry, script, result)
-            thumbnails.prepare(build, cache_dir(config))
+            thumbnails.prepare(build, cache_dir(config.records))
             if early is not None and early.pages is not None:
                 early.pages.render(build)
 
@@ -207,7 +207,7 @@ def _prepare_render_while_waiting(
 
 def _expected_seconds(config: Config, entries: list[Entry]) -> dict[str, float]:
     """How long each entry is expected to run: the duration of its last record, when it has one."""
-    return recorded_durations(config, entries)
+    return recorded_durations(config.records, entries)
 
 
 def longest_first(entries: list[Entry], expected: dict[str, float]) -> list[Entry]:

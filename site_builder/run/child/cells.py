@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from .errors import describe_error
 from .files import Paths
+from .protocol import CellRun, DisplayPayload, Outcome
 
 FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
@@ -54,9 +55,9 @@ def compile_cell(text: str, first_line: int, rel_path: str, flags: int, with_val
 
 
 def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Paths, flags: int,
-             describe: Callable[[Any], dict[str, Any] | None],
-             ) -> tuple[str, dict[str, Any] | None, bool, int, dict[str, Any] | None]:
-    """Run one cell; return (status, error, stop, future flags for later cells, its value or None).
+             describe: Callable[[Any], DisplayPayload | None],
+             ) -> tuple[CellRun, int]:
+    """Run one cell; return how it went and the future flags for later cells.
 
     ``describe`` turns the value of the cell's last expression into its record (or None)."""
     shown = None
@@ -74,17 +75,17 @@ def run_cell(cell: dict[str, Any], ns: dict[str, Any], rel_path: str, paths: Pat
             # A clean end of the script: not a failure, but the page says where it ended.
             err["message"] = f"sys.exit({status!r})" if status is not None else "sys.exit()"
             err["traceback"] = ""
-            return "ok", err, True, flags, None
+            return CellRun(Outcome.OK, err, stop=True), flags
         if isinstance(status, int):
             err["message"] = f"exit status {status}"
         else:
             sys.stderr.write(f"{status}\n")  # as the interpreter would print it
             first = str(status).strip().splitlines()
             err["message"] = "exit status 1" + (f": {first[0]}" if first else "")
-        return "exited", err, True, flags, None
+        return CellRun(Outcome.EXITED, err, stop=True), flags
     except BaseException as exc:
         err = describe_error(exc, rel_path, paths)
         if cell.get("raises"):  # tagged raises-exception (or #| error: true)
-            return "expected-error", err, False, flags, None
-        return "error", err, True, flags, None
-    return "ok", None, False, flags, shown
+            return CellRun(Outcome.EXPECTED_ERROR, err), flags
+        return CellRun(Outcome.RAISED, err, stop=True), flags
+    return CellRun(Outcome.OK, value=shown), flags

@@ -9,9 +9,10 @@ import traceback
 from typing import Any
 
 from .files import Paths
+from .protocol import ErrorPayload
 
 
-def describe_error(exc: BaseException, rel_path: str, paths: Paths) -> dict[str, Any]:
+def describe_error(exc: BaseException, rel_path: str, paths: Paths) -> ErrorPayload:
     """Type, first message line, innermost script line and script-only traceback of ``exc``."""
     line = None
     tb = exc.__traceback__
@@ -29,8 +30,7 @@ def describe_error(exc: BaseException, rel_path: str, paths: Paths) -> dict[str,
     except Exception as bad:  # a demo's exception whose __str__ itself fails
         message, text = f"<unprintable: {type(bad).__name__}>", ""
     lines = str(message or "").strip().splitlines()
-    return {"type": type(exc).__name__, "message": lines[0] if lines else "",
-            "line": line, "traceback": text}
+    return ErrorPayload(type=type(exc).__name__, message=lines[0] if lines else "", line=line, traceback=text)
 
 
 def _keep_script_frames(te: Any, rel_path: str, paths: Paths, seen: set[int]) -> None:

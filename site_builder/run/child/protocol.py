@@ -3,7 +3,8 @@
 The child sends one JSON object a line on its events pipe, each with an ``"event"`` of
 :class:`Event`; the parent (run/events.py) reads them into records.  A block's outcome is
 an :class:`Outcome`, the ``status`` of its "end" event and of its record; a run stopped
-inside a block is an :class:`Interruption`.  Both sides import this module, so it uses the
+inside a block is an :class:`Interruption` (the parent killed it when its time ran out, or
+its process died).  Each event's fields are a TypedDict below.  Both sides import this module, so it uses the
 standard library only, and only modules a child has loaded anyway (``enum``, ``re``,
 ``typing``): the demo sees nothing ``python demos/x.py`` would not give it.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, Literal, NamedTuple, TypedDict
 
 
 class Event(StrEnum):
@@ -49,31 +50,102 @@ class Interruption(NamedTuple):
     returncode: int | None = None  # CRASHED: the runner's exit status (negative: a signal)
 
 
+# ---------------------------------------------------------------- the events, one TypedDict each
+# The child makes each with its class (a plain dict at run time: nothing costs or changes for
+# the demo); the parent reads a line back into the class its "event" names (run/events.py).
+
+
+class ErrorPayload(TypedDict):
+    """A block's exception as the page shows it (child/errors.py describe_error)."""
+
+    type: str
+    message: str
+    line: int | None
+    traceback: str
+
+
+class DisplayPayload(TypedDict, total=False):
+    """A rich output: its text and JSON types, the files of its binary types, those left out."""
+
+    data: dict[str, Any]
+    files: dict[str, str]
+    omitted: dict[str, int]
+
+
 class StartEvent(TypedDict):
-    event: str
+    event: Literal[Event.START]
     i: int
     block: str
-    t: float
+    t: float  # the child's monotonic clock when the block began
 
 
 class OutEvent(TypedDict):
-    event: str
+    event: Literal[Event.OUT]
     i: int
-    stream: str
+    stream: str  # "stdout" or "stderr"
     text: str
 
 
-class EndEvent(TypedDict, total=False):
-    event: str
+class DisplayEvent(DisplayPayload):
+    event: Literal[Event.DISPLAY]
+    i: int
+
+
+class GlueEvent(DisplayPayload):
+    event: Literal[Event.GLUE]
+    i: int
+    name: str
+
+
+class QuotedEvent(TypedDict):
+    event: Literal[Event.QUOTED]
+    values: list[dict[str, Any]]  # one per inline expression evaluated at this place
+
+
+class EndEvent(TypedDict):
+    event: Literal[Event.END]
     i: int
     block: str
-    status: str  # an Outcome
+    status: Outcome
     duration: float
-    error: dict[str, Any] | None  # type, message, line, traceback
-    value: dict[str, Any] | None  # the last expression's display
+    error: ErrorPayload | None
+    value: DisplayPayload | None  # the last expression's display
     artifacts: list[dict[str, Any]]
     names: list[Any]
     names_cpu: float
+
+
+class DoneEvent(TypedDict):
+    event: Literal[Event.DONE]
+    environment: dict[str, str]
+    reads: list[str]
+    parameter_names: dict[str, Any]
+    names_cpu: float
+    cpu: float
+
+
+class OsExitEvent(TypedDict):
+    event: Literal[Event.OS_EXIT]
+    status: int
+    line: int | None
+
+
+class InternalErrorEvent(TypedDict):
+    event: Literal[Event.INTERNAL_ERROR]
+    traceback: str
+
+
+RunnerEvent = (StartEvent | OutEvent | DisplayEvent | GlueEvent | QuotedEvent | EndEvent | DoneEvent
+               | OsExitEvent | InternalErrorEvent)
+
+
+class CellRun(NamedTuple):
+    """How running one cell went, in the child (child/cells.py, child/shell.py)."""
+
+    outcome: Outcome
+    error: ErrorPayload | None = None
+    stop: bool = False  # the script ends here (an error, sys.exit)
+    value: DisplayPayload | None = None  # its last expression's display
 
 
 def safe_name(block: str) -> str:

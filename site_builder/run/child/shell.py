@@ -49,6 +49,7 @@ from .errors import describe_error
 from .files import Paths, inside
 from .outputs.displays import Displays, when_imported
 from .outputs.inline import InlineFigures
+from .protocol import CellRun, DisplayPayload, Outcome
 
 HIDE_VALUE_TAG = "hide-value"
 NO_ANSWER = ("{what} was called, but nobody answers a notebook the site builder runs "
@@ -72,7 +73,7 @@ class NotebookShell:
         self.errors = sys.stderr  # the runner's: shown errors are the cell's stderr even in %%capture
         self.depth = 0  # run_cell calls under way: 1 for a cell, more inside %%capture
         self.offset = 0  # the notebook line before the running cell's first
-        self.value: dict[str, Any] | None = None  # the running cell's value, as recorded
+        self.value: DisplayPayload | None = None  # the running cell's value, as recorded
         self.unparsed: BaseException | None = None  # the cell's SyntaxError, at lines counted in the cell
         config = Config()
         config.HistoryManager.enabled = False  # no SQLite file and no thread: In and Out stay in memory
@@ -86,8 +87,8 @@ class NotebookShell:
         _refuse_input()
         warnings.filterwarnings("ignore", message="To exit: use 'exit', 'quit', or Ctrl-D.")
 
-    def run_cell(self, cell: dict[str, Any]) -> tuple[str, dict[str, Any] | None, bool, dict[str, Any] | None]:
-        """Run one cell; (status, error, stop, value) as cells.run_cell gives them."""
+    def run_cell(self, cell: dict[str, Any]) -> CellRun:
+        """Run one cell; how it went, as cells.run_cell says it."""
         text = cell["text"]
         lines = text.split("\n")
         blank = next((i for i, line in enumerate(lines) if line.strip()), 0)  # IPython drops them
@@ -105,11 +106,12 @@ class NotebookShell:
             shell.ast_node_interactivity = interactivity
         error = result.error_before_exec or result.error_in_exec
         if error is None:
-            return "ok", None, False, self.value
+            return CellRun(Outcome.OK, value=self.value)
         if error is self.unparsed and isinstance(error, SyntaxError):
             _at_notebook_line(error, self.offset, self.rel_path)  # parsed at the cell's lines 1, 2, ...
         described = describe_error(error, self.rel_path, self.paths)
-        return ("expected-error", described, False, None) if cell.get("raises") else ("error", described, True, None)
+        return CellRun(Outcome.EXPECTED_ERROR, described) if cell.get("raises") else CellRun(
+            Outcome.RAISED, described, stop=True)
 
     def block_names(self, resolver: Any, cell: dict[str, Any], before: dict[str, Any]) -> list[list[Any]]:
         """What the names of the cell's code denoted (api_names), read from the Python IPython

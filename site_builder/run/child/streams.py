@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from .protocol import Event
+from .protocol import DisplayEvent, DisplayPayload, Event, OsExitEvent, OutEvent, RunnerEvent
 from .process import REAL_EXIT, exit_if_orphaned, kill_descendants
 
 MAX_EVENT_TEXT = 1 << 20  # split huge writes so no single JSON line is enormous
@@ -28,7 +28,7 @@ class Events:
         self.fd = fd
         self.pid = os.getpid()
 
-    def send(self, objs: list[dict[str, Any]]) -> None:
+    def send(self, objs: list[RunnerEvent]) -> None:
         if os.getpid() != self.pid or not objs:
             return
         text = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs)
@@ -115,7 +115,7 @@ class Sink:
             self._drain()
             self._flush()
 
-    def display(self, record: dict[str, Any]) -> None:
+    def display(self, record: DisplayPayload) -> None:
         """Send a display output of the current block, after everything written before it."""
         if self.forked or self.block is None:
             return
@@ -123,7 +123,7 @@ class Sink:
         with self.lock:
             self._drain()
             self._flush()
-            self.events.send([{"event": Event.DISPLAY, "i": self.block, **record}])
+            self.events.send([DisplayEvent(event=Event.DISPLAY, i=self.block, **record)])
 
     def begin(self, index: int) -> None:
         with self.lock:
@@ -199,12 +199,11 @@ class Sink:
             if self.pending_size > (1 << 20):
                 self.pending, self.pending_size = [], 0
             return
-        objs = []
+        objs: list[RunnerEvent] = []
         for stream, texts in self.pending:
             text = "".join(texts)
             for i in range(0, len(text), MAX_EVENT_TEXT):
-                objs.append({"event": Event.OUT, "i": self.block, "stream": stream,
-                             "text": text[i:i + MAX_EVENT_TEXT]})
+                objs.append(OutEvent(event=Event.OUT, i=self.block, stream=stream, text=text[i:i + MAX_EVENT_TEXT]))
         self.pending, self.pending_size = [], 0
         self.events.send(objs)
 
@@ -291,8 +290,8 @@ def report_os_exit(events: Events, sink: Sink, rel_path: str) -> None:
                 frame = frame.f_back
             try:
                 sink.finish()
-                events.send([{"event": Event.OS_EXIT, "status": status,
-                              "line": frame.f_lineno if frame is not None else None}])
+                events.send([OsExitEvent(event=Event.OS_EXIT, status=status,
+                                         line=frame.f_lineno if frame is not None else None)])
                 kill_descendants(os.getpid())
             except Exception:
                 pass

@@ -15,9 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from site_builder.config import Config
 from site_builder.run.execute import RunOptions, RunResult
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.expressions.places import find_expressions
 from site_builder.source.syntax.ipython import looks_like_ipython
 
@@ -105,14 +104,6 @@ def depends_on_exact_text(result: RunResult, rel_path: str) -> bool:
 def recorded_packages(environment: dict[str, str]) -> dict[str, str]:
     """The package distributions (name -> version) of a run's environment."""
     return {k: v for k, v in environment.items() if k not in _NOT_PACKAGES}
-
-
-def run_options(config: Config, name: str) -> RunOptions:
-    """How entry ``name`` runs; part of its cache key, so build, --frozen and check share it."""
-    return RunOptions(timeout=config.timeout_for(name), project_root=config.root,
-                      figure_scale=config.figure_scale, display_limit=config.display_limit,
-                      animation_frames=config.animation_frames, animation_size=config.animation_size,
-                      strict_expressions=config.strict_expressions)
 
 
 def option_values(options: RunOptions) -> dict[str, float]:

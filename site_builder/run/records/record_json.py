@@ -25,6 +25,7 @@ from site_builder.run.execute import (
     OutputChunk,
     RunResult,
 )
+from site_builder.run.child.protocol import Outcome
 from site_builder.run.results import GluedValue, QuotedValue, Verdict
 from site_builder.run.name_refs import name_refs
 from site_builder.run.records.inputs import RunInputs
@@ -163,7 +164,7 @@ def _block(raw: dict[str, Any]) -> BlockResult:
             output.append(OutputChunk(c["stream"], "".join(c["lines"])))
     return BlockResult(
         name=raw["name"],
-        status=raw["status"],
+        status=Outcome(raw["status"]),
         duration=float(raw["duration"]),
         output=tuple(output),
         omitted_lines=int(raw["omitted_lines"]),

@@ -15,10 +15,10 @@ other than the run's own start time (a cache hit rewrites nothing).  Its layout 
 
 API (also for ``check`` and ``--shard``):
 
-- ``store_dir(config, name)`` -> the record folder of an entry;
+- ``store_dir(records, name)`` -> the record folder of an entry;
 - ``read_record(folder) -> (RunResult, RunInputs)`` / ``load_record(folder) -> RunResult``
   (``record_file.save_record(folder, result, inputs)`` writes one);
-- ``RecordStore(config)``: ``lookup(entry, script, options)`` -> ``Lookup`` (hit or why not),
+- ``RecordStore(records, root)``: ``lookup(entry, script, options)`` -> ``Lookup`` (hit or why not),
   ``staging(name)`` -> a fresh folder to run into, ``commit(entry, script, result, options)``
   -> the result, now in its record folder (swapped in atomically with renames).
 """
@@ -30,11 +30,11 @@ import logging
 import os
 import platform
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_builder.source.blocks import Script
-from site_builder.config import Config
+from site_builder.source.parsed import Script
 from site_builder.source.entries import Entry
 from site_builder.errors import SiteBuilderError
 from site_builder.run.execute import RunOptions, RunResult
@@ -60,21 +60,22 @@ from site_builder.run.records.inputs import (
     depends_on_exact_text,
     option_values,
     recorded_packages,
-    run_options,
     sha256_file,
     sha_text,
 )
 from site_builder.run.records.schema import SchemaError, parse_record
+from site_builder.run.records.verdict import carried_verdict
 from site_builder.names import stem_of
 
 log = logging.getLogger(__name__)
 
 # Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
-EXECUTION_VERSION = 7  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
+EXECUTION_VERSION = 8  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
 # 4: display() calls and every MIME type of a value; animations; 5: blocks record what their names denoted (api_names)
 # 6: names in function and class bodies scoped by symtable; parameters from the calls seen (3.12+)
 # 7: notebooks run in IPython (magics, help, the displayhook); tracebacks keep the run folder's frames
+# 8: an {eval} of a value whose only rich form is an image (a Matplotlib figure) gives that image
 
 
 class FrozenError(SiteBuilderError):
@@ -138,9 +139,9 @@ def load_record(folder: Path) -> RunResult:
     return read_record(folder)[0]
 
 
-def store_dir(config: Config, name: str) -> Path:
-    """The record folder of entry ``name`` (``_freeze/NAME``, ``_freeze/SECTION/NAME``)."""
-    return config.records.joinpath(*name.split("/"))
+def store_dir(records: Path, name: str) -> Path:
+    """The record folder of entry ``name`` in the records folder (``_freeze/NAME``, ``_freeze/SECTION/NAME``)."""
+    return records.joinpath(*name.split("/"))
 
 
 # ---------------------------------------------------------------- the store
@@ -150,12 +151,14 @@ def store_dir(config: Config, name: str) -> Path:
 class RecordStore:
     """The records of one build: looks results up and commits new ones."""
 
-    config: Config
+    records: Path  # the records folder
+    root: Path  # the project folder: the files demos read are relative to it
     # entry -> record_digest of a record the last published build used, when nothing its
     # lookup compares has changed since (the script, settings, Python, installed packages,
     # the builder, the record's files and the files the demo read; see rebuild.trusted_records):
     # that record is a hit without being checked again
     trusted: dict[str, str] = field(default_factory=dict)
+    confirmed: set[str] = field(default_factory=set)  # trusted records a lookup found with those very bytes
     _installed: dict[str, str | None] = field(default_factory=dict)  # per-build version cache
 
     def installed_version(self, dist: str) -> str | None:
@@ -169,23 +172,28 @@ class RecordStore:
                 self._installed[dist] = None
         return self._installed[dist]
 
+    def confirmed_records(self) -> dict[str, str]:
+        """Entry -> record_digest of the trusted records the lookups found unchanged, byte for byte."""
+        return {name: digest for name, digest in self.trusted.items() if name in self.confirmed}
+
     def lookup(self, entry: Entry, script: Script, options: RunOptions, *, frozen: bool = False) -> Lookup:
         """The recorded result of ``entry`` when every input still matches, else why not.
 
         ``frozen`` checks only what the sources decide (code, files read), not this
         machine's Python, packages or options.  An unreadable record is a miss (warned).
         """
-        folder = store_dir(self.config, entry.name)
+        folder = store_dir(self.records, entry.name)
         try:
             recover(folder)  # a build killed between the two renames of replace_dir
             result, inputs, trusted = _read_record(folder, self.trusted.get(entry.name, ""))
         except FileNotFoundError:
             return Lookup(None, "no record")
         except RecordError as exc:
-            where = f"{self.config.records.name}/{entry.name}"
+            where = f"{relative_to_root(self.records, self.root)}/{entry.name}"
             log.warning("%s: ignoring the run record in %s (running the demo again): %s", entry.name, where, exc)
             return Lookup(None, f"unusable record in {where}: {exc}", unusable=True)
         if trusted:  # nothing _mismatch compares has changed since the last build compared it
+            self.confirmed.add(entry.name)
             return Lookup(result)
         reason = self._mismatch(entry, script, options, inputs, frozen)
         return Lookup(None, reason) if reason else Lookup(result)
@@ -199,7 +207,7 @@ class RecordStore:
             return "its text changed and its output shows line numbers or source lines"
         for rel, sha in sorted(inputs.reads.items()):
             try:
-                now = sha256_file(safe_join(self.config.root, rel))
+                now = sha256_file(safe_join(self.root, rel))
             except (OSError, UnsafePathError):
                 if not sha:
                     continue  # it was gone after the run already
@@ -223,16 +231,16 @@ class RecordStore:
     def check_replaceable(self, entries: list[Entry]) -> None:
         """Refuse (exit status 2) before anything runs when a folder in the records' place of an
         entry is not a record: committing the entry's run would delete it."""
-        shown = relative_to_root(self.config.records, self.config.root)  # once, not once per entry
+        shown = relative_to_root(self.records, self.root)  # once, not once per entry
         for entry in entries:
-            folder = store_dir(self.config, entry.name)
+            folder = store_dir(self.records, entry.name)
             check_replaceable(folder, RECORD_FILE, "a run record", f"{shown}/{entry.name}")
 
     def staging(self, name: str) -> Path:
         """A fresh, empty folder beside the record of entry ``name`` to run it into."""
-        make_records_dir(self.config.records)
-        parent = store_dir(self.config, name).parent  # the same folder: the swap is a rename
-        with writing(f"making the folder to run {name} in", self.config.records, self.config.root):
+        make_records_dir(self.records, self.root)
+        parent = store_dir(self.records, name).parent  # the same folder: the swap is a rename
+        with writing(f"making the folder to run {name} in", self.records, self.root):
             make_dirs(parent)
             # The pid in the name: only the scratch folders of dead builds are ever removed.
             return make_temp_dir(parent, f".{stem_of(name)}.tmp-{os.getpid()}-")
@@ -244,11 +252,14 @@ class RecordStore:
         entry's previous record is left exactly as it was.
         """
         staging = result.files_dir
-        target = store_dir(self.config, entry.name)
+        target = store_dir(self.records, entry.name)
         try:
-            with writing(f"saving the record of {entry.name}", self.config.records, self.config.root):
-                result = save_record(staging, result, self.inputs(entry, script, result, options))
-                check_replaceable(target, RECORD_FILE, "a run record", f"{self.config.records.name}/{entry.name}")
+            with writing(f"saving the record of {entry.name}", self.records, self.root):
+                inputs = self.inputs(entry, script, result, options)
+                result = dataclasses.replace(result, verdict=carried_verdict(target, inputs, result.environment))
+                result = save_record(staging, result, inputs)
+                check_replaceable(target, RECORD_FILE, "a run record",
+                                  f"{relative_to_root(self.records, self.root)}/{entry.name}")
                 staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
                 replace_dir(staging, target)
         except BaseException:
@@ -262,8 +273,10 @@ class RecordStore:
         shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(staging.with_name(staging.name + ".builder"), ignore_errors=True)  # see run_demo
 
-    def frozen_results(self, entries: list[Entry], parsed: dict[str, Script | Exception]) -> dict[str, RunResult]:
-        """Every parsable entry's recorded result; raise FrozenError naming those without one."""
+    def frozen_results(self, entries: list[Entry], parsed: dict[str, Script | Exception],
+                       options: Callable[[str], RunOptions]) -> dict[str, RunResult]:
+        """Every parsable entry's recorded result (``options``: how an entry runs, by its name);
+        raise FrozenError naming those without one."""
         results: dict[str, RunResult] = {}
         refused: list[str] = []
         unusable = False
@@ -271,8 +284,7 @@ class RecordStore:
             script = parsed[entry.name]
             if not isinstance(script, Script):
                 continue
-            options = run_options(self.config, entry.name)
-            found = self.lookup(entry, script, options, frozen=True)
+            found = self.lookup(entry, script, options(entry.name), frozen=True)
             if found.result is None:
                 refused.append(f"{entry.name} ({found.reason})")
                 unusable = unusable or found.unusable
@@ -292,7 +304,7 @@ class RecordStore:
         reads = {}
         for rel in result.reads:
             try:
-                reads[rel] = sha256_file(safe_join(self.config.root, rel))
+                reads[rel] = sha256_file(safe_join(self.root, rel))
             except (OSError, UnsafePathError):
                 reads[rel] = ""  # read, then deleted: any file there later is a change
         return RunInputs(

@@ -20,7 +20,7 @@ import base64
 import json
 from pathlib import Path
 
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.gallery import shown_code
 from site_builder.source.notebooks import RAW_HTML
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular

@@ -23,7 +23,8 @@ log = logging.getLogger(__name__)
 
 VALUES_FORMAT = 1  # bump when the JSON layout changes
 VALUES_FOLDER = "_downloads/values"
-_DEFAULT_REPR = re.compile(r"<[^\n]* at 0x[0-9a-fA-F]+>")  # says nothing, and differs on every run
+# says nothing, and differs on every run; or names only its class (IPython's HTML, Markdown...)
+_DEFAULT_REPR = re.compile(r"<[^\n]* at 0x[0-9a-fA-F]+>|\A<[\w.]+ object>\Z")
 _WORD = re.compile(r"[A-Za-z]+|[0-9]")
 _DIGITS = ("Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine")
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#",
@@ -66,6 +67,8 @@ def exported_values(entry: str, quoted: Iterable[QuotedValue], glued: Iterable[G
     found: dict[str, ExportedValue] = {}
     for q in quoted:
         name = q.export or (f"{q.code}:{q.spec}" if q.spec else q.code)  # Quarto's: its expression
+        if q.kind == "image":  # a figure: no text to quote
+            continue
         if q.error or not q.evaluated:
             if q.export:
                 log.warning("%s: the exported name %r has no value: %s", entry, q.export, q.error or "not evaluated")

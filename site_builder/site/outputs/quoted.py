@@ -1,19 +1,21 @@
 """What a page's prose quotes from the run: its expressions' values, and what glue() kept.
 
 The prose (``prose/quoting.py``) looks a value up by its place and text; glued values
-by entry ("" : the page's own) and name, each with the URL of its image when it has one that
-the page publishes (another entry's: its text, Markdown or math).
+by entry ("" : the page's own) and name, each shown in its richest safe form as a block's
+value is (``displays``): HTML sanitised, images published beside the page, another entry's too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import functools
 import re
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
-from site_builder.run.results import Display, GluedValue, QuotedValue
-
-_IMAGES = ("image/png", "image/jpeg", "image/gif", "image/webp", "image/svg+xml")
+from site_builder.run.execute import RunResult
+from site_builder.run.results import Display, QuotedValue
+from site_builder.site.outputs.displays import DisplayView, PageAssets, display_view
+from site_builder.site.outputs.published import FilePublisher
 
 
 def quoted_by_place(values: Iterable[QuotedValue]) -> dict[tuple[int | None, str], QuotedValue]:
@@ -36,17 +38,36 @@ def summary_with_values(summary: str, values: Iterable[QuotedValue]) -> str:
     return _IN_SUMMARY.sub(value, summary) if "eval}" in summary or "{python}" in summary else summary
 
 
-def page_glue(own: Iterable[GluedValue], others: Mapping[str, Iterable[GluedValue]],
-              publish: Callable[[str], str | None]) -> dict[str, dict[str, tuple[Display, str | None]]]:
-    """Glued values by entry ("" : this page's, its images published with it) and name."""
-    found: dict[str, dict[str, tuple[Display, str | None]]] = {
-        entry: {g.name: (g.display, None) for g in values} for entry, values in others.items()}
-    found[""] = {g.name: (g.display, _image(g.display, publish)) for g in own}
-    return found
+@dataclass(frozen=True)
+class Pasted:
+    """A glued value as a page pastes it: its bundle, and its richest safe form on the page
+    (``view()``, made when pasted: its files are published, its CSS kept, only then)."""
+
+    display: Display
+    view: Callable[[], DisplayView]
 
 
-def _image(display: Display, publish: Callable[[str], Any]) -> str | None:
-    for mime in _IMAGES:
-        if mime in display.files:
-            return publish(display.files[mime])
-    return None
+def run_values(result: RunResult, others: Mapping[str, RunResult], files: FilePublisher, assets: PageAssets
+               ) -> tuple[Callable[[Display], DisplayView], dict[str, dict[str, Pasted]]]:
+    """What a page's prose pastes of the runs: ``show`` (a Display of this page's run -> its view,
+    as a block's value shows: HTML sanitised, images published beside the page) and the glued
+    values by entry ("" : this page's; another's images are published with this page) and name."""
+
+    @functools.cache
+    def shower(entry: str) -> Callable[[Display], DisplayView]:
+        run = others[entry] if entry else result
+        publish, sizes = files.of(run.files_dir, entry), display_sizes(run)
+        return lambda display: display_view(display, publish, sizes, assets)
+
+    def pasted(entry: str, display: Display) -> Pasted:
+        return Pasted(display, lambda: shower(entry)(display))
+
+    glued = {entry: {g.name: pasted(entry, g.display) for g in run.glued}
+             for entry, run in others.items() if entry != result.entry}
+    glued[""] = {g.name: pasted("", g.display) for g in result.glued}
+    return shower(""), glued
+
+
+def display_sizes(result: RunResult) -> dict[str, tuple[int | None, int | None]]:
+    """The shown size (width, height) of each image file the run's displays wrote, by path."""
+    return {a.path: (a.width, a.height) for b in result.blocks for a in b.artifacts if a.kind == "display"}

@@ -45,30 +45,35 @@ def shown_streams(block: BlockResult, display: CellDisplay) -> BlockResult:
 
 
 class FigureNumbers:
-    """Numbers the captioned figures of one page, in page order; ``anchor``: a cell's label ->
-    the id of its first captioned figure (the page's PageContext.anchor, see label_ids)."""
+    """Numbers the captioned figures and tables of one page's cells, in page order; ``anchor``: a
+    cell's label -> the id of its first captioned figure (the page's PageContext.anchor, see
+    label_ids); ``number``: the page's next number of a kind (PageContext.number), so that the
+    prose's figures and tables and the cells' are one sequence, as Quarto numbers them."""
 
-    def __init__(self, anchor: Callable[[str], str] = lambda label: "") -> None:
-        self.count = 0
-        self.tables = 0
-        self.anchor = anchor
+    def __init__(self, anchor: Callable[[str], str] = lambda label: "",
+                 number: Callable[[str], int] | None = None) -> None:
+        counters: dict[str, int] = {}
+
+        def own(kind: str) -> int:
+            counters[kind] = counters.get(kind, 0) + 1
+            return counters[kind]
+
+        self.anchor, self.number = anchor, number or own
 
     def place(self, artifacts: tuple[_Artifact, ...], display: CellDisplay
               ) -> tuple[tuple[_Artifact, ...], FigureLayout]:
         """The cell's artifact views captioned (see caption), and the layout of its figures."""
         table = None
         if display.table_caption:
-            self.tables += 1
             anchor = self.anchor(display.label) if display.label.startswith("tbl-") else ""
-            table = FigureCaption(self.tables, display.table_caption, anchor)
+            table = FigureCaption(self.number("table"), display.table_caption, anchor)
         images = sum(1 for view in artifacts if view.is_image)
         columns = display.columns or (-(-images // display.rows) if display.rows else 0)
         if not display.fig_subcaps:
             return self.caption(artifacts, display), FigureLayout(min(columns, 6), None, table)
         group = None
         if display.fig_cap and images:
-            self.count += 1
-            group = FigureCaption(self.count, display.fig_cap, self.anchor(display.label) if display.label else "")
+            group = FigureCaption(self.number("figure"), display.fig_cap, self.anchor(display.label) if display.label else "")
         found, letter = [], 0
         for view in artifacts:
             if view.is_image:
@@ -88,10 +93,19 @@ class FigureNumbers:
             if view.is_image:
                 caption = None
                 if display.fig_cap:
-                    self.count += 1
                     first = not any(getattr(v, "caption", None) for v in found)
                     anchor = self.anchor(display.label) if first and display.label else ""
-                    caption = FigureCaption(self.count, display.fig_cap, anchor)
+                    caption = FigureCaption(self.number("figure"), display.fig_cap, anchor)
                 view = replace(view, caption=caption, alt=display.fig_alt or display.fig_cap or view.alt)
             found.append(view)
         return tuple(found)
+
+
+def column_widths_css(section_id: str, widths: tuple[float, ...]) -> str:
+    """The rules giving the tables a cell shows (its HTML and Markdown displays) Quarto's
+    ``tbl-colwidths``, scoped to the cell's section; for the page's style sheet (the
+    Content-Security-Policy runs no ``style`` attribute)."""
+    scope = '[id="' + section_id.replace("\\", "\\\\").replace('"', '\\"') + '"] .value-html table'
+    rules = [f"{scope} {{ table-layout: fixed; width: 100%; }}"]
+    rules += [f"{scope} tr > :nth-child({n}) {{ width: {w:g}%; }}" for n, w in enumerate(widths, 1)]
+    return "\n".join(rules)

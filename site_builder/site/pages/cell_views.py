@@ -13,12 +13,13 @@ from pathlib import Path, PurePosixPath
 
 from markupsafe import Markup, escape
 
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.markdown_head import without_title
 from site_builder.source.notebooks import RAW_HTML
+from site_builder.run.child.protocol import Outcome
 from site_builder.run.execute import Artifact, BlockResult, Display, RunResult
 from site_builder.site.formatting import format_duration, format_size
-from site_builder.site.outputs.shown import FigureNumbers, shown_streams
+from site_builder.site.outputs.shown import FigureNumbers, column_widths_css, shown_streams
 from site_builder.source.cell_options import display_of
 from site_builder.site.outputs.displays import DisplayView, PageAssets, display_view
 from site_builder.site.outputs.outcomes import block_note, output_parts
@@ -87,7 +88,7 @@ class CellViews:
                             status="ok", duration="", outputs=(), omitted_lines=0, omitted_bytes="",
                             full_output=None, error=None, artifacts=())
         if block is None:
-            block = BlockResult(name=cell.name, status="not-run", duration=0.0)
+            block = BlockResult(name=cell.name, status=Outcome.NOT_RUN, duration=0.0)
         display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
         block = shown_streams(block, display)
         sizes = {a.path: (a.width, a.height) for a in block.artifacts if a.kind == "display"}
@@ -102,6 +103,9 @@ class CellViews:
             block_note(block, result, expects_error) if result else "")
         artifacts, layout = (figures or FigureNumbers()).place(self.artifact_views(block, publish, files_dir), display)
         description = self.description(cell, page, script)
+        names = cell_names(cell, display, notebook, artifacts, page)
+        if display.table_widths and assets is not None:  # tbl-colwidths: rules of the page's style sheet
+            assets.css.append(column_widths_css(names["section_id"], display.table_widths))
         return CellView(
             kind="code",
             name=cell.name,
@@ -122,7 +126,7 @@ class CellViews:
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
             layout=layout,
-            **cell_names(cell, display, notebook, artifacts, page),
+            **names,
         )
 
     def artifact_views(self, block: BlockResult, publish: Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:

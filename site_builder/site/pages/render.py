@@ -12,7 +12,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 from site_builder.source.docstring import rst_head
 from site_builder.source.entries import Section
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)

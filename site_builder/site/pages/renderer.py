@@ -18,18 +18,18 @@ from urllib.parse import quote
 from markupsafe import Markup
 
 from site_builder.errors import one_line
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 from site_builder.source.entries import Entry
-from site_builder.run.execute import BUILDER_DIR, RunResult
+from site_builder.run.child.files import BUILDER_DIR
+from site_builder.run.execute import RunResult
 from site_builder.site.formatting import format_duration, join_words
 from site_builder.site.downloads.notebook import make_notebook
 from site_builder.site.outputs.shown import FigureNumbers
 from site_builder.site.outputs.displays import PageAssets
 from site_builder.site.outputs.interactive import plotly_files
-from site_builder.site.outputs.outcomes import unpublishable
-from site_builder.site.outputs.quoted import page_glue, quoted_by_place, summary_with_values
+from site_builder.site.outputs.published import FilePublisher
+from site_builder.site.outputs.quoted import quoted_by_place, run_values, summary_with_values
 from site_builder.site.downloads.values import value_files
-from site_builder.run.results import GluedValue
 from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import SiteCodeLinks
 from site_builder.site.pages.api_index import API_PAGE, entry_uses
@@ -40,10 +40,8 @@ from site_builder.site.prose.labels import Gate, Gates, SiteLabels, expand_gates
 from site_builder.site.references.page import attach_references
 from site_builder.site.references.site import SiteReferences, entry_heading, entry_summary, site_references
 from site_builder.site.pages.toc import page_toc
-from site_builder.site.safety.svg import UnsafeSvgError, inert_svg
 from site_builder.site.pages.views import EntryLink, reproducibility
 from site_builder.site.pages.views import with_bibliography, with_late_links
-from site_builder.site.pages.views import safe_rel_path
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 from site_builder.site.sitefiles import home_build, notebook_path, script_download
 from site_builder.site.pages.timings import environment_view, format_ran_at
@@ -80,7 +78,7 @@ class PageRenderer(CellViews):
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
         self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
         self.references = SiteReferences()  # works cited, terms, who refers to whom (references.site)
-        self.glued: dict[str, tuple[GluedValue, ...]] = {}  # entry -> what its glue() kept
+        self.glued: dict[str, RunResult] = {}  # entry -> its run, when its glue() kept values
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -89,7 +87,7 @@ class PageRenderer(CellViews):
             return functools.cache(lambda: self.heading(build) if build.script.title else build.entry.name)
 
         self.linkable = tuple(SiteEntry(b.entry.name, title(b)) for b in builds)
-        self.glued = {b.entry.name: b.result.glued for b in builds if b.result.glued}  # {glue}`other::name`
+        self.glued = {b.entry.name: b.result for b in builds if b.result.glued}  # {glue}`other::name`
 
     def prose_links(self, entry: Entry) -> ProseLinks:
         """What the prose of ``entry``'s page links to: its imports' documentation, the other entries."""
@@ -125,26 +123,8 @@ class PageRenderer(CellViews):
         downloads = [] if entry.is_page else [
             f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.{entry.format}"] * (entry.format in SOURCE_DOWNLOADS))]
         page_paths = {"index.html", *downloads}
-        published: dict[str, SiteFile] = {}
-
-        def publish(rel: str) -> str | None:
-            safe = safe_rel_path(rel)
-            why = unpublishable(result.files_dir, rel, safe, page_paths, published)
-            if why:
-                log.warning("%s: the file %s the demo wrote is not published: %s", name, rel, why)
-                return None
-            assert safe is not None
-            if safe.lower().endswith(".svg"):  # opened on its own, an SVG runs its scripts
-                try:
-                    published[safe] = SiteFile(path=f"{name}/{safe}", data=inert_svg(result.files_dir, safe))
-                except UnsafeSvgError as exc:
-                    log.warning("%s: the SVG file %s is not published: %s", name, rel, exc)
-                    return None
-            else:
-                published[safe] = SiteFile(path=f"{name}/{safe}", source=result.files_dir / safe,
-                                           root=result.files_dir)
-            return prefix + quote(safe)
-
+        files = FilePublisher(name, page_paths, prefix)
+        publish = files.of(result.files_dir)
         by_name = {b.name: b for b in result.blocks}
         root = "../" * (name.count("/") + 1) if listing is None else ""
         page, images = prose_page(build, root, self.labels, self.info.typography)
@@ -153,10 +133,11 @@ class PageRenderer(CellViews):
             page.publish_video = _prefixed(prefix, page.publish_video)
         page.links = self.prose_links(entry)
         page.quoted = quoted_by_place(result.quoted)
-        page.glued = page_glue(result.glued, self.glued, publish)
+        assets = PageAssets(entry=name)
+        page.show_value, page.glued = run_values(result, self.glued, files, assets)
         refs = attach_references(page, self.references, entry)
         code_links = self.code_links.of(result)
-        figures, gates, assets = FigureNumbers(page.anchor), Gates(page), PageAssets(entry=name)
+        figures, gates = FigureNumbers(page.anchor, page.number), Gates(page)
         purpose = self.introduction(build, page)  # first: its labels and numbers come first on the page
         abstract = self.prose(script.abstract, "markdown", "abstract-", page,
                               first_line=entry.source.count("\n", 0, max(entry.source.find("abstract:"), 0)) + 1
@@ -234,7 +215,7 @@ class PageRenderer(CellViews):
                   if entry.format in SOURCE_DOWNLOADS else []),
                 self.notebook_file(name, script, result, from_notebook=entry.format != "py"),
             ]),
-            *published.values(),
+            *files.published.values(),
             *images.values(),
             *extra,
             *value_files(name, result),

@@ -25,7 +25,7 @@ from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.safety.html import clean_html
 from site_builder.run.results import Verdict
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
-from site_builder.source.blocks import Cell
+from site_builder.source.parsed import Cell
 from site_builder.source.cell_options import CellDisplay
 from site_builder.site.highlight import CodePart
 
@@ -157,7 +157,7 @@ def with_late_links(page: PageContext, purpose: Markup | None, cells: list[CellV
 
     def relinked(html: Markup) -> Markup:
         # cleaned again with the same allow-list: safe to mark up
-        return Markup(clean_html(str(html), fragments=late)) if 'href="#' in html else html
+        return Markup(clean_html(str(html), fragments=late, media=True)) if 'href="#' in html else html
 
     cells = [dataclasses.replace(c, html=relinked(c.html)) if isinstance(c, CellView) and c.kind == "markdown" else c
              for c in cells]

@@ -13,7 +13,7 @@ cells between (GateView: the template opens the ``<details>`` and closes it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -24,7 +24,7 @@ from site_builder.site.prose.markdown.context import Label, PageContext
 from site_builder.site.prose.markdown.context import Definition
 from site_builder.site.prose.markdown.resolve import parse_resolved
 from site_builder.site.sitefiles import EntryBuild, SiteFile
-from site_builder.source.blocks import Cell, Script
+from site_builder.source.parsed import Cell, Script
 from site_builder.source.cell_options import display_of
 from site_builder.source.docstring import head_labels
 from site_builder.source.entries import Entry
@@ -34,14 +34,18 @@ log = logging.getLogger(__name__)
 
 
 def label_definitions(texts: list[str], typography: bool = False, languages: Sequence[str] = (),
-                      notebook: bool = False) -> list[Definition]:
+                      notebook: bool = False, before: Callable[[int, PageContext], None] | None = None
+                      ) -> list[Definition]:
     """The labels one page's prose texts define, in page order, numbered as rendering numbers
     them (``Definition.source``: the text's index), and, in a notebook's prose, the anchors its
     raw HTML names (``kind`` "html"); a name may come twice.  ``languages``: each text's
-    ("markdown" when not given; "rst": read by prose.rst)."""
+    ("markdown" when not given; "rst": read by prose.rst); ``before``: what comes before each
+    text on the page (a code cell's numbered figures), given the text's index and the context."""
     page = PageContext(typography=typography, notebook=notebook)
     for source, text in enumerate(texts):
         page.source = source
+        if before is not None:
+            before(source, page)
         if not text.strip():
             continue
         if source < len(languages) and languages[source] == "rst":
@@ -149,25 +153,34 @@ def _definitions(entry: Entry, script: Script, typography: bool) -> Iterator[tup
     intro, intro_language = (script.intro, script.prose) if script.title else (script.purpose, "markdown")
     texts = [intro] + [c.text if c.kind == "markdown" else "" for c in script.cells]
     languages = [intro_language] + [script.prose for _ in script.cells]
-    found = label_definitions(texts, typography, languages, notebook=is_notebook(entry))
+    cells = (None, *script.cells)
+
+    def cell_labels(source: int, page: PageContext) -> None:
+        """A code cell's captioned figure or table takes the page's next number (the prose's
+        figures and the cells' are one sequence); its label is defined there."""
+        cell = cells[source]
+        if cell is None or cell.kind != "code":
+            return
+        display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
+        if display.label.startswith("tbl-") and display.table_caption:  # its table's caption (tbl-cap)
+            number = page.number("table")
+            page.define(display.label, f"Table {number}", str(number))
+        elif display.fig_cap:  # the label: the id of its first captioned figure
+            number = page.number("figure")
+            if display.label:
+                page.define(display.label, f"Figure {number}", str(number))
+        elif display.label:  # a labelled cell (:name:, #| label:): its section, named by its label
+            page.define(display.label, display.label)
+
+    found = label_definitions(texts, typography, languages, notebook=is_notebook(entry), before=cell_labels)
     if script.title and script.prose == "rst":  # a label before the title names the page: its title shows
         top = set(head_labels(intro))
         found = [replace(d, text=script.title) if d.source == 0 and d.name in top else d for d in found]
-    figures = tables = 0  # captioned code cells so far: "Figure N" when each makes one figure, as Quarto's do
-    for source, cell in enumerate((None, *script.cells)):
-        for d in (d for d in found if d.source == source):
-            yield d.kind, d.name, d.text, d.number, _place(entry, cell, source, texts[source], d.line)
-        if cell is not None and cell.kind == "code":
-            display = display_of(cell.tags, (*cell.metadata_options, *cell.options))
-            figures += bool(display.fig_cap)
-            tables += bool(display.table_caption)
-            where = f"{entry.rel_path}, block {cell.name}"
-            if display.label.startswith("tbl-") and display.table_caption:  # its table's caption (tbl-cap)
-                yield "label", display.label, f"Table {tables}", str(tables), where
-            elif display.label and display.fig_cap:  # the id of its first captioned figure
-                yield "label", display.label, f"Figure {figures}", str(figures), where
-            elif display.label:  # a labelled cell (:name:, #| label:): its section, named by its label
-                yield "label", display.label, display.label, "", where
+    for d in found:
+        cell = cells[d.source]
+        where = f"{entry.rel_path}, block {cell.name}" if cell is not None and cell.kind == "code" else _place(
+            entry, cell, d.source, texts[d.source], d.line)
+        yield d.kind, d.name, d.text, d.number, where
 
 
 def text_line(entry: Entry, text: str) -> int:

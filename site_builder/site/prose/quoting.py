@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from site_builder.run.results import Display
 from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, Role, RoleCall, \
     number_equation, number_figure, register_all, registers
@@ -29,22 +30,33 @@ if TYPE_CHECKING:
 
 QUARTO_INLINE = re.compile(r"^\{python\}\s+\S")  # `{python} expr`: Quarto's inline code
 _MATH_DELIMITERS = re.compile(r"^\s*(\$\$?|\\\[|\\\()(?P<body>.*?)(\$\$?|\\\]|\\\))\s*$", re.DOTALL)
+_BLOCK_HTML = re.compile(r"<(?:address|article|aside|blockquote|details|div|dl|figure|footer|h[1-6]|header|hr|"
+                         r"ol|p|pre|section|table|ul)\b", re.I)  # elements that end a paragraph
 _LITERAL_LIMIT = 10_000  # characters of a glued text/plain read back as a Python literal
 _TYPES = {"b": int, "c": int, "d": int, "o": int, "x": int, "X": int, "e": float, "E": float, "f": float,
           "F": float, "g": float, "G": float, "n": float, "%": float, "s": str}
 
 
-def quoted_html(out: Output, written: str, line: int) -> Markup:
-    """The value of the expression ``written`` at the place being rendered (see the module docstring)."""
+def quoted_html(out: Output, written: str, line: int, block: bool = False) -> Markup:
+    """The value of the expression ``written`` at the place being rendered (see the module docstring);
+    ``block``: as a paragraph of its own."""
     page = out.page
     value = page.quoted.get((page.after, written))
     if value is None or not value.evaluated:
         out.warn(line, f"the expression {written!r} was not evaluated: the run did not reach its place")
-        return out.macro("quoted_error", written, "not evaluated")
-    if value.error:
+        shown = out.macro("quoted_error", written, "not evaluated")
+    elif value.error:
         out.warn(line, f"the expression {value.code!r} raised {value.error}")
-        return out.macro("quoted_error", written, value.error)
-    return shown_text(out, value.text, value.kind)
+        shown = out.macro("quoted_error", written, value.error)
+    elif value.kind == "image" and page.show_value is not None:
+        view = page.show_value(Display(data={"text/plain": value.text}, files=dict(value.files)))
+        if view.kind == "image":  # a figure, as mystmd shows it
+            return out.macro("pasted", view, block, value.code)
+        out.warn(line, f"the expression {value.code!r} gives an image that cannot be published")
+        shown = out.macro("quoted_error", written, "image not published")
+    else:
+        shown = shown_text(out, value.text, value.kind)
+    return out.macro("quoted_block", shown) if block else shown
 
 
 def shown_text(out: Output, text: str, kind: str) -> Markup:
@@ -78,14 +90,15 @@ class EvalDirective(Directive):
     content = False
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        return str(out.macro("quoted_block", quoted_html(out, call.argument.strip(), call.line)))
+        return str(quoted_html(out, call.argument.strip(), call.line, block=True))
 
 
 # ---------------------------------------------------------------- glue
 
 
 def glued(page: PageContext, written: str) -> tuple[Any, str, str]:
-    """(the GluedValue ``written`` names, or None; its name; the text after ``:``, a format spec)."""
+    """(the glued value ``written`` names (site.outputs.quoted.Pasted), or None; its name; the text
+    after ``:``, a format spec)."""
     doc, _, rest = written.strip().rpartition("::")
     name, _, spec = rest.partition(":")
     entry = ""
@@ -120,16 +133,22 @@ def formatted(text: str, spec: str) -> str:
 
 
 def pasted(out: Output, found: Any, block: bool) -> Markup:
-    """A glued value in its richest form: an image, Markdown, math, else its text."""
-    display, image = found
+    """A glued value in its richest form, as a block's value shows it: sanitised HTML or an image
+    (published beside the page), else its Markdown, its math or its text."""
+    display = found.display
     data = display.data
-    if image:
-        return out.macro("figure", image, "", data.get("text/plain", ""), "", "", "", "", False)
+    if "text/html" in data or display.files:
+        view = found.view()
+        if view.kind in ("image", "plotly") or view.mime == "text/html":
+            # a table in a sentence ends its paragraph whatever the markup says: pasted as a block
+            block = block or (view.kind == "html" and _BLOCK_HTML.search(str(view.html)) is not None)
+            return out.macro("pasted", view, block, "A glued value")
     if "text/markdown" in data:
         return out.markdown(data["text/markdown"]) if block else out.inline(data["text/markdown"])
     if "text/latex" in data:
         return math_html(_math_body(data["text/latex"]), block)
-    return out.macro("quoted", data.get("text/plain", ""))
+    text = out.macro("quoted", data.get("text/plain", ""))
+    return out.macro("quoted_block", text) if block else text
 
 
 @registers("glue", "glue:", "glue:any", "glue:text", "glue:md", "glue:math")
@@ -138,7 +157,7 @@ class GlueRole(Role):
         found, name, spec = glued(out.page, call.content)
         if found is None:
             return str(_missing(out, call.content, name, call.line))
-        display = found[0]
+        display = found.display
         if call.name == "glue:text":
             return str(out.macro("quoted", formatted(display.data.get("text/plain", ""), spec)))
         if call.name == "glue:md":
@@ -163,18 +182,19 @@ class GlueDirective(Directive):
         found, name, _ = glued(out.page, f"{doc}::{call.argument}" if doc else call.argument)
         if found is None:
             return str(_missing(out, call.argument, name, call.line))
-        display, image = found
+        display = found.display
         if call.name == "glue:figure":
             caption = out.body(call) if call.body.strip() else ""
             alt = call.options.get("alt", "") or " ".join(call.body.strip().split("\n")[0].split()) or name
-            if image:
-                return str(out.macro("figure", image, "", alt, "", caption, call.data["number"], call.anchor))
-            return str(out.macro("container", "glue-figure", "", out.macro("quoted_block", pasted(out, found, True))
-                                 + caption, call.anchor))
+            view = found.view() if display.files else None
+            if view is not None and view.kind == "image":
+                return str(out.macro("figure", view.src, "", alt, view.width or "", caption,
+                                     call.data["number_text"], call.anchor))
+            return str(out.macro("container", "glue-figure", "", pasted(out, found, True) + caption, call.anchor))
         if call.name == "glue:math":
             tex = _math_body(display.data.get("text/latex", display.data.get("text/plain", "")))
             return str(out.macro("math_block", math_html(tex, True), call.data.get("number", ""), call.anchor))
-        return str(pasted(out, found, True)) if image else str(out.macro("quoted_block", pasted(out, found, True)))
+        return str(pasted(out, found, True))
 
 
 def register(registry: Registry) -> None:

@@ -13,10 +13,9 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_builder.config import Config
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.names import MAX_SECTION_DEPTH
-from site_builder.run.execute import BUILDER_DIR
+from site_builder.run.child.files import BUILDER_DIR
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.project.folders import cache_dir
 from site_builder.site.sitefiles import SiteFile
@@ -64,21 +63,22 @@ def _section_folders(records: Path) -> list[Path]:
     return found
 
 
-def prune(config: Config, names: set[str] | None, site_files: list[SiteFile]) -> Pruned:
-    """Remove the records of entries not in ``names`` (None: keep every record) and the cached
-    thumbnails the published ``site_files`` do not hold; call it after publishing, holding the lock."""
+def prune(records: Path, names: set[str] | None, site_files: list[SiteFile]) -> Pruned:
+    """Remove the records of entries not in ``names`` (None: keep every record) from the records
+    folder ``records``, and the cached thumbnails the published ``site_files`` do not hold; call it
+    after publishing, holding the lock."""
     pruned = Pruned()
     if names is not None:
-        pruned.records = _prune_records(config, names)
-    pruned.thumbnails = _prune_thumbnails(cache_dir(config) / "thumbnails", site_files)
+        pruned.records = _prune_records(records, names)
+    pruned.thumbnails = _prune_thumbnails(cache_dir(records) / "thumbnails", site_files)
     return pruned
 
 
-def _prune_records(config: Config, names: set[str]) -> list[str]:
+def _prune_records(records: Path, names: set[str]) -> list[str]:
     """Remove the record folders of entries not in ``names``; return those entries' names."""
     removed = []
     parents = {"/".join(parts[:i]) for name in names for parts in [name.split("/")] for i in range(1, len(parts))}
-    for folder in sorted(_section_folders(config.records), reverse=True):  # a section after its sub-sections
+    for folder in sorted(_section_folders(records), reverse=True):  # a section after its sub-sections
         try:
             items = list(os.scandir(folder))
         except OSError:
@@ -86,12 +86,12 @@ def _prune_records(config: Config, names: set[str]) -> list[str]:
         for item in items:
             if item.name[0] in "._" or not item.is_dir(follow_symlinks=False):
                 continue
-            name = Path(item.path).relative_to(config.records).as_posix()
+            name = Path(item.path).relative_to(records).as_posix()
             if name in names or name in parents or not _holds_record(Path(item.path)):
                 continue  # an entry's, a section's (once an entry of that name), or not ours
             shutil.rmtree(item.path, ignore_errors=True)
             removed.append(name)
-        if removed and folder != config.records:
+        if removed and folder != records:
             try:
                 folder.rmdir()  # a section the pruning emptied (the builder made it); else it is not empty
             except OSError:

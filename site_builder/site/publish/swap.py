@@ -127,7 +127,7 @@ def _remove(path: Path, is_folder: bool) -> None:
         path.unlink()
 
 
-def _staging_dir(output: Path) -> Path:
+def _staging_dir(output: Path, shown: str) -> Path:
     parent = output.parent
     staging = None
     try:
@@ -141,7 +141,7 @@ def _staging_dir(output: Path) -> Path:
     except OSError as exc:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
-        raise write_failure(exc, "staging the site", f"{output.name}/") from None
+        raise write_failure(exc, "staging the site", shown) from None
 
 
 def _umask() -> int:
@@ -170,19 +170,21 @@ def write_site(
     publish: bool = True,
     finish: Callable[[Path], None] | None = None,
     spare: Path | None = None,
+    shown: str | None = None,
 ) -> Path:
     """Write ``files`` as the new site; swap it in when ``publish``, else keep it as ``NAME.failed``.
 
     ``finish`` post-processes the staged folder (the search index) before it is swapped in.
     ``spare``: where the replaced site is kept, to be staged into by the next build (its
     folders are reused: creating a thousand folders costs more than a thousand files).
+    ``shown``: the output folder as messages show it (fs.relative_to_root; else its name).
     Returns the folder where the files ended up.
     """
     recover(output)
     remove_stale(output.parent, f".{output.name}.tmp-")
-    staging = _staging_dir(output)
+    shown = f"{shown or output.name}/"
+    staging = _staging_dir(output, shown)
     recycled = spare is not None and _take_spare(spare, staging)
-    shown = f"{output.name}/"
     try:
         try:
             _write_tree(staging, files, recycled)
@@ -196,7 +198,7 @@ def write_site(
             try:
                 rename(staging, target)
             except OSError as exc:
-                raise write_failure(exc, f"keeping the failed build's pages in {target.name}/", shown) from None
+                raise write_failure(exc, f"keeping the failed build's pages in {shown[:-1]}.failed/", shown) from None
             return target
         remove_site(failed_dir(output))
         check_replaceable(output, SITE_MARK, "a site")  # checked before the build too: still ours?
@@ -244,10 +246,10 @@ def check_writable(output: Path, shown: str | None = None) -> None:
     while not probe.exists():
         probe = probe.parent
     if not probe.is_dir():
-        raise UsageError(f"cannot create the output folder {output.name}: {probe.name} is a file, not a folder")
+        raise UsageError(f"cannot create the output folder {shown}: {probe.name} is a file, not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise UsageError(f"output folder is not writable: {output.name} (in a folder we cannot write to)")
+        raise UsageError(f"output folder is not writable: {shown} (in a folder we cannot write to)")
     if output.exists() and not output.is_dir():
-        raise UsageError(f"output path exists and is not a folder: {output.name}")
+        raise UsageError(f"output path exists and is not a folder: {shown}")
     check_replaceable(output, SITE_MARK, "a site", shown)
     check_replaceable(failed_dir(output), SITE_MARK, "a site", shown + ".failed")

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from site_builder.config import Config
-from site_builder.source.blocks import Script, script_from_data
+from site_builder.project.folders import Folders
+from site_builder.source.parsed import Script, script_from_data
 from site_builder.source.entries import Entry, sections
 from site_builder.run.records import record_json as record_file
 from site_builder.run.records import store as records
@@ -25,6 +26,7 @@ from site_builder.run.preload import packages_stamp
 from site_builder.run.records.record_json import RECORD_FILE, record_digest
 from site_builder.run.records.store import store_dir
 from site_builder.site.rebuild.state import (
+    RebuildInputs,
     SiteState,
     by_folder,
     intact_folder,
@@ -88,51 +90,44 @@ def templates_fingerprint() -> str:
     return sha_of(*_files_signature(files))
 
 
-def settings_fingerprint(config: Config) -> str:
-    """The settings that reach pages or decide whether a record still holds."""
-    overrides = sorted((name, repr(o)) for name, o in config.entries.items())
-    wording = (config.entry_heading, config.entry_intro, repr(config.entry_url),
-               config.search_placeholder, config.index_intro, config.prose, config.reproduce_verified,
-               config.reproduce_unverified, config.reproduce_differs)
-    return sha_of(config.title, repr(config.site_url), repr(config.timeout), repr(overrides), *wording,
-                repr(config.output_fold_lines), repr(config.sections), repr(config.values), repr(config.typography),
-                repr(config.figure_scale), config.run_pattern,
-                os.environ.get("SOURCE_DATE_EPOCH", ""))
-
-
-
-def references_fingerprint(config: Config) -> str:
-    """The citation settings, which reach only the pages citing (their files are tracked:
-    bibliography_keys); apart from settings_fingerprint, which decides whether demos run."""
-    return sha_of(repr(config.bibliography), config.citation_style, repr(config.link_terms))
-
-
-def bibliography_keys(config: Config, info: SiteInfo) -> list[str]:
+def bibliography_keys(inputs: RebuildInputs, info: SiteInfo) -> list[str]:
     """The tracked keys of the bibliography files the build read and of its CSL style file: a
     changed one means the site changed (each page's key says which pages show it)."""
     files = list(info.bibliography.files) if info.bibliography else []
-    files += [config.citation_style] if config.citation_style.endswith(".csl") else []
-    return [f"src:{rel}" for rel in dict.fromkeys(files) if os.path.isfile(config.root / rel)]
+    files += [inputs.citation_style] if inputs.citation_style.endswith(".csl") else []
+    return [f"src:{rel}" for rel in dict.fromkeys(files) if os.path.isfile(inputs.folders.root / rel)]
 
 
-def headers_fingerprint(config: Config, entries: list[Entry]) -> str:
-    """The sections' header texts (README.txt, ...), which the index shows."""
-    return sha_of(repr(sections(config.demos, entries)))
+def headers_fingerprint(demos: Path, entries: list[Entry]) -> str:
+    """The sections' header texts (README.txt, ...) of the demos folder, which the index shows."""
+    return sha_of(repr(sections(demos, entries)))
 
 
-def record_sha(config: Config, name: str) -> str:
-    """The record_digest of entry ``name``'s record.json ("-" when it has none)."""
+def record_sha(records: Path, name: str) -> str:
+    """The record_digest of entry ``name``'s record.json in the records folder ("-" when it has none)."""
     try:
-        return record_digest((store_dir(config, name) / RECORD_FILE).read_bytes())
+        return record_digest((store_dir(records, name) / RECORD_FILE).read_bytes())
     except OSError:
         return "-"
 
 
-def lookup_base(config: Config, code: str, stamp: str) -> str:
+def known_record_sha(folders: Folders, state: SiteState | None, name: str) -> str:
+    """record_sha of entry ``name``, taken from ``state`` when its record.json is the very file
+    tracked there (size, mtime, inode: see is_intact), else read: a site of thousands of
+    entries would otherwise read and hash every record on every rebuild."""
+    if state is not None:
+        key = f"rec:{name}/{RECORD_FILE}"
+        saved, signature = state.entries.get(name, {}).get("record"), state.files.get(key)
+        if isinstance(saved, str) and signature is not None and is_intact(tracked_path(folders, key), signature):
+            return saved
+    return record_sha(folders.records, name)
+
+
+def lookup_base(settings: str, code: str, stamp: str) -> str:
     """What every record lookup compares besides an entry's own files: the builder (``code``, its
-    code_fingerprint: Python, the execution and record versions), the settings (timeouts), the
-    installed packages (``stamp``, packages_stamp())."""
-    return sha_of(code, settings_fingerprint(config), stamp)
+    code_fingerprint: Python, the execution and record versions), the settings (``settings``,
+    RebuildInputs.settings: timeouts...), the installed packages (``stamp``, packages_stamp())."""
+    return sha_of(code, settings, stamp)
 
 
 def lookup_key(base: str, entry: Entry) -> str:
@@ -140,21 +135,22 @@ def lookup_key(base: str, entry: Entry) -> str:
     return sha_of(base, entry.rel_path, entry.content)
 
 
-def parse_key(config: Config, code: str, entry: Entry) -> str:
-    """What a script's parse depends on: the builder's code, the prose setting, the script."""
-    return sha_of(code, config.prose_for(entry.name), entry.rel_path, entry.content)
+def parse_key(prose: str, code: str, entry: Entry) -> str:
+    """What a script's parse depends on: the builder's code, the entry's ``prose`` setting, the script."""
+    return sha_of(code, prose, entry.rel_path, entry.content)
 
 
-def parsed_scripts(config: Config, entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
+def parsed_scripts(prose: Callable[[str], str], entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
     """The scripts the last published build parsed, for the entries whose parse would give the
-    same (see parse_key); their requirements looked up again (local modules may have moved)."""
+    same (see parse_key; ``prose``: an entry's prose setting by its name); their requirements
+    looked up again (local modules may have moved)."""
     if state is None:
         return {}
     code = code_fingerprint(known_versions(state))
     scripts: dict[str, Script] = {}
     for entry in entries:
         saved = state.entries.get(entry.name, {}).get("script")
-        if not isinstance(saved, dict) or saved.get("key") != parse_key(config, code, entry):
+        if not isinstance(saved, dict) or saved.get("key") != parse_key(prose(entry.name), code, entry):
             continue
         try:
             scripts[entry.name] = script_from_data(saved["data"], entry.path.parent)
@@ -173,13 +169,13 @@ def site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
     return sha_of(*parts)
 
 
-def trusted_records(config: Config, entries: list[Entry], state: SiteState | None) -> dict[str, str]:
+def trusted_records(inputs: RebuildInputs, entries: list[Entry], state: SiteState | None) -> dict[str, str]:
     """Entry name -> record_digest of the record the last published build used, for each entry
     whose lookup would compare only what has not changed since (its script, its record's files,
     the files it read, and lookup_base): RecordStore takes those records as they are."""
     if state is None:
         return {}
-    base = lookup_base(config, code_fingerprint(known_versions(state)), packages_stamp())
+    base = lookup_base(inputs.settings, code_fingerprint(known_versions(state)), packages_stamp())
     folders = by_folder(k for k in state.files if k.startswith("rec:"))
     trusted: dict[str, str] = {}
     for entry in entries:
@@ -188,47 +184,48 @@ def trusted_records(config: Config, entries: list[Entry], state: SiteState | Non
             continue
         if f"rec:{entry.name}/{RECORD_FILE}" not in state.files:
             continue
-        if intact_folder(config, state, folders, f"rec:{entry.name}/") is None:
+        if intact_folder(inputs.folders, state, folders, f"rec:{entry.name}/") is None:
             continue
-        if all(_read_unchanged(config, state, rel) for rel in saved.get("reads", [])):
+        if all(_read_unchanged(inputs.folders, state, rel) for rel in saved.get("reads", [])):
             trusted[entry.name] = saved["record"]
     return trusted
 
 
-def _read_unchanged(config: Config, state: SiteState, rel: str) -> bool:
+def _read_unchanged(folders: Folders, state: SiteState, rel: str) -> bool:
     """True when the project file ``rel`` a demo read is as saved (or still absent, as it was)."""
     key = f"src:{rel}"
     if key in state.files:
-        return is_intact(tracked_path(config, key), state.files[key])
-    return not os.path.lexists(tracked_path(config, key))
+        return is_intact(tracked_path(folders, key), state.files[key])
+    return not os.path.lexists(tracked_path(folders, key))
 
 
 # ---------------------------------------------------------------- the no-change path
 
 
-def unchanged_site(config: Config, entries: list[Entry], state: SiteState | None,
+def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState | None,
                    api_docs: str = "") -> SiteState | None:
     """``state`` (the saved one, see load_state) when the published site is exactly what a build
     would write now, else None.  ``api_docs``: the loaded inventories' fingerprint."""
-    if state is None or not config.output.is_dir():
+    folders = inputs.folders
+    if state is None or not folders.output.is_dir():
         return None
     if [e.name for e in entries] != sorted(state.entries):
         return None
     if any(state.entries[e.name].get("source") != sha_of(e.content) for e in entries):
         return None  # an edited script: known before reading a thousand records
-    records = {e.name: record_sha(config, e.name) for e in entries}
+    records = {e.name: known_record_sha(folders, state, e.name) for e in entries}
     if any(records[name] != state.entries[name].get("record") for name in records):
         return None
     versions = known_versions(state)
-    base = sha_of(code_fingerprint(versions), templates_fingerprint(), settings_fingerprint(config),
-                headers_fingerprint(config, entries), api_docs, references_fingerprint(config))
+    base = sha_of(code_fingerprint(versions), templates_fingerprint(), inputs.settings,
+                headers_fingerprint(folders.demos, entries), api_docs, inputs.references)
     packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
     if site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:
         return None
-    if not unchanged_files(config, state):
+    if not unchanged_files(folders, state):
         return None
     if any(len(s) > 3 for s in state.files.values()):
         # racy files checked by content once are plain now: later checks only stat them
-        state.files = track_files(config, list(state.files))
-        save_state(config, state)
+        state.files = track_files(folders, list(state.files))
+        save_state(folders, state)
     return state

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_builder.config import Config
 from site_builder.fs import walk_names
-from site_builder.source.blocks import script_data
+from site_builder.source.parsed import script_data
 from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
 from site_builder.run.preload import packages_stamp
@@ -31,12 +30,11 @@ from site_builder.site.rebuild.lend import (
     lookup_key,
     parse_key,
     record_sha,
-    references_fingerprint,
-    settings_fingerprint,
     site_fingerprint,
     templates_fingerprint,
 )
 from site_builder.site.rebuild.state import (
+    RebuildInputs,
     Signature,
     SiteState,
     by_folder,
@@ -128,7 +126,7 @@ def _plain(value: Any) -> Any:
 class Rebuild:
     """One build's view of the last published site: what it can reuse, then the new state."""
 
-    config: Config
+    inputs: RebuildInputs
     info: SiteInfo
     builds: list[EntryBuild]
     state: SiteState | None = None
@@ -139,19 +137,20 @@ class Rebuild:
     # The builds' results passed every check of a record lookup (a --frozen build checks less:
     # its records must not be trusted by the next build, see trusted_records).
     records_checked: bool = True
-    trusted: dict[str, str] = field(default_factory=dict)  # the records the lookups trusted
+    # the records the lookups trusted, found with the bytes trusted (see RecordStore.confirmed_records)
+    trusted: dict[str, str] = field(default_factory=dict)
     _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
     digests: dict[str, str] = field(default_factory=dict)  # entry -> the digest of its result
 
     def __post_init__(self) -> None:
         # ``state``: the saved state when the caller has loaded it already
-        if not self.config.output.is_dir():
+        if not self.inputs.folders.output.is_dir():
             self.state = None
         elif self.state is None:
-            self.state = load_state(self.config)
+            self.state = load_state(self.inputs.folders)
         self.versions = known_versions(self.state)
         code = code_fingerprint(self.versions)
-        page_base = sha_of(code, templates_fingerprint(), settings_fingerprint(self.config))
+        page_base = sha_of(code, templates_fingerprint(), self.inputs.settings)
         self.digests = self._saved_digests()
         self.notebook_keys, self.page_keys, self.site_key = _page_keys(
             self.builds, self.info, code, page_base, self.digests)
@@ -173,7 +172,7 @@ class Rebuild:
         assert self.state is not None
         if self._folders is None:  # grouped once: a lookup per entry, not a scan of every file
             self._folders = by_folder(self.state.files)
-        return intact_folder(self.config, self.state, self._folders, prefix)
+        return intact_folder(self.inputs.folders, self.state, self._folders, prefix)
 
     def plan(self) -> RenderPlan:
         """Link what is unchanged and intact in the published site; render the rest."""
@@ -190,19 +189,19 @@ class Rebuild:
             records_intact = self._intact(f"rec:{name}/") is not None
             notebook = f"out:{notebook_path(name)}"
             if saved.get("page") == self.page_keys[name] and published and records_intact:
-                reused += [SiteFile(k[4:], source=tracked_file(self.config, k)) for k in published]
+                reused += [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in published]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
             if (saved.get("notebook") == self.notebook_keys[name] and published and records_intact
                     and notebook in published):
-                notebooks[name] = tracked_file(self.config, notebook)
+                notebooks[name] = tracked_file(self.inputs.folders, notebook)
         site_pages = True
         if self.state.site_key == self.site_key:
             shared = [k for k in self.state.files if k.startswith("out:")
                       and not _in_entry_folder(k[4:], names) and k[4:].split("/", 1)[0] != SEARCH_DIR]
-            if shared and all(is_intact(tracked_path(self.config, k), self.state.files[k]) for k in shared):
-                reused += [SiteFile(k[4:], source=tracked_file(self.config, k)) for k in shared]
+            if shared and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in shared):
+                reused += [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in shared]
                 site_pages = False
         return RenderPlan(reused, render, site_pages, notebooks, warnings)
 
@@ -217,7 +216,7 @@ class Rebuild:
             if file.data is None:
                 continue
             key = f"out:{file.path}"
-            path = tracked_file(self.config, key)
+            path = tracked_file(self.inputs.folders, key)
             saved = self.state.files.get(key)
             if saved is not None and is_intact(path, saved) and path.read_bytes() == file.data:
                 files[i] = SiteFile(file.path, source=path)  # the next build then sees it unchanged
@@ -229,13 +228,13 @@ class Rebuild:
         index = self._intact(f"out:{SEARCH_DIR}/")
         if not pages_equal or pages != saved_pages or not index:
             return None
-        return [SiteFile(k[4:], source=tracked_file(self.config, k)) for k in index]
+        return [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in index]
 
     def index_seeds(self) -> list[SiteFile]:
         """The published index's content-addressed files, to seed a new index (see search.py);
         none unless every file of the published index is as this builder wrote it."""
         index = self._intact(f"out:{SEARCH_DIR}/") if self.state is not None else None
-        return [SiteFile(k[4:], source=tracked_file(self.config, k)) for k in index or () if seedable(k[4:])]
+        return [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in index or () if seedable(k[4:])]
 
     def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
                  render_warnings: list[str], files: list[SiteFile]) -> SiteState:
@@ -248,7 +247,7 @@ class Rebuild:
         stamp, code = packages_stamp(), code_fingerprint(self.versions)
         state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp)
         keys: list[str] = []
-        lookups_base = lookup_base(self.config, code, stamp) if self.records_checked else ""
+        lookups_base = lookup_base(self.inputs.settings, code, stamp) if self.records_checked else ""
         previous = self.state.files if self.state is not None else {}
         record_folders = by_folder(k for k in previous if k.startswith("rec:")) if self.trusted else {}
         known: dict[str, Signature] = {}  # checked during this build, not written since
@@ -257,14 +256,15 @@ class Rebuild:
             listed = sorted(build.result.environment)  # packages (plus python/platform/blas: harmless)
             packages[name] = [d for d in listed if d not in ("python", "platform", "blas")]
             state.entries[name] = {
-                "record": record_sha(self.config, name), "packages": packages[name],
+                "record": self.trusted.get(name) or record_sha(self.inputs.folders.records, name),
+                "packages": packages[name],
                 "page": self.page_keys[name], "notebook": self.notebook_keys[name],
                 "result": self.digests[name],
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
                 "reads": list(build.result.reads),
                 "source": sha_of(build.entry.content),
-                "script": self._script_data(name, parse_key(self.config, code, build.entry), build),
+                "script": self._script_data(name, parse_key(self.inputs.prose(name), code, build.entry), build),
             }
             reads = [f"src:{rel}" for rel in build.result.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:
@@ -273,20 +273,20 @@ class Rebuild:
                 known.update((k, previous[k]) for k in record_files + reads if k in previous)
                 keys += record_files
             else:
-                keys += [f"rec:{name}/{rel}" for rel in walk_names(store_dir(self.config, name))]
+                keys += [f"rec:{name}/{rel}" for rel in walk_names(store_dir(self.inputs.folders.records, name))]
             keys += reads
         for file in files:  # linked from the published site: the same inode, checked by plan()
             key = f"out:{file.path}"
             if (file.root is None and file.source is not None and key in previous
-                    and str(file.source) == tracked_path(self.config, key)):
+                    and str(file.source) == tracked_path(self.inputs.folders, key)):
                 known[key] = previous[key]
         keys += [f"out:{rel}" for rel in walk_names(staged)]
-        keys += bibliography_keys(self.config, self.info)
-        state.files = track_files(self.config, keys, staged, known)
+        keys += bibliography_keys(self.inputs, self.info)
+        state.files = track_files(self.inputs.folders, keys, staged, known)
         records = {e.name: state.entries[e.name]["record"] for e in entries}
-        base = sha_of(code, templates_fingerprint(), settings_fingerprint(self.config),
-                    headers_fingerprint(self.config, entries), self.info.api_docs.fingerprint(),
-                    references_fingerprint(self.config))
+        base = sha_of(code, templates_fingerprint(), self.inputs.settings,
+                    headers_fingerprint(self.inputs.folders.demos, entries), self.info.api_docs.fingerprint(),
+                    self.inputs.references)
         state.fingerprint = site_fingerprint(base, entries, records, packages, self.versions)
         state.versions = dict(self.versions)
         return state
@@ -301,6 +301,6 @@ class Rebuild:
 
     def save(self, state: SiteState) -> None:
         """Remember ``state`` (see :meth:`describe`) as the published site's."""
-        save_state(self.config, state)
+        save_state(self.inputs.folders, state)
 
 

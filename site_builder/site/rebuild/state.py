@@ -23,15 +23,14 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_builder.config import Config
 from site_builder.fs import relative_to_root, walk_names, write_atomic, writing
 from site_builder.names import MAX_SECTION_DEPTH
-from site_builder.project.folders import cache_dir, ensure_cache_dir
+from site_builder.project.folders import Folders, ensure_cache_dir
 
 STATE_FORMAT = 3  # bump when the state file's layout or meaning changes; another format is a full build
 # 2: published record files are copies (1 hard-linked them: a full build makes the copies)
@@ -57,30 +56,42 @@ class SiteState:
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
 
 
+@dataclass(frozen=True)
+class RebuildInputs:
+    """What a rebuild compares besides files, and where the files are: made once from the
+    settings by ``commands/`` (``build.options.rebuild_inputs``)."""
+
+    folders: Folders
+    settings: str  # fingerprint of the settings that reach pages or decide whether a record still holds
+    references: str  # fingerprint of the citation settings, which reach only the pages citing
+    citation_style: str  # a CSL style's name or a .csl file of the project (tracked)
+    prose: Callable[[str], str]  # an entry's prose language setting, by its name
+
+
 # ---------------------------------------------------------------- where the state lives
 
 
-def _site_id(config: Config) -> str:
+def _site_id(folders: Folders) -> str:
     """A name for the output folder among the cache's files (a project may build to several)."""
-    output = relative_to_root(config.output, config.root)
-    if output == config.output.name and config.output.resolve().parent != config.root.resolve():
-        output = str(config.output.resolve())  # outside the project: only hashed, never written out
+    output = relative_to_root(folders.output, folders.root)
+    if output == folders.output.name and folders.output.resolve().parent != folders.root.resolve():
+        output = str(folders.output.resolve())  # outside the project: only hashed, never written out
     return sha_of(output)[:16]
 
 
-def _state_path(config: Config) -> Path:
-    return cache_dir(config) / f"site-{_site_id(config)}.json"
+def _state_path(folders: Folders) -> Path:
+    return folders.cache / f"site-{_site_id(folders)}.json"
 
 
-def spare_dir(config: Config) -> Path:
+def spare_dir(folders: Folders) -> Path:
     """Where the site a build replaced is kept for the next build to stage into (see output.py)."""
-    return ensure_cache_dir(config) / f"spare-{_site_id(config)}"
+    return ensure_cache_dir(folders.records, folders.root) / f"spare-{_site_id(folders)}"
 
 
-def load_state(config: Config) -> SiteState | None:
-    """The saved state of the last published build to ``config.output``, or None."""
+def load_state(folders: Folders) -> SiteState | None:
+    """The saved state of the last published build to ``folders.output``, or None."""
     try:
-        data = json.loads(_state_path(config).read_bytes())
+        data = json.loads(_state_path(folders).read_bytes())
         if data.get("format") != STATE_FORMAT:
             return None
         return SiteState(data["fingerprint"], data["files"], data["entries"], data["site_key"], data["warnings"],
@@ -89,21 +100,21 @@ def load_state(config: Config) -> SiteState | None:
         return None
 
 
-def save_state(config: Config, state: SiteState) -> None:
-    """Write ``state`` as the saved state of the site built to ``config.output``."""
-    ensure_cache_dir(config)
+def save_state(folders: Folders, state: SiteState) -> None:
+    """Write ``state`` as the saved state of the site built to ``folders.output``."""
+    ensure_cache_dir(folders.records, folders.root)
     data = {"format": STATE_FORMAT, "fingerprint": state.fingerprint, "site_key": state.site_key,
             "warnings": state.warnings, "entries": state.entries, "files": state.files,
             "packages_stamp": state.packages_stamp, "versions": state.versions}
     raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    with writing("saving the build state (what the next build may reuse)", cache_dir(config), config.root):
-        write_atomic(_state_path(config), raw)  # a killed build leaves the old state or the new one
+    with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
+        write_atomic(_state_path(folders), raw)  # a killed build leaves the old state or the new one
 
 
-def forget(config: Config) -> None:
+def forget(folders: Folders) -> None:
     """Drop the saved state (the published site is about to change in a way it does not describe)."""
     try:
-        _state_path(config).unlink()
+        _state_path(folders).unlink()
     except OSError:
         pass
 
@@ -143,20 +154,20 @@ def is_intact(path: Path | str, saved: Signature) -> bool:
     return True
 
 
-def tracked_path(config: Config, key: str, output: Path | None = None) -> str:
+def tracked_path(folders: Folders, key: str, output: Path | None = None) -> str:
     """The file a tracked key names, as a plain string: pathlib would cost more than the stat
     calls for a site of thousands of files."""
     kind, _, rel = key.partition(":")
-    base = {"out": output or config.output, "rec": config.records, "src": config.root}[kind]
+    base = {"out": output or folders.output, "rec": folders.records, "src": folders.root}[kind]
     return f"{base}/{rel}"
 
 
-def tracked_file(config: Config, key: str, output: Path | None = None) -> Path:
+def tracked_file(folders: Folders, key: str, output: Path | None = None) -> Path:
     """The file a tracked key names, as a Path (see tracked_path)."""
-    return Path(tracked_path(config, key, output))
+    return Path(tracked_path(folders, key, output))
 
 
-def track_files(config: Config, keys: list[str], output: Path | None = None,
+def track_files(folders: Folders, keys: list[str], output: Path | None = None,
            known: dict[str, Signature] | None = None) -> dict[str, Signature]:
     """Signatures of the files named by ``keys``; racy ones with their content hash too.
 
@@ -169,7 +180,7 @@ def track_files(config: Config, keys: list[str], output: Path | None = None,
         if known and key in known:
             files[key] = known[key]
             continue
-        path = tracked_path(config, key, output)
+        path = tracked_path(folders, key, output)
         signature = _signature(path)
         if signature is None:
             continue
@@ -184,12 +195,12 @@ def track_files(config: Config, keys: list[str], output: Path | None = None,
     return files
 
 
-def unchanged_files(config: Config, state: SiteState) -> bool:
+def unchanged_files(folders: Folders, state: SiteState) -> bool:
     """True when every tracked file is as saved and the published folder holds no other file."""
-    published = {f"out:{rel}" for rel in walk_names(config.output)}
+    published = {f"out:{rel}" for rel in walk_names(folders.output)}
     if published != {key for key in state.files if key.startswith("out:")}:
         return False
-    return all(is_intact(tracked_path(config, key), saved) for key, saved in state.files.items())
+    return all(is_intact(tracked_path(folders, key), saved) for key, saved in state.files.items())
 
 
 def by_folder(keys: Iterable[str]) -> dict[str, list[str]]:
@@ -204,11 +215,11 @@ def by_folder(keys: Iterable[str]) -> dict[str, list[str]]:
     return folders
 
 
-def intact_folder(config: Config, state: SiteState, folders: dict[str, list[str]],
+def intact_folder(folders: Folders, state: SiteState, grouped: dict[str, list[str]],
                    prefix: str) -> list[str] | None:
     """The tracked files below ``prefix`` (see by_folder) when all are as saved, else None."""
-    keys = folders.get(prefix, [])
-    if not all(is_intact(tracked_path(config, k), state.files[k]) for k in keys):
+    keys = grouped.get(prefix, [])
+    if not all(is_intact(tracked_path(folders, k), state.files[k]) for k in keys):
         return None
     return keys
 

@@ -23,7 +23,7 @@ from site_builder.site.references.scan import _ROLE_NAME, PageScan, scan_prose
 from site_builder.site.references.terms import SiteTerms, Term, glossary_anchor, mention_pattern, term_key
 from site_builder.site.rebuild.state import sha_of
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 
 WORKS_PAGE = "references/index.html"
 GLOSSARY_PAGE = "glossary/index.html"

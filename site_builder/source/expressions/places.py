@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from site_builder.source.blocks import Script
+from site_builder.source.parsed import Script
 from site_builder.source.expressions.spec import split_spec
 
 # Directives whose body is code or data, not prose: an {eval} written there is shown, not run.

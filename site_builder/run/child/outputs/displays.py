@@ -20,9 +20,10 @@ import sys
 from typing import Any
 
 from ..files import BUILDER_DIR, png_size
+from .figures import figure_alt, png_bytes
 from .quoted import glued
-from ..protocol import Event, safe_name
-from .values import FILE_TYPES, describe_value, mime_bundle, normalised, worth_showing
+from ..protocol import DisplayPayload, Event, GlueEvent, safe_name
+from .values import FILE_TYPES, describe_value, mime_bundle, normalised, tells_nothing, worth_showing
 
 DISPLAY_MODULE = "IPython.core.display_functions"  # where IPython >= 7.23 defines display()
 
@@ -46,12 +47,12 @@ class Displays:
         self.index = None
         return self.artifacts
 
-    def value(self, value: Any) -> dict[str, Any] | None:
+    def value(self, value: Any) -> DisplayPayload | None:
         """The record of a block's value, or None when it is not worth showing."""
         bundle = describe_value(value)
         return self.record(bundle) if bundle else None
 
-    def formatted_value(self, value: Any, data: dict[str, Any], metadata: Any = None) -> dict[str, Any] | None:
+    def formatted_value(self, value: Any, data: dict[str, Any], metadata: Any = None) -> DisplayPayload | None:
         """The record of a block's value from the bundle IPython's formatters made of it
         (``data``, ``metadata``), or None when it is not worth showing."""
         bundle = worth_showing(value, normalised(data))
@@ -71,11 +72,27 @@ class Displays:
             return
         record = self.record(bundle, metadata)
         if glue is not None:
-            self.sink.events.send([{"event": Event.GLUE, "i": self.index, "name": glue[0][:200], **record}])
+            self.sink.events.send([GlueEvent(event=Event.GLUE, i=self.index, name=glue[0][:200], **record)])
         if glue is None or glue[2]:
             self.sink.display(record)
 
-    def record(self, bundle: dict[str, str | bytes], metadata: Any = None) -> dict[str, Any]:
+    def picture(self, value: Any, text: str, scale: float) -> tuple[dict[str, str], str]:
+        """(the image files, written as the running block's, and what they show) of a value shown
+        as an image: a Matplotlib figure (drawn at ``scale`` pixels per CSS pixel, as the block's
+        figures are), or one whose ``text`` says nothing and that has an image form; else ({}, "")."""
+        if self.index is None:
+            return {}, ""
+        if type(value).__module__ == "matplotlib.figure" and hasattr(value, "savefig"):
+            width, height = (round(x * value.dpi) for x in value.get_size_inches())
+            bundle: dict[str, str | bytes] = {"image/png": png_bytes(value, scale * value.dpi)}
+            record = self.record(bundle, {"image/png": {"width": width, "height": height}})
+            return record["files"], figure_alt(value) or text
+        if not tells_nothing(value, text):
+            return {}, ""
+        bundle = {mime: data for mime, data in mime_bundle(value).items() if mime.startswith("image/")}
+        return (self.record(bundle)["files"], text) if bundle else ({}, "")
+
+    def record(self, bundle: dict[str, str | bytes], metadata: Any = None) -> DisplayPayload:
         """The record of a bundle, its files written; ``metadata`` may give an image's shown
         size (Jupyter's ``{MIME: {"width": W, "height": H}}``, as a retina PNG carries it)."""
         data: dict[str, str] = {}
@@ -92,7 +109,7 @@ class Displays:
                     files[mime] = path
             elif isinstance(content, str):
                 data[mime] = content
-        return {"data": data, "files": files, "omitted": omitted}
+        return DisplayPayload(data=data, files=files, omitted=omitted)
 
     def _write(self, mime: str, content: str | bytes, shown: tuple[int, int] | None = None) -> str | None:
         name = f"{self.safe}-display-{self.count}{FILE_TYPES[mime]}"

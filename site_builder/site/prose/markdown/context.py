@@ -100,7 +100,9 @@ class PageContext:
     # glue() kept, by entry ("" : this one) and name (GluedValue), and the place of the text being
     # read: the code cell it follows (Script.code_cells; -1: none; None: after the whole run)
     quoted: dict[tuple[int | None, str], Any] = field(default_factory=dict)
-    glued: dict[str, dict[str, Any]] = field(default_factory=dict)
+    glued: dict[str, dict[str, Any]] = field(default_factory=dict)  # site.outputs.quoted.Pasted
+    # a Display of the run -> its richest safe form on the page (site.outputs.displays.DisplayView)
+    show_value: Callable[[Any], Any] | None = None
     after: int | None = None
     source: int = 0  # which of the page's texts is being read (for ``definitions``)
     place: str = ""  # where that text is when its lines are its own, not the file's ("cell 3": warnings)

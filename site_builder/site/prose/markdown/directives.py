@@ -135,7 +135,7 @@ class Figure(Directive):
         width = call.options.get("width", "")
         caption = out.body(call) if figure and call.body.strip() else ""
         return out.macro("figure", local or "", src if web else "", alt, width if width.isdigit() else "",
-                         caption, call.data.get("number", ""), call.anchor, figure)
+                         caption, call.data.get("number_text", ""), call.anchor, figure)
 
 
 @registers("eval-rst")

@@ -197,11 +197,13 @@ def default_registry() -> Registry:
 
 
 def number_figure(call: DirectiveCall, page: PageContext) -> None:
-    """Give a figure directive the page's next figure number, and its label an anchor."""
+    """Give a figure directive the page's next figure number, and its label an anchor; a Quarto
+    figure (``![Caption](x.png){#fig-x}``, data "quarto") is "Figure N", as Quarto names it."""
     number = page.number("figure")
-    call.data["number"] = str(number)
+    word = "Figure" if call.data.get("quarto") else "Fig."
+    call.data["number"], call.data["number_text"] = str(number), f"{word} {number}" + ":" * (word == "Figure")
     if call.label:
-        call.data["anchor"] = page.define(call.label, f"Fig. {number}", str(number))
+        call.data["anchor"] = page.define(call.label, f"{word} {number}", str(number))
 
 
 def number_equation(call: DirectiveCall, page: PageContext) -> None:

@@ -102,6 +102,7 @@ def _directive(tokens: list[Token], index: int, syntax: DirectiveSyntax, page: P
     if not known:
         page.warn(line, f"unknown directive {{{call.name}}}: its content is shown as text")
     tokens[index].meta["call"], tokens[index].meta["handler"] = call, handler
+    call.data.update(tokens[index].meta.get("data", {}))  # what the syntax that made it says (Quarto's)
     handler.resolve(call, page)
     if call.label and "anchor" not in call.data:  # its id now, before its content's labels
         call.data["anchor"] = page.define(call.label, call.argument or call.label)
