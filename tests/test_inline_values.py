@@ -363,7 +363,8 @@ def test_a_figure_glued_in_another_entry_shows_as_a_published_image(built: Path)
 
 
 def test_real_myst_nb_glue_works_unchanged(tmp_path: Path) -> None:
-    pytest.importorskip("myst_nb", reason="MyST-NB is not installed (it brings Sphinx; not in the test extra)")
+    pytest.importorskip("myst_nb", reason="MyST-NB is not installed: not in the test extra, as it brings Sphinx, "
+                                          "which holds docutils back (docs/guide/testing.md)")
     (tmp_path / "demos").mkdir()
     (tmp_path / "demos" / "real_glue.md").write_text(MYST_FRONT_MATTER + '''
 # Real glue
