@@ -158,6 +158,7 @@ class RecordStore:
     # the builder, the record's files and the files the demo read; see rebuild.trusted_records):
     # that record is a hit without being checked again
     trusted: dict[str, str] = field(default_factory=dict)
+    confirmed: set[str] = field(default_factory=set)  # trusted records a lookup found with those very bytes
     _installed: dict[str, str | None] = field(default_factory=dict)  # per-build version cache
 
     def installed_version(self, dist: str) -> str | None:
@@ -170,6 +171,10 @@ class RecordStore:
             except metadata.PackageNotFoundError:
                 self._installed[dist] = None
         return self._installed[dist]
+
+    def confirmed_records(self) -> dict[str, str]:
+        """Entry -> record_digest of the trusted records the lookups found unchanged, byte for byte."""
+        return {name: digest for name, digest in self.trusted.items() if name in self.confirmed}
 
     def lookup(self, entry: Entry, script: Script, options: RunOptions, *, frozen: bool = False) -> Lookup:
         """The recorded result of ``entry`` when every input still matches, else why not.
@@ -188,6 +193,7 @@ class RecordStore:
             log.warning("%s: ignoring the run record in %s (running the demo again): %s", entry.name, where, exc)
             return Lookup(None, f"unusable record in {where}: {exc}", unusable=True)
         if trusted:  # nothing _mismatch compares has changed since the last build compared it
+            self.confirmed.add(entry.name)
             return Lookup(result)
         reason = self._mismatch(entry, script, options, inputs, frozen)
         return Lookup(None, reason) if reason else Lookup(result)
