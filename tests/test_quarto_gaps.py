@@ -31,6 +31,46 @@ plt.show()
 ![Another prose figure](chart.svg){#fig-after}
 
 See @fig-prose, @fig-cell and @fig-after.
+
+```{python}
+#| label: tbl-own
+#| tbl-cap: Its own widths
+#| tbl-colwidths: [20, 80]
+from IPython.display import Markdown
+Markdown("| a | b |\\n|---|---|\\n| 1 | 2 |")
+```
+
+| name | what it is |
+|------|------------|
+| a    | a letter   |
+
+: Widths of a prose table {#tbl-prose tbl-colwidths="[30,70]"}
+
+{{< video clip.mp4 title="A short clip" width=320 >}}
+
+{{< video https://www.youtube.com/embed/wo9vZccmqwc >}}
+
+```{=html}
+<video controls src="clip.mp4"></video>
+```
+'''
+
+WIDTHS = '''---
+title: Widths for every table
+format:
+  html:
+    tbl-colwidths: [40, 60]
+---
+
+```{python}
+from IPython.display import Markdown
+Markdown("| a | b |\\n|---|---|\\n| 1 | 2 |")
+```
+
+```{python}
+#| tbl-colwidths: auto
+Markdown("| c | d |\\n|---|---|\\n| 3 | 4 |")
+```
 '''
 
 
@@ -40,6 +80,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     demos = project / "demos"
     demos.mkdir()
     (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
+    (demos / "widths.qmd").write_text(WIDTHS, encoding="utf-8")
+    (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
     (demos / "chart.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>',
                                      encoding="utf-8")
     return build_keeping_warnings(project)
@@ -56,3 +98,23 @@ def test_prose_and_cell_figures_are_one_sequence(html: str) -> None:
     assert "Figure 3: Another prose figure" in text
     for label, number in (("fig-prose", 1), ("fig-cell", 2), ("fig-after", 3)):
         assert f'href="#{label}" rel="noopener noreferrer">Figure {number}</a>' in html
+
+
+def test_tbl_colwidths_of_a_cell_a_document_and_a_prose_table(project: Path, html: str) -> None:
+    css = (project / "build" / "doc" / "_site_builder" / "values.css").read_text(encoding="utf-8")
+    assert '[id="block-2"] .value-html table tr > :nth-child(2) { width: 80%; }' in css
+    assert '<colgroup>\n<col width="30%">\n<col width="70%">\n</colgroup>' in html
+    assert "Table 2: Widths of a prose table" in visible(html)  # the cells' tables and the prose's: one sequence
+    widths = (project / "build" / "widths" / "_site_builder" / "values.css").read_text(encoding="utf-8")
+    assert '[id="block-1"] .value-html table tr > :nth-child(1) { width: 40%; }' in widths
+    assert "block-2" not in widths  # auto: the browser's widths
+    assert "tbl-colwidths" not in (project / "warnings.txt").read_text(encoding="utf-8")
+
+
+def test_a_local_video_is_a_player_a_remote_one_a_link(project: Path, html: str) -> None:
+    assert ('<video controls="" preload="metadata" src="_images/clip.mp4" aria-label="Video: A short clip" '
+            'width="320"><a href="_images/clip.mp4" rel="noopener noreferrer">Video: A short clip</a></video>') in html
+    assert (project / "build" / "doc" / "_images" / "clip.mp4").is_file()
+    assert '<a class="video-link" href="https://www.youtube.com/embed/wo9vZccmqwc"' in html
+    assert "youtube.com/embed/wo9vZccmqwc\"" not in html.replace('href="https://www.youtube.com/embed/wo9vZccmqwc"', "")
+    assert html.count("<video") == 1  # raw HTML's <video> is no player: only the shortcode's is

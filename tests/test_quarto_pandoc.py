@@ -142,7 +142,7 @@ def test_includes_are_read_and_run(project: Path, html: str) -> None:
 
 def test_shortcodes_show_or_warn_never_raw(project: Path, html: str) -> None:
     assert '<span class="pagebreak"></span>' in html and "<kbd>Ctrl-C</kbd>" in html
-    assert '<a class="video-link" href="_images/clip.mp4"' in html
+    assert '<video controls="" preload="metadata" src="_images/clip.mp4" aria-label="Video: clip.mp4">' in html
     assert (project / "build" / "doc" / "_images" / "clip.mp4").is_file()
     assert "{{&lt; lipsum" not in html and "{{< pagebreak" not in visible(html) and "{{< video" not in visible(html)
     warnings = (project / "warnings.txt").read_text()

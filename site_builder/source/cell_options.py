@@ -23,7 +23,7 @@ _TAG_ALIASES = {tag.replace("-", "_"): tag for tag in KNOWN_TAGS}
 # Quarto's cell options the builder acts on.
 KNOWN_OPTIONS = frozenset({
     "echo", "output", "eval", "include", "error", "code-fold", "code-summary", "fig-cap", "fig-alt", "label",
-    "warning", "fig-width", "fig-height", "fig-subcap", "layout-ncol", "layout-nrow", "tbl-cap",
+    "warning", "fig-width", "fig-height", "fig-subcap", "layout-ncol", "layout-nrow", "tbl-cap", "tbl-colwidths",
 })
 _FLAGS = ("echo", "output", "eval", "include", "error", "warning")
 # "#| key: value" (Quarto's cell option comment), only in the cell's leading lines.
@@ -53,6 +53,7 @@ class CellDisplay:
     columns: int = 0  # layout-ncol: its figures side by side, so many a row (0: not set)
     rows: int = 0  # layout-nrow: its figures in so many rows (0: not set)
     table_caption: str = ""  # tbl-cap: the caption of its table output
+    table_widths: tuple[float, ...] = ()  # tbl-colwidths: its tables' columns, in percent of the width
     figure_size: tuple[float | None, float | None] = (None, None)  # fig-width, fig-height (inches)
 
 
@@ -92,6 +93,8 @@ def problems(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> lis
             found.append(f"'#| code-fold: {value}' should be true, false or show")
         elif key in ("fig-width", "fig-height", "layout-ncol", "layout-nrow") and _number(value) is None:
             found.append(f"'#| {key}: {value}' should be a positive number")
+        elif key == "tbl-colwidths" and value.lower() not in (*_TRUE, *_FALSE, "auto") and not column_widths(value):
+            found.append(f"'#| {key}: {value}' should be a list of percentages ([25, 75]), true, false or auto")
     if found:
         found[-1] += (f" (known tags: {', '.join(sorted(KNOWN_TAGS))}; "
                       f"known #| options: {', '.join(sorted(KNOWN_OPTIONS))})")
@@ -125,7 +128,7 @@ def display_of(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> C
         fig_alt=opts.get("fig-alt", ""), label=opts.get("label", ""),
         fig_subcaps=_texts(opts.get("fig-subcap", "")),
         columns=_whole(opts.get("layout-ncol", "")), rows=_whole(opts.get("layout-nrow", "")),
-        table_caption=opts.get("tbl-cap", ""),
+        table_caption=opts.get("tbl-cap", ""), table_widths=column_widths(opts.get("tbl-colwidths", "")),
         figure_size=(_number(opts.get("fig-width", "")), _number(opts.get("fig-height", ""))),
     )
 
@@ -150,6 +153,18 @@ def _texts(value: str) -> tuple[str, ...]:
     except ValueError:
         return (value,)
     return tuple(str(v) for v in items if v is not None) if isinstance(items, list) else (value,)
+
+
+def column_widths(value: str) -> tuple[float, ...]:
+    """Quarto's ``tbl-colwidths: [25, 75]`` as percentages of the table's width (scaled down when
+    they add up to more than 100); () for ``true``, ``false``, ``auto`` (the browser's widths) or
+    what is no list of positive numbers."""
+    items = _texts(value) if value.startswith("[") else ()
+    widths = tuple(n for n in (_number(str(v)) for v in items) if n is not None)
+    if not widths or len(widths) != len(items):
+        return ()
+    total = sum(widths)
+    return tuple(round(w * 100 / total, 2) for w in widths) if total > 100 else widths
 
 
 def _whole(value: str) -> int:

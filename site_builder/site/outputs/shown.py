@@ -99,3 +99,13 @@ class FigureNumbers:
                 view = replace(view, caption=caption, alt=display.fig_alt or display.fig_cap or view.alt)
             found.append(view)
         return tuple(found)
+
+
+def column_widths_css(section_id: str, widths: tuple[float, ...]) -> str:
+    """The rules giving the tables a cell shows (its HTML and Markdown displays) Quarto's
+    ``tbl-colwidths``, scoped to the cell's section; for the page's style sheet (the
+    Content-Security-Policy runs no ``style`` attribute)."""
+    scope = '[id="' + section_id.replace("\\", "\\\\").replace('"', '\\"') + '"] .value-html table'
+    rules = [f"{scope} {{ table-layout: fixed; width: 100%; }}"]
+    rules += [f"{scope} tr > :nth-child({n}) {{ width: {w:g}%; }}" for n, w in enumerate(widths, 1)]
+    return "\n".join(rules)

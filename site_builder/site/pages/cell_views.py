@@ -19,7 +19,7 @@ from site_builder.source.notebooks import RAW_HTML
 from site_builder.run.child.protocol import Outcome
 from site_builder.run.execute import Artifact, BlockResult, Display, RunResult
 from site_builder.site.formatting import format_duration, format_size
-from site_builder.site.outputs.shown import FigureNumbers, shown_streams
+from site_builder.site.outputs.shown import FigureNumbers, column_widths_css, shown_streams
 from site_builder.source.cell_options import display_of
 from site_builder.site.outputs.displays import DisplayView, PageAssets, display_view
 from site_builder.site.outputs.outcomes import block_note, output_parts
@@ -103,6 +103,9 @@ class CellViews:
             block_note(block, result, expects_error) if result else "")
         artifacts, layout = (figures or FigureNumbers()).place(self.artifact_views(block, publish, files_dir), display)
         description = self.description(cell, page, script)
+        names = cell_names(cell, display, notebook, artifacts, page)
+        if display.table_widths and assets is not None:  # tbl-colwidths: rules of the page's style sheet
+            assets.css.append(column_widths_css(names["section_id"], display.table_widths))
         return CellView(
             kind="code",
             name=cell.name,
@@ -123,7 +126,7 @@ class CellViews:
             value=view(block.value) if block.value is not None and self.info.values else None,
             display=display,
             layout=layout,
-            **cell_names(cell, display, notebook, artifacts, page),
+            **names,
         )
 
     def artifact_views(self, block: BlockResult, publish: Publish, files_dir: Path | None) -> tuple[ArtifactView, ...]:

@@ -157,7 +157,7 @@ def with_late_links(page: PageContext, purpose: Markup | None, cells: list[CellV
 
     def relinked(html: Markup) -> Markup:
         # cleaned again with the same allow-list: safe to mark up
-        return Markup(clean_html(str(html), fragments=late)) if 'href="#' in html else html
+        return Markup(clean_html(str(html), fragments=late, media=True)) if 'href="#' in html else html
 
     cells = [dataclasses.replace(c, html=relinked(c.html)) if isinstance(c, CellView) and c.kind == "markdown" else c
              for c in cells]

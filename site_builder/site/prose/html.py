@@ -35,7 +35,7 @@ def render(text: str, language: str, *, id_prefix: str = "", page: PageContext |
         html = render_markdown(text, page, id_prefix, first_line).rstrip("\n")
     for finish in page.html_passes:  # what reads the page's prose as a whole (link_terms' mentions)
         html = finish(html)
-    return clean_html(html)
+    return clean_html(html, media=True)
 
 
 def plain(text: str, language: str, typography: bool = False) -> str:

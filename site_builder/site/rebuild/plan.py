@@ -85,6 +85,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     listed: list[str] = []
     site_entries = sha_of(*neighbours)
     glued = sha_of(*(repr(b.result.glued) for b in ordered))  # what {glue}`other.ipynb::name` pastes
+    shown = sha_of(repr(info))  # the site-wide settings every page shows: one repr, not one per page
     for i, build in enumerate(ordered):
         name = build.entry.name
         result = digests[name] = digests.get(name) or _result_digest(build)
@@ -96,11 +97,11 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         # prose that may refer to other entries (:ref:, :doc:) links them (by title) when in the site
         others = site_entries if _REFERS_TO_ENTRIES.search(build.entry.source) else ""
         pasted = glued if pastes_from_other_entries(build.script) else ""
-        pages[name] = sha_of(page_base, repr(info), build.script.prose, repr(build.script.requirements),
+        pages[name] = sha_of(page_base, shown, build.script.prose, repr(build.script.requirements),
                            notebooks[name], prev, next, others, connections.page_key(name), pasted)
         listed += [neighbours[i], result, repr(build.script.thumbnail_number)]
     # the home page (index.qmd at the top) is a site-wide page showing its entry's
-    return notebooks, pages, sha_of(page_base, repr(info), *listed, connections.site_key(), pages.get(HOME, ""))
+    return notebooks, pages, sha_of(page_base, shown, *listed, connections.site_key(), pages.get(HOME, ""))
 
 
 def _result_digest(build: EntryBuild) -> str:
@@ -137,7 +138,8 @@ class Rebuild:
     # The builds' results passed every check of a record lookup (a --frozen build checks less:
     # its records must not be trusted by the next build, see trusted_records).
     records_checked: bool = True
-    trusted: dict[str, str] = field(default_factory=dict)  # the records the lookups trusted
+    # the records the lookups trusted, found with the bytes trusted (see RecordStore.confirmed_records)
+    trusted: dict[str, str] = field(default_factory=dict)
     _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
     digests: dict[str, str] = field(default_factory=dict)  # entry -> the digest of its result
 
@@ -188,7 +190,7 @@ class Rebuild:
             records_intact = self._intact(f"rec:{name}/") is not None
             notebook = f"out:{notebook_path(name)}"
             if saved.get("page") == self.page_keys[name] and published and records_intact:
-                reused += [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in published]
+                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in published]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
@@ -200,7 +202,7 @@ class Rebuild:
             shared = [k for k in self.state.files if k.startswith("out:")
                       and not _in_entry_folder(k[4:], names) and k[4:].split("/", 1)[0] != SEARCH_DIR]
             if shared and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in shared):
-                reused += [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in shared]
+                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in shared]
                 site_pages = False
         return RenderPlan(reused, render, site_pages, notebooks, warnings)
 
@@ -227,13 +229,13 @@ class Rebuild:
         index = self._intact(f"out:{SEARCH_DIR}/")
         if not pages_equal or pages != saved_pages or not index:
             return None
-        return [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in index]
+        return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index]
 
     def index_seeds(self) -> list[SiteFile]:
         """The published index's content-addressed files, to seed a new index (see search.py);
         none unless every file of the published index is as this builder wrote it."""
         index = self._intact(f"out:{SEARCH_DIR}/") if self.state is not None else None
-        return [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in index or () if seedable(k[4:])]
+        return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index or () if seedable(k[4:])]
 
     def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
                  render_warnings: list[str], files: list[SiteFile]) -> SiteState:
@@ -255,7 +257,8 @@ class Rebuild:
             listed = sorted(build.result.environment)  # packages (plus python/platform/blas: harmless)
             packages[name] = [d for d in listed if d not in ("python", "platform", "blas")]
             state.entries[name] = {
-                "record": record_sha(self.inputs.folders.records, name), "packages": packages[name],
+                "record": self.trusted.get(name) or record_sha(self.inputs.folders.records, name),
+                "packages": packages[name],
                 "page": self.page_keys[name], "notebook": self.notebook_keys[name],
                 "result": self.digests[name],
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],

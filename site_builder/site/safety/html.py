@@ -80,22 +80,31 @@ CONTROL_ATTRIBUTES = {
     "details": {"open"},
 }
 CONTROL_VALUES = {"input": {"type": {"checkbox", "radio"}}}
+# Prose's players of videos published with the page (Quarto's {{< video clip.mp4 >}}): their
+# ``src`` relative only (media_source), so that a page plays nothing from elsewhere.
+MEDIA_TAGS = frozenset({"video"})
+MEDIA_ATTRIBUTES = {"video": {"src", "controls", "preload", "width", "height", "aria-label"}}
 
 
-def clean_html(html: str, controls: bool = False, fragments: Mapping[str, str] | None = None) -> str:
+def clean_html(html: str, controls: bool = False, fragments: Mapping[str, str] | None = None,
+               media: bool = False) -> str:
     """``html`` with everything outside the allowlist removed (text kept, markup dropped).
 
     ``controls``: a value's HTML, whose folding checkboxes and labels are kept too;
     ``fragments``: links ``#name`` to lead to ``#fragments[name]`` instead (prose cleaned again
-    once the page knows where they lead).
+    once the page knows where they lead); ``media``: prose, whose ``<video>`` players of the
+    page's own files are kept (MEDIA_TAGS; raw HTML's lost their ``src`` before: raw_html).
     """
     attributes = {tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()}
     if controls:
         for tag, names in CONTROL_ATTRIBUTES.items():
             attributes[tag] = attributes.get(tag, set()) | names
+    if media:
+        attributes.update({tag: set(names) for tag, names in MEDIA_ATTRIBUTES.items()})
+    relink = _relinked(fragments) if fragments else None
     return nh3.clean(
         html,
-        tags=set(ALLOWED_TAGS | CONTROL_TAGS) if controls else set(ALLOWED_TAGS),
+        tags=set(ALLOWED_TAGS | (CONTROL_TAGS if controls else set()) | (MEDIA_TAGS if media else set())),
         clean_content_tags={"script", "style"},
         attributes=attributes,
         tag_attribute_values={tag: {a: set(v) for a, v in values.items()}
@@ -103,8 +112,20 @@ def clean_html(html: str, controls: bool = False, fragments: Mapping[str, str] |
         url_schemes=set(URL_SCHEMES),
         link_rel="noopener noreferrer",
         strip_comments=True,
-        attribute_filter=_relinked(fragments) if fragments else None,
+        attribute_filter=_media_source(relink) if media else relink,
     )
+
+
+def _media_source(then: Callable[[str, str, str], str] | None) -> Callable[[str, str, str], str | None]:
+    """An attribute filter dropping a ``<video src>`` that is no relative URL of the site (the
+    page's own file), before ``then``."""
+    def keep(tag: str, attribute: str, value: str) -> str | None:
+        if tag == "video" and attribute == "src" and (
+                value.startswith(("/", "\\")) or ":" in value.split("/", 1)[0]):
+            return None
+        return then(tag, attribute, value) if then is not None else value
+
+    return keep
 
 
 def _relinked(fragments: Mapping[str, str]) -> Callable[[str, str, str], str]:

@@ -3,7 +3,7 @@
 ``title``, ``subtitle``, ``author`` (a string, a list, or objects with ``name``), ``date``
 (a date, ``today``, ``now`` or ``last-modified``: the file's modification day, as Quarto has
 it), ``description``, ``abstract``, ``bibliography``; ``execute:`` (``echo``, ``eval``,
-``output``, ``warning``, ``error``, ``include``) and ``code-fold``/``code-summary`` (at the top
+``output``, ``warning``, ``error``, ``include``) and ``code-fold``/``code-summary``/``tbl-colwidths`` (at the top
 or under ``format: html:``) are every cell's options unless a cell's ``#|`` line says otherwise.
 ``engine: knitr`` or a ``jupyter:`` kernel of another language cannot run here: an error.
 """
@@ -11,6 +11,7 @@ or under ``format: html:``) are every cell's options unless a cell's ``#|`` line
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ from site_builder.errors import ParseError
 # The execute options a document may set for all its cells (Quarto's "execute:" mapping).
 EXECUTE_KEYS = ("echo", "eval", "output", "warning", "error", "include")
 # Format options that are cell options too (Quarto reads them at the top or under format: html:).
-FORMAT_KEYS = ("code-fold", "code-summary")
+FORMAT_KEYS = ("code-fold", "code-summary", "tbl-colwidths")
 _PYTHON_KERNELS = ("python", "python3", "ipython", "ipython3", "py", "xpython")
 
 
@@ -77,9 +78,11 @@ def read_front(data: dict[str, Any], where: str, modified: Callable[[], dt.date 
 
 
 def _option(value: object) -> str:
-    """A YAML value as a ``#|`` option's text (``echo: fenced`` shows the code: true)."""
+    """A YAML value as a ``#|`` option's text (``echo: fenced`` shows the code: true; a list as JSON)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, list):
+        return json.dumps(value, default=str)
     text = str(value).strip() if isinstance(value, (str, int, float)) else ""
     return "true" if text.lower() in ("fenced", "asis") else text
 

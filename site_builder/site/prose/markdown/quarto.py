@@ -14,6 +14,7 @@ import re
 
 from markdown_it.token import Token
 
+from site_builder.source.cell_options import column_widths
 from site_builder.source.syntax.markdown import inline_text, pandoc_attributes
 
 _ATTRIBUTES = re.compile(r"\{#(?P<id>[\w.:-]+)(?:[ \t][^{}\n]*)?\}")  # matched whole, on "{#..." only
@@ -98,18 +99,25 @@ def _figure(inline: Token) -> Token | None:
 
 
 def _table_caption(tokens: list[Token], close: int) -> None:
-    """A table followed by ``: Caption {#tbl-x}``: the paragraph becomes the table's caption."""
+    """A table followed by ``: Caption {#tbl-x tbl-colwidths="[25,75]"}``: the paragraph becomes the
+    table's caption, the label the table's, its column widths a ``<colgroup>`` (``<col width>``: the
+    Content-Security-Policy runs no ``style`` attribute)."""
     inline = tokens[close + 2]
     children = inline.children or []
-    found = _label_at_end(children[-1].content) if children and children[-1].type == "text" else None
     if not inline.content.startswith(": ") or not children or children[0].type != "text":
-        return  # a caption is ": Caption", with a label or none (Pandoc's table caption)
+        return  # a caption is ": Caption", with attributes or none (Pandoc's table caption)
+    found = _attributes_at_end(children[-1].content) if children[-1].type == "text" else None
+    attributes = pandoc_attributes(children[-1].content[len(found[0]):].strip()) or {} if found else {}
     if found is not None:
         children[-1].content = found[0]
     children[0].content = children[0].content.removeprefix(":").lstrip()
     start = next(j for j in range(close, -1, -1) if tokens[j].type == "table_open" and tokens[j].level == tokens[close].level)
-    if found is not None:
+    if found is not None and found[1]:
         tokens[start].meta["label"] = found[1]
     caption = [Token("caption_open", "caption", 1, block=True), inline, Token("caption_close", "caption", -1, block=True)]
     del tokens[close + 1:close + 4]
-    tokens[start + 1:start + 1] = caption
+    widths = column_widths(attributes.get("tbl-colwidths", ""))
+    columns = [Token("colgroup_open", "colgroup", 1, block=True),
+               *(Token("col", "col", 0, attrs={"width": f"{w:g}%"}, block=True) for w in widths),
+               Token("colgroup_close", "colgroup", -1, block=True)] if widths else []
+    tokens[start + 1:start + 1] = caption + columns

@@ -15,7 +15,8 @@ it (``<img width>``, ``<center>``, ``<br>``, ``<div class="alert">``, ``<a id>``
   text, or its file's name, inside a link already), as nothing loads from elsewhere; any
   other its alt text;
 - ``style`` is left out: the page's CSP runs no inline style; so is what would load from a
-  URL on any other element (``<video src>``, ``poster``, ``background``...);
+  URL on any other element (``poster``, ``background``...), and ``<video>``, ``<audio>``
+  themselves (their content stays);
 - event handlers, scripts, forms and whatever else nh3 does not keep are dropped there.
 
 Every text is cleaned on its own (a cell, a docstring), so a ``<div>`` a cell leaves open
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
     from site_builder.site.prose.markdown.context import PageContext
 
 # What loads from a URL: only an <img> does (by the prose-image rule), never another element.
+# Players of raw HTML leave the page (their content stays): the prose's own players are Quarto's
+# {{< video >}} of a file published with the page, which the sanitiser keeps (safety.html).
+_PLAYERS = frozenset({"video", "audio", "source", "track"})
 _LOADS = frozenset({"src", "srcset", "poster", "background", "data", "action", "formaction"})
 # What an <img> keeps of its own besides src (nh3 then keeps what its allow-list has).
 _IMAGE_KEPT = frozenset({"alt", "title", "class", "width", "height", "align", "border", "hspace", "vspace",
@@ -82,6 +86,8 @@ class _ProseTags(TagRewriter):
         anchor = self.page.html_anchor(named) if named else ""
         if tag == "img":
             return self._image(attributes, anchor)
+        if tag in _PLAYERS:
+            return ""
         kept: Attributes = []
         for name, value in attributes:
             if name in ("id", "name", "style") or name in _LOADS or name.startswith("on"):
@@ -96,6 +102,8 @@ class _ProseTags(TagRewriter):
         return start_tag(tag, kept)
 
     def end(self, tag: str) -> str:
+        if tag in _PLAYERS:
+            return ""
         if tag == "a" and self.env.get("in_link", 0) > 0:
             self.env["in_link"] -= 1
         return super().end(tag)

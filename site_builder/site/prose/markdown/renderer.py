@@ -173,7 +173,9 @@ class ProseRenderer(RendererHTML):
         return self.renderToken(tokens, idx, options, env)
 
     def shortcode(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
-        """Quarto's shortcodes: a page break, keys, a video (a link to its file); the others show nothing (resolve warned)."""
+        """Quarto's shortcodes: a page break, keys, a video (a player of a file published with the
+        page; a link to another site's: the page loads nothing from elsewhere); the others show
+        nothing (resolve warned)."""
         name, args = tokens[idx].meta.get("name", ""), tokens[idx].meta.get("args", [])
         if name == "pagebreak":
             return macro("pagebreak")
@@ -181,6 +183,10 @@ class ProseRenderer(RendererHTML):
             return macro("kbd", next((a for a in args if "=" not in a), ""))
         if name == "video" and args:
             url = env["page"].video_url(args[0])
+            named = dict(a.partition("=")[::2] for a in args[1:] if "=" in a)
+            size = [named.get(k, "") if named.get(k, "").isdigit() else "" for k in ("width", "height")]
+            if url and valid_link(url) and not is_remote(url):
+                return macro("video", url, named.get("title", "") or args[0], *size)
             return macro("video_link", url if url and valid_link(url) else "", args[0])
         return ""
 
