@@ -66,6 +66,7 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
 
     from site_builder.source.syntax.citations import pandoc_citation_plugin
     from site_builder.source.quarto.shortcodes import shortcode_plugin
+    from site_builder.source.syntax.pandoc_blocks import pandoc_blocks_plugin
 
     # "html": raw HTML is read as HTML, so that the renderer can show it as text (prose is
     # data) and drop the comments (Jupyter hides them too).
@@ -89,6 +90,7 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     md.use(attrs_plugin, spans=True).use(attrs_block_plugin)  # [text]{.class}: Pandoc's spans
     md.use(pandoc_citation_plugin)  # [@key], @key, @fig-x (Pandoc's and Quarto's)
     md.use(shortcode_plugin)  # Quarto's {{< name args >}}
+    md.use(pandoc_blocks_plugin)  # Pandoc's grid tables, "$$ ... \n$$ {#eq-x}"
     md.inline.ruler.after("attr", "pandoc_image_attrs", _image_attributes)  # ![x](a.png){width=50%}
     # colon_fence reads every ":::" block (MyST's ":::{note}" and Pandoc's "::: name"): the
     # container plugin, which reads the same fences, would take them from it.
@@ -110,12 +112,17 @@ def pandoc_attributes(block: str) -> dict[str, str] | None:
             end, found = parse(text)
             return {str(k): str(v) for k, v in found.items()} if end == len(text) - 1 else None
         except ParseError:
-            if attempt or '"' in text or "'" in text or not text.endswith("}"):
+            if attempt or not text.endswith("}"):
                 return None
-            words = text[1:-1].split()  # bare values quoted: the parser's bare values are narrower than Pandoc's
-            text = "{" + " ".join(f'{w.partition("=")[0]}="{w.partition("=")[2]}"' if "=" in w else w
+            # bare values quoted: the parser's bare values are narrower than Pandoc's (width=50%)
+            words = _ATTRIBUTE_WORD.findall(text[1:-1])
+            text = "{" + " ".join(f'{w.partition("=")[0]}="{w.partition("=")[2]}"'
+                                  if "=" in w and w.partition("=")[2][:1] not in "\"'" else w
                                   for w in words) + "}"
     return None
+
+
+_ATTRIBUTE_WORD = re.compile(r"""[^\s=]+=(?:"[^"]*"|'[^']*'|\S+)|\S+""")
 
 
 def _image_attributes(state: Any, silent: bool) -> bool:
