@@ -56,6 +56,25 @@ print(round(final, 3))
 # A value with LaTeX: {eval}`alpha`; formatted {eval}`{"a": 1}["a"]:>3d`; a dict {eval}`{"k": 1}`.
 '''
 
+# A figure quoted by the prose: mystmd shows {eval} of a figure as the image, and so do we.
+CURVE = '''
+"""curve.py — a figure the prose quotes.
+
+Purpose
+-------
+After the run: {eval}`fig`.
+"""
+import matplotlib.pyplot as plt
+
+# %% B-plot
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.plot([1, 3, 2])
+ax.set_title("A small curve")
+
+# %% [markdown]
+# After the block: {eval}`fig`; its title {eval}`ax.get_title()`.
+'''
+
 GALLERY = '''
 """
 Gallery mean
@@ -108,6 +127,9 @@ The curve, glued.
 See {numref}`fig-curve`.
 
 ```{eval} answer * 2
+```
+
+```{eval} figure
 ```
 
 The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
@@ -171,6 +193,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("quoted")
     write_demo(project, "loss", HOUSE)
     write_demo(project, "gallery_mean", GALLERY)
+    write_demo(project, "curve", CURVE)
     (project / "demos" / "values_nb.md").write_text(NOTEBOOK.replace(
         "answer = 42\n", "answer = 42\nclass Formula:\n    def _repr_latex_(self):\n"
         "        return '$E = mc^2$'\n\n"), encoding="utf-8")
@@ -185,6 +208,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def values(html: str) -> list[str]:
     return [unescape(v) for v in re.findall(r'<span class="quoted-value">(.*?)</span>', html)]
+
+
+def pasted(html: str) -> list[str]:
+    """The images pasted in the prose ({eval} of a figure, {glue} of one)."""
+    return re.findall(r'<img class="pasted-value" src="([^"]+)"', html)
 
 
 def errors(html: str) -> list[str]:
@@ -223,6 +251,20 @@ def test_latex_values_show_as_math(built: Path) -> None:
     after = html[html.index("A value with LaTeX"):]
     assert after.index("<math") < after.index("formatted")
     assert "<mi>α</mi>" in after
+
+
+def test_eval_of_a_figure_shows_the_image(built: Path) -> None:
+    html = page(built, "curve")
+    images = re.findall(r'<img class="pasted-value" src="([^"]+)" alt="A small curve" width="300" height="200">', html)
+    assert len(images) == 2  # the Purpose (after the run) and the prose after the block, inline
+    assert values(html) == ["A small curve"]
+    png = (built / "build" / "curve" / images[0]).read_bytes()
+    assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == 600  # drawn at figure_scale 2
+    exported = json.loads((built / "build" / "_downloads" / "values" / "curve.json").read_text())["values"]
+    assert [v["name"] for v in exported] == ["ax.get_title()"]  # the figure: an image, no text to quote
+    # a notebook's {eval} directive: the figure as a block, as its value would show
+    assert re.search(r'<figure class="value value-image"><img src="_site_builder/[^"]+\.png"',
+                     page(built, "values_nb"))
 
 
 def test_rest_gallery_prose_quotes_values(built: Path) -> None:
@@ -275,7 +317,7 @@ def test_value_files_are_byte_identical_across_builds(built: Path, tmp_path: Pat
     project = copy_of(built, tmp_path)
     folder = project / "build" / "_downloads" / "values"
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
-    assert len(before) == 8  # loss, gallery_mean, values_nb, quarto_values: .json and .tex
+    assert len(before) == 10  # loss, gallery_mean, values_nb, quarto_values, curve: .json and .tex
     result = run_cli("build", "--force", cwd=project)
     assert result.returncode == 0, result.stderr
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
@@ -353,13 +395,16 @@ def test_a_page_pasting_another_entrys_glue_follows_its_change(built: Path, tmp_
 
 def test_cached_and_frozen_builds_show_the_same_text(built: Path, tmp_path: Path) -> None:
     project = copy_of(built, tmp_path)
-    before = {e: page(project, e) for e in ("loss", "values_nb", "gallery_mean")}
+    before = {e: page(project, e) for e in ("loss", "values_nb", "gallery_mean", "curve")}
     for args in (("build",), ("build", "--frozen")):
         result = run_cli(*args, cwd=project)
         assert result.returncode == 0, result.stderr
         for entry, html in before.items():
             assert values(page(project, entry)) == values(html), (args, entry)
             assert errors(page(project, entry)) == errors(html)
+            assert pasted(page(project, entry)) == pasted(html)
+    assert len(pasted(before["curve"])) == 2 and all((project / "build" / "curve" / src).is_file()
+                                                     for src in pasted(before["curve"]))
 
 
 def test_strict_expressions_fail_the_entry(built: Path, tmp_path: Path) -> None:

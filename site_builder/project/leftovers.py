@@ -19,7 +19,9 @@ log = logging.getLogger(__name__)
 def remove_leftovers(folders: Folders, names: Iterable[str]) -> None:
     """Remove what builds that died left behind beside the records of the entries ``names`` (and
     in the cache, beside the output folder); say so in one line when there was something."""
-    sections = {folders.records.joinpath(*name.split("/")[:-1]) for name in names} | {folders.records}
+    # each section once: a site of thousands of entries has a few sections
+    sections = {folders.records.joinpath(*section.split("/"))
+                for section in {name.rpartition("/")[0] for name in names} if section} | {folders.records}
     # (folder, the start of the names the builder gives its temporaries there)
     places = [*((folder, ".") for folder in sorted(sections)), (folders.cache, ""),
               (folders.cache / "thumbnails", ""), (folders.output.parent, f".{folders.output.name}.tmp-")]

@@ -53,9 +53,12 @@ def quoted_values(expressions: Sequence[Expression], job: Sequence[dict[str, Any
         if got is None:
             values.append(replace(base, evaluated=False))
             continue
-        kind = got.get("kind") if got.get("kind") in ("text", "markdown", "latex") else "text"
-        values.append(replace(base, text=scrub(str(got.get("text", ""))), kind=kind,
-                              type=str(got.get("type", "")), error=scrub(str(got.get("error", "")))))
+        kind = got.get("kind") if got.get("kind") in ("text", "markdown", "latex", "image") else "text"
+        files = got.get("files") if kind == "image" and isinstance(got.get("files"), dict) else {}
+        files = {str(mime): str(path) for mime, path in files.items() if str(mime).startswith("image/")}
+        kind = "text" if kind == "image" and not files else kind
+        values.append(replace(base, text=scrub(str(got.get("text", ""))), kind=kind, type=str(got.get("type", "")),
+                              error=scrub(str(got.get("error", ""))), files=files))
     return tuple(values)
 
 

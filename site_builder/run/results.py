@@ -108,11 +108,14 @@ class QuotedValue:
     place: str = ""  # "cell 3" of a .ipynb, whose lines are the cell's
     export: str = ""  # the name it is exported under ("" : only quoted)
     text: str = ""  # the value as text (what the page shows)
-    kind: Literal["text", "markdown", "latex"] = "text"  # markdown, latex: its _repr_markdown_/_repr_latex_
+    # markdown, latex: its _repr_markdown_/_repr_latex_; image: its text says nothing, its image
+    # (a Matplotlib figure) is in ``files`` (MIME type -> a display file of ``block``), ``text`` says what it shows
+    kind: Literal["text", "markdown", "latex", "image"] = "text"
     type: str = ""  # the value's type ("float", "numpy.float64")
     error: str = ""  # "NameError: name 'x' is not defined"; "" : it was evaluated
     block: str = ""  # the block it was evaluated after ("" : before any block)
     evaluated: bool = True  # False: the run never reached its place
+    files: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,9 @@ def _run(job: dict[str, Any], events: Any) -> None:
 
     def evaluate_at(place: int | None) -> None:
         """Evaluate the prose's expressions whose place is after block ``place`` (None: the run)."""
-        found = [quoted.evaluate(e, ns) for e in expressions if e["after"] == place]
+        scale = job.get("figure_scale", 2.0)
+        found = [quoted.evaluate(e, ns, lambda value, text: displays.picture(value, text, scale))
+                 for e in expressions if e["after"] == place]
         if found:
             events.send([protocol.QuotedEvent(event=Event.QUOTED, values=found)])
 
@@ -192,14 +194,17 @@ def _run(job: dict[str, Any], events: Any) -> None:
             artifacts = shell.cell_figures()
         artifacts += files.file_artifacts(before, files.snapshot(files_dir), files_dir)
         sink.finish()
+        evaluate_at(index)  # while the block is open: an image a value gives is one of its files
+        if stop or index == len(job["blocks"]) - 1:
+            evaluate_at(None)  # the docstring's prose and the exported names: after the whole run
         artifacts += displays.end()
-        evaluate_at(index)
         events.send([protocol.EndEvent(event=Event.END, i=index, block=cell["name"], status=ran.outcome,
                                        duration=duration, error=ran.error, artifacts=artifacts,
                                        value=ran.value, names=names, names_cpu=resolving)])
         if stop:
             break
-    evaluate_at(None)  # the docstring's prose and the exported names: after the whole run
+    if not job["blocks"]:
+        evaluate_at(None)
     run_resolving -= time.thread_time()
     parameters = resolver.parameter_names()  # known only now the script has ended
     run_resolving += time.thread_time()

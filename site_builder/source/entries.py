@@ -12,6 +12,7 @@ only, nothing run) when the ``pages`` setting asks for them, else no entry. Sub-
 from __future__ import annotations
 
 import logging
+import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -103,12 +104,12 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
     found: list[str] = []
     located = _Locator(demos_dir, project_root)
     owners: dict[str, str] = {}  # entry name -> the file that has it
-    for path, name in _candidates(demos_dir, project_root, found):
-        demos_path = path.relative_to(demos_dir).as_posix()
+    for item, name, demos_path in _candidates(demos_dir, project_root, found):
         if ignore is not None and ignore.search(demos_path):
             continue
-        resolved, rel = located(path)
-        if not path.is_file():
+        path = Path(item.path)
+        resolved, rel = located(path, demos_path, item.is_symlink())
+        if not item.is_file():
             found.append(f"{rel}: not a regular file")
             continue
         data = path.read_bytes()
@@ -121,9 +122,10 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             line = text.count("\n", 0, text.index("\0")) + 1
             found.append(f"{rel}:{line}: a NUL byte (a Python script cannot contain one)")
             continue
-        if path.suffix.lower() == ".md" and not pages and not is_notebook_markdown(text):
+        suffix = item.name[item.name.rfind("."):].lower()
+        if suffix == ".md" and not pages and not is_notebook_markdown(text):
             continue  # prose (notes): not a notebook, and the project wants no pages
-        if path.suffix.lower() == ".qmd":
+        if suffix == ".qmd":
             try:  # Quarto's {{< include >}}: the page and the run read the text they make
                 text = expand_includes(text, rel, project_root)
             except EntryError as exc:
@@ -161,41 +163,53 @@ class _Locator:
         except ValueError:
             self.demos_rel = None  # outside the project: demos are named by their file name
 
-    def __call__(self, path: Path) -> tuple[Path, str]:
-        if path.is_symlink():  # the link's target decides, as resolve() has it
+    def __call__(self, path: Path, sub: str, is_link: bool) -> tuple[Path, str]:
+        """``path`` is ``sub`` (its path in the demos folder); ``is_link``: it is a symbolic link."""
+        if is_link:  # the link's target decides, as resolve() has it
             return path.resolve(), relative_to_root(path, self.root)
-        sub = path.relative_to(self.demos_dir).as_posix()  # section folders are never links
+        # section folders are never links
         rel = f"{self.demos_rel}/{sub}" if self.demos_rel is not None else path.name
         return self.demos_abs / sub, one_line(rel)  # a file name may hold anything but "/"
 
 
-def _candidates(folder: Path, root: Path, found: list[str], section: str = "") -> Iterable[tuple[Path, str]]:
-    """(path, qualified name) of every would-be entry below ``folder``; bad names go to ``found``."""
+def _candidates(folder: Path | str, root: Path, found: list[str],
+                section: str = "") -> Iterable[tuple[os.DirEntry[str], str, str]]:
+    """(the folder's item, qualified name, path in the demos folder) of every would-be entry
+    below ``folder``; bad names go to ``found``.  Read with scandir: a project of thousands
+    of entries would pay more for pathlib's parsing than for the reads."""
     depth = section.count("/") + 1 if section else 0
-    for path in sorted(folder.iterdir()):
-        if path.name.startswith(("_", ".")):
+    prefix = f"{section}/" if section else ""  # section folders are named by their folder names
+    with os.scandir(folder) as listing:
+        items = sorted(listing, key=lambda item: item.name)
+    for item in items:
+        name = item.name
+        if name.startswith(("_", ".")):
             continue  # private helpers (e.g. _shared.py, _data/) are not entries
-        if path.suffix.lower() in ENTRY_SUFFIXES and not path.is_dir():
-            if path.name in SECTION_HEADERS:
+        dot = name.rfind(".")
+        suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+        if suffix in ENTRY_SUFFIXES and not item.is_dir():
+            if name in SECTION_HEADERS:
                 continue
-            stem = url_segment(path.stem)
+            file_stem = name[:dot]
+            stem = url_segment(file_stem)
             why = check_entry_name(stem) if stem else (
-                f"'{path.stem}' has no letter or digit to name its page by")
-            if stem == HOME_DOCUMENT and path.suffix.lower() != ".py":
+                f"'{file_stem}' has no letter or digit to name its page by")
+            if stem == HOME_DOCUMENT and suffix != ".py":
                 why = None  # the home page's document (a script named index stays refused)
             if why:
-                found.append(f"{relative_to_root(path, root)}: {why} (the page's name, from the file name)")
+                found.append(f"{relative_to_root(Path(item.path), root)}: {why} (the page's name, from the file name)")
                 continue
-            yield path, f"{section}/{stem}" if section else stem
-        elif path.is_dir() and not path.is_symlink() and _holds_entries(path):
+            yield item, f"{prefix}{stem}", f"{prefix}{name}"
+        elif item.is_dir(follow_symlinks=False) and _holds_entries(Path(item.path)):
+            path = Path(item.path)
             rel = relative_to_root(path, root)
-            why = check_entry_name(path.name)
+            why = check_entry_name(name)
             if why:
                 found.append(f"{rel}/: a section folder's name follows the entry-name rule: {why}")
             elif depth >= MAX_SECTION_DEPTH:
                 found.append(f"{rel}/: sections nest {MAX_SECTION_DEPTH} deep at most")
             else:
-                yield from _candidates(path, root, found, f"{section}/{path.name}" if section else path.name)
+                yield from _candidates(item.path, root, found, f"{prefix}{name}")
 
 
 def _holds_entries(folder: Path) -> bool:

@@ -198,7 +198,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         report.wall_time = time.perf_counter() - started
         return report
     files = _render_and_write(config, inputs, entries, report, previous, records_checked=not options.frozen,
-                              trusted=store.trusted, api_docs=api_docs, early=early)
+                              trusted=store.confirmed_records(), api_docs=api_docs, early=early)
     if report.published:
         pruned = prune(folders.records, names if options.prune and not options.frozen else None, files)
         report.pruned = pruned.line()

@@ -89,12 +89,14 @@ _QUOTED = _record({  # a QuotedValue: see site_builder.run.results
     "place": _STRING,
     "export": _STRING,
     "text": _STRING,
-    "kind": {"enum": ["text", "markdown", "latex"]},
+    "kind": {"enum": ["text", "markdown", "latex", "image"]},
     "type": _STRING,
     "error": _STRING,
     "block": _STRING,
     "evaluated": {"type": "boolean"},
+    "files": _BUNDLE["files"],  # optional: records made before {eval} showed images have none
 })
+_QUOTED["required"].remove("files")
 
 RECORD_SCHEMA: dict[str, Any] = _record({
     "format": {"const": 5},

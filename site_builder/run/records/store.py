@@ -71,10 +71,11 @@ log = logging.getLogger(__name__)
 
 # Bump when execute.py/runner.py/child/ change what a run produces (capture, figures, errors):
 # every record made by the older behaviour is then re-run.
-EXECUTION_VERSION = 7  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
+EXECUTION_VERSION = 8  # 2: blocks keep the value of their last expression; 3: not a bare string or an address;
 # 4: display() calls and every MIME type of a value; animations; 5: blocks record what their names denoted (api_names)
 # 6: names in function and class bodies scoped by symtable; parameters from the calls seen (3.12+)
 # 7: notebooks run in IPython (magics, help, the displayhook); tracebacks keep the run folder's frames
+# 8: an {eval} of a value whose only rich form is an image (a Matplotlib figure) gives that image
 
 
 class FrozenError(SiteBuilderError):
@@ -157,6 +158,7 @@ class RecordStore:
     # the builder, the record's files and the files the demo read; see rebuild.trusted_records):
     # that record is a hit without being checked again
     trusted: dict[str, str] = field(default_factory=dict)
+    confirmed: set[str] = field(default_factory=set)  # trusted records a lookup found with those very bytes
     _installed: dict[str, str | None] = field(default_factory=dict)  # per-build version cache
 
     def installed_version(self, dist: str) -> str | None:
@@ -169,6 +171,10 @@ class RecordStore:
             except metadata.PackageNotFoundError:
                 self._installed[dist] = None
         return self._installed[dist]
+
+    def confirmed_records(self) -> dict[str, str]:
+        """Entry -> record_digest of the trusted records the lookups found unchanged, byte for byte."""
+        return {name: digest for name, digest in self.trusted.items() if name in self.confirmed}
 
     def lookup(self, entry: Entry, script: Script, options: RunOptions, *, frozen: bool = False) -> Lookup:
         """The recorded result of ``entry`` when every input still matches, else why not.
@@ -187,6 +193,7 @@ class RecordStore:
             log.warning("%s: ignoring the run record in %s (running the demo again): %s", entry.name, where, exc)
             return Lookup(None, f"unusable record in {where}: {exc}", unusable=True)
         if trusted:  # nothing _mismatch compares has changed since the last build compared it
+            self.confirmed.add(entry.name)
             return Lookup(result)
         reason = self._mismatch(entry, script, options, inputs, frozen)
         return Lookup(None, reason) if reason else Lookup(result)

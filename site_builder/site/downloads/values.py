@@ -67,6 +67,8 @@ def exported_values(entry: str, quoted: Iterable[QuotedValue], glued: Iterable[G
     found: dict[str, ExportedValue] = {}
     for q in quoted:
         name = q.export or (f"{q.code}:{q.spec}" if q.spec else q.code)  # Quarto's: its expression
+        if q.kind == "image":  # a figure: no text to quote
+            continue
         if q.error or not q.evaluated:
             if q.export:
                 log.warning("%s: the exported name %r has no value: %s", entry, q.export, q.error or "not evaluated")

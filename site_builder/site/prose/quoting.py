@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
+from site_builder.run.results import Display
 from site_builder.site.prose.mathml import math_html
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, Role, RoleCall, \
     number_equation, number_figure, register_all, registers
@@ -36,17 +37,26 @@ _TYPES = {"b": int, "c": int, "d": int, "o": int, "x": int, "X": int, "e": float
           "F": float, "g": float, "G": float, "n": float, "%": float, "s": str}
 
 
-def quoted_html(out: Output, written: str, line: int) -> Markup:
-    """The value of the expression ``written`` at the place being rendered (see the module docstring)."""
+def quoted_html(out: Output, written: str, line: int, block: bool = False) -> Markup:
+    """The value of the expression ``written`` at the place being rendered (see the module docstring);
+    ``block``: as a paragraph of its own."""
     page = out.page
     value = page.quoted.get((page.after, written))
     if value is None or not value.evaluated:
         out.warn(line, f"the expression {written!r} was not evaluated: the run did not reach its place")
-        return out.macro("quoted_error", written, "not evaluated")
-    if value.error:
+        shown = out.macro("quoted_error", written, "not evaluated")
+    elif value.error:
         out.warn(line, f"the expression {value.code!r} raised {value.error}")
-        return out.macro("quoted_error", written, value.error)
-    return shown_text(out, value.text, value.kind)
+        shown = out.macro("quoted_error", written, value.error)
+    elif value.kind == "image" and page.show_value is not None:
+        view = page.show_value(Display(data={"text/plain": value.text}, files=dict(value.files)))
+        if view.kind == "image":  # a figure, as mystmd shows it
+            return out.macro("pasted", view, block, value.code)
+        out.warn(line, f"the expression {value.code!r} gives an image that cannot be published")
+        shown = out.macro("quoted_error", written, "image not published")
+    else:
+        shown = shown_text(out, value.text, value.kind)
+    return out.macro("quoted_block", shown) if block else shown
 
 
 def shown_text(out: Output, text: str, kind: str) -> Markup:
@@ -80,7 +90,7 @@ class EvalDirective(Directive):
     content = False
 
     def render(self, call: DirectiveCall, out: Output) -> str:
-        return str(out.macro("quoted_block", quoted_html(out, call.argument.strip(), call.line)))
+        return str(quoted_html(out, call.argument.strip(), call.line, block=True))
 
 
 # ---------------------------------------------------------------- glue

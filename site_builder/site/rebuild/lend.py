@@ -111,6 +111,18 @@ def record_sha(records: Path, name: str) -> str:
         return "-"
 
 
+def known_record_sha(folders: Folders, state: SiteState | None, name: str) -> str:
+    """record_sha of entry ``name``, taken from ``state`` when its record.json is the very file
+    tracked there (size, mtime, inode: see is_intact), else read: a site of thousands of
+    entries would otherwise read and hash every record on every rebuild."""
+    if state is not None:
+        key = f"rec:{name}/{RECORD_FILE}"
+        saved, signature = state.entries.get(name, {}).get("record"), state.files.get(key)
+        if isinstance(saved, str) and signature is not None and is_intact(tracked_path(folders, key), signature):
+            return saved
+    return record_sha(folders.records, name)
+
+
 def lookup_base(settings: str, code: str, stamp: str) -> str:
     """What every record lookup compares besides an entry's own files: the builder (``code``, its
     code_fingerprint: Python, the execution and record versions), the settings (``settings``,
@@ -201,7 +213,7 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
         return None
     if any(state.entries[e.name].get("source") != sha_of(e.content) for e in entries):
         return None  # an edited script: known before reading a thousand records
-    records = {e.name: record_sha(folders.records, e.name) for e in entries}
+    records = {e.name: known_record_sha(folders, state, e.name) for e in entries}
     if any(records[name] != state.entries[name].get("record") for name in records):
         return None
     versions = known_versions(state)

@@ -140,7 +140,8 @@ class Rebuild:
     # The builds' results passed every check of a record lookup (a --frozen build checks less:
     # its records must not be trusted by the next build, see trusted_records).
     records_checked: bool = True
-    trusted: dict[str, str] = field(default_factory=dict)  # the records the lookups trusted
+    # the records the lookups trusted, found with the bytes trusted (see RecordStore.confirmed_records)
+    trusted: dict[str, str] = field(default_factory=dict)
     _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
     digests: dict[str, str] = field(default_factory=dict)  # entry -> the digest of its result
 
@@ -258,7 +259,8 @@ class Rebuild:
             listed = sorted(build.result.environment)  # packages (plus python/platform/blas: harmless)
             packages[name] = [d for d in listed if d not in ("python", "platform", "blas")]
             state.entries[name] = {
-                "record": record_sha(self.inputs.folders.records, name), "packages": packages[name],
+                "record": self.trusted.get(name) or record_sha(self.inputs.folders.records, name),
+                "packages": packages[name],
                 "page": self.page_keys[name], "notebook": self.notebook_keys[name],
                 "result": self.digests[name],
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],

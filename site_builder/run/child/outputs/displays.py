@@ -20,9 +20,10 @@ import sys
 from typing import Any
 
 from ..files import BUILDER_DIR, png_size
+from .figures import figure_alt, png_bytes
 from .quoted import glued
 from ..protocol import DisplayPayload, Event, GlueEvent, safe_name
-from .values import FILE_TYPES, describe_value, mime_bundle, normalised, worth_showing
+from .values import FILE_TYPES, describe_value, mime_bundle, normalised, tells_nothing, worth_showing
 
 DISPLAY_MODULE = "IPython.core.display_functions"  # where IPython >= 7.23 defines display()
 
@@ -74,6 +75,22 @@ class Displays:
             self.sink.events.send([GlueEvent(event=Event.GLUE, i=self.index, name=glue[0][:200], **record)])
         if glue is None or glue[2]:
             self.sink.display(record)
+
+    def picture(self, value: Any, text: str, scale: float) -> tuple[dict[str, str], str]:
+        """(the image files, written as the running block's, and what they show) of a value shown
+        as an image: a Matplotlib figure (drawn at ``scale`` pixels per CSS pixel, as the block's
+        figures are), or one whose ``text`` says nothing and that has an image form; else ({}, "")."""
+        if self.index is None:
+            return {}, ""
+        if type(value).__module__ == "matplotlib.figure" and hasattr(value, "savefig"):
+            width, height = (round(x * value.dpi) for x in value.get_size_inches())
+            bundle: dict[str, str | bytes] = {"image/png": png_bytes(value, scale * value.dpi)}
+            record = self.record(bundle, {"image/png": {"width": width, "height": height}})
+            return record["files"], figure_alt(value) or text
+        if not tells_nothing(value, text):
+            return {}, ""
+        bundle = {mime: data for mime, data in mime_bundle(value).items() if mime.startswith("image/")}
+        return (self.record(bundle)["files"], text) if bundle else ({}, "")
 
     def record(self, bundle: dict[str, str | bytes], metadata: Any = None) -> DisplayPayload:
         """The record of a bundle, its files written; ``metadata`` may give an image's shown

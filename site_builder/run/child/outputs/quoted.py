@@ -2,7 +2,8 @@
 
 ``evaluate`` runs one expression as the page's prose wrote it (``source/expressions``) in the
 demo's own namespace, at its place in the run, and returns its text: formatted by its spec,
-else the value's ``_repr_markdown_`` or ``_repr_latex_`` (marked as such), else ``str``. An
+else the value's ``_repr_markdown_`` or ``_repr_latex_`` (marked as such), else ``str``; a value
+whose text says nothing and which has an image (a Matplotlib figure) is that image. An
 exception is the expression's result, as text. ``glued`` reads MyST-NB's ``glue(name, value)``
 from the display output it publishes (metadata ``scrapbook``), in notebooks and scripts alike.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from .values import real_method
@@ -19,15 +21,22 @@ TEXT_LIMIT = 10_000  # characters of an expression's text kept
 GLUE_PREFIX = "application/papermill.record/"  # MyST-NB's glue(..., display=False) hides the bundle so
 
 
-def evaluate(expression: dict[str, Any], ns: dict[str, Any]) -> dict[str, Any]:
-    """``{"i", "text", "kind", "type", "error"}`` of one expression (``kind``: text, markdown, latex)."""
+def evaluate(expression: dict[str, Any], ns: dict[str, Any],
+             picture: Callable[[Any, str], tuple[dict[str, str], str]] | None = None) -> dict[str, Any]:
+    """``{"i", "text", "kind", "type", "error"}`` of one expression (``kind``: text, markdown, latex,
+    or image: then ``files``, its image written by ``picture``, and ``text``, what the image shows)."""
     saved = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = io.StringIO()  # what an expression prints is no block's output
     try:
         where = f"<expression on line {expression.get('line') or '?'}>"
         value = eval(compile(expression["code"], where, "eval"), ns)  # noqa: S307 (the demo's own code)
-        text, kind = _text(value, expression.get("spec", ""))
+        spec = expression.get("spec", "")
+        text, kind = _text(value, spec)
         found = {"text": text[:TEXT_LIMIT], "kind": kind, "type": _type_name(value), "error": ""}
+        if kind == "text" and not spec and picture is not None:
+            files, alt = picture(value, text)  # a figure: mystmd shows its image, as Jupyter would
+            if files:
+                found.update(kind="image", files=files, text=(alt or text)[:TEXT_LIMIT])
     except (Exception, SystemExit) as exc:
         found = {"text": "", "kind": "text", "type": "", "error": _error(exc)}
     finally:

@@ -58,6 +58,11 @@ def _noise(value: Any, text: str) -> bool:
     return False
 
 
+def tells_nothing(value: Any, text: str) -> bool:
+    """True when ``text``, ``value``'s repr, tells a reader nothing (see ``_noise``)."""
+    return _noise(value, text)
+
+
 def real_method(value: Any, name: str) -> Any:
     """``value``'s bound method ``name`` as IPython finds it (a property may return it, as
     scikit-learn's ``_repr_html_`` does), or None: never on a class, nor on an object that
