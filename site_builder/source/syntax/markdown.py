@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from site_builder.source.syntax.pandoc_blocks import pandoc_attributes, pandoc_blocks_plugin
 from site_builder.source.syntax.yaml_guard import load_plain_yaml
 
 if TYPE_CHECKING:
@@ -66,7 +67,6 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
 
     from site_builder.source.syntax.citations import pandoc_citation_plugin
     from site_builder.source.quarto.shortcodes import shortcode_plugin
-    from site_builder.source.syntax.pandoc_blocks import pandoc_blocks_plugin
 
     # "html": raw HTML is read as HTML, so that the renderer can show it as text (prose is
     # data) and drop the comments (Jupyter hides them too).
@@ -95,34 +95,6 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     # colon_fence reads every ":::" block (MyST's ":::{note}" and Pandoc's "::: name"): the
     # container plugin, which reads the same fences, would take them from it.
     return md
-
-
-_STRAIGHT = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
-
-
-def pandoc_attributes(block: str) -> dict[str, str] | None:
-    """A Pandoc attribute block ``{#id .class key=value}`` as mdit-py-plugins reads it, a bare value
-    holding any character Pandoc allows (``width=50%``), typographic quotes straightened; None
-    when ``block`` is none."""
-    from mdit_py_plugins.attrs.parse import ParseError, parse
-
-    text = block.strip().translate(_STRAIGHT)
-    for attempt in range(2):
-        try:
-            end, found = parse(text)
-            return {str(k): str(v) for k, v in found.items()} if end == len(text) - 1 else None
-        except ParseError:
-            if attempt or not text.endswith("}"):
-                return None
-            # bare values quoted: the parser's bare values are narrower than Pandoc's (width=50%)
-            words = _ATTRIBUTE_WORD.findall(text[1:-1])
-            text = "{" + " ".join(f'{w.partition("=")[0]}="{w.partition("=")[2]}"'
-                                  if "=" in w and w.partition("=")[2][:1] not in "\"'" else w
-                                  for w in words) + "}"
-    return None
-
-
-_ATTRIBUTE_WORD = re.compile(r"""[^\s=]+=(?:"[^"]*"|'[^']*'|\S+)|\S+""")
 
 
 def _image_attributes(state: Any, silent: bool) -> bool:

@@ -1,7 +1,7 @@
 """Pandoc's constructs markdown-it has no rule for: grid tables, display math whose closing
 ``$$`` carries an attribute block over several lines (``$$\\n a \\n$$ {#eq-x}``), and raw
 inline code (```` `<b>x</b>`{=html} ````: HTML, rendered as a notebook's raw HTML is; another
-format's vanishes).
+format's vanishes); and ``pandoc_attributes``, the one reader of Pandoc's ``{#id .class key=value}``.
 
 A grid table (``+---+---+`` lines, ``+===+`` under the header, ``:`` marking alignment) is read
 by docutils' grid-table parser (reST's grid tables are Pandoc's), its cells' text parsed as
@@ -24,6 +24,34 @@ _RAW_FORMAT = re.compile(r"\{=([A-Za-z][\w-]*)\}")
 _SEPARATOR = re.compile(r"^\+(?:[-=:]+\+)+$")
 _MATH_CLOSE = re.compile(r"^(?P<tex>.*?)\$\$[ \t]*(?P<attributes>\{#[^{}\n]*\})[ \t]*$")
 MAX_GRID_LINES = 2000  # a grid table's lines read at most (the parser is quadratic in the worst case)
+
+
+_STRAIGHT = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
+
+
+def pandoc_attributes(block: str) -> dict[str, str] | None:
+    """A Pandoc attribute block ``{#id .class key=value}`` as mdit-py-plugins reads it, a bare value
+    holding any character Pandoc allows (``width=50%``), typographic quotes straightened; None
+    when ``block`` is none."""
+    from mdit_py_plugins.attrs.parse import ParseError, parse
+
+    text = block.strip().translate(_STRAIGHT)
+    for attempt in range(2):
+        try:
+            end, found = parse(text)
+            return {str(k): str(v) for k, v in found.items()} if end == len(text) - 1 else None
+        except ParseError:
+            if attempt or not text.endswith("}"):
+                return None
+            # bare values quoted: the parser's bare values are narrower than Pandoc's (width=50%)
+            words = _ATTRIBUTE_WORD.findall(text[1:-1])
+            text = "{" + " ".join(f'{w.partition("=")[0]}="{w.partition("=")[2]}"'
+                                  if "=" in w and w.partition("=")[2][:1] not in "\"'" else w
+                                  for w in words) + "}"
+    return None
+
+
+_ATTRIBUTE_WORD = re.compile(r"""[^\s=]+=(?:"[^"]*"|'[^']*'|\S+)|\S+""")
 
 
 def pandoc_blocks_plugin(md: MarkdownIt) -> None:
@@ -59,8 +87,6 @@ def _math_block(state: StateBlock, start: int, end: int, silent: bool) -> bool:
     first = _line(state, start)
     if not first.startswith("$$") or "$$" in first[2:]:
         return False  # one line ("$$ x $$ {#eq-x}"): the inline rule reads it
-    from site_builder.source.syntax.markdown import pandoc_attributes
-
     body = [first[2:]]
     for line in range(start + 1, min(end, start + 500)):
         text = _line(state, line)
