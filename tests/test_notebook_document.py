@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
@@ -15,7 +14,7 @@ import pytest
 from site_builder.source.parsed import Cell
 from site_builder.source.markdown_head import document_head, readable_name
 from tests.conftest import MYST_FRONT_MATTER, build_site, run_cli, write_demo
-from tests.page_reader import page
+from tests.page_reader import page, parts
 
 NAV = "<!--NAVIGATION-->\n< [Previous](01.00-intro.ipynb) | [Contents](index.ipynb) >"
 MYST = MYST_FRONT_MATTER + """
@@ -58,28 +57,9 @@ print(1)
 '''
 
 
-class _Visible(HTMLParser):
-    """The text a reader sees in the page's article (no attribute values, no hidden ids)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.depth, self.parts = 0, []  # type: int, list[str]
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.depth += tag == "article"
-
-    def handle_endtag(self, tag: str) -> None:
-        self.depth -= tag == "article"
-
-    def handle_data(self, data: str) -> None:
-        if self.depth:
-            self.parts.append(data)
-
-
 def visible(html: str) -> str:
-    parser = _Visible()
-    parser.feed(html)
-    return " ".join(" ".join(parser.parts).split())
+    """The text a reader sees in the page's article (no attribute values, no hidden ids), spaces collapsed."""
+    return " ".join(" ".join(parts(html, inside="article").text).split())
 
 
 def _notebook() -> nbformat.NotebookNode:

@@ -111,7 +111,7 @@ def make_temp_dir(parent: Path, prefix: str) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
 
 
-def link_or_copy(source: Path, target: Path) -> None:
+def link_or_copy(source: Path | str, target: Path) -> None:
     """Make the new file ``target`` a hard link to ``source`` (both the builder's own), else a copy."""
     note_write(target)
     try:

@@ -41,7 +41,8 @@ class SiteFile:
 
     path: str  # POSIX path inside the site folder, e.g. "attention/index.html"
     data: bytes | None = None
-    source: Path | None = None
+    # a file of the published site linked again is named by a string: a site has thousands
+    source: Path | str | None = None
     # A record's file: ``source`` lies below this folder and is copied (never linked: the
     # site must not share an inode with the records), following no link below it.
     root: Path | None = None

@@ -68,7 +68,7 @@ def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> No
             _remove(target, present.pop(file.path))
         assert target is not None
         if file.root is not None and file.source is not None:
-            copy_regular(file.root, file.source.relative_to(file.root).as_posix(), target)
+            copy_regular(file.root, Path(file.source).relative_to(file.root).as_posix(), target)
         elif file.source is not None:  # a file of the published site: both folders are the builder's own
             link_or_copy(file.source, target)
         else:

@@ -87,6 +87,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     listed: list[str] = []
     site_entries = sha_of(*neighbours)
     glued = sha_of(*(repr(b.result.glued) for b in ordered))  # what {glue}`other.ipynb::name` pastes
+    shown = sha_of(repr(info))  # the site-wide settings every page shows: one repr, not one per page
     for i, build in enumerate(ordered):
         name = build.entry.name
         result = digests[name] = digests.get(name) or _result_digest(build)
@@ -98,12 +99,12 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         # prose that may refer to other entries (:ref:, :doc:) links them (by title) when in the site
         others = site_entries if _REFERS_TO_ENTRIES.search(build.entry.source) else ""
         pasted = glued if pastes_from_other_entries(build.script) else ""
-        pages[name] = sha_of(page_base, repr(info), build.script.prose, repr(build.script.requirements),
+        pages[name] = sha_of(page_base, shown, build.script.prose, repr(build.script.requirements),
                            notebooks[name], prev, next, others, connections.page_key(name), pasted)
         listed += [neighbours[i], result, repr(build.script.thumbnail_number)]
     # the home page (index.qmd at the top) and the sections' pages are site-wide pages showing their entry's
     homes = [pages[b.entry.name] for b in ordered if is_section_home(b.entry.name, b.entry.format)]
-    return notebooks, pages, sha_of(page_base, repr(info), *listed, connections.site_key(), pages.get(HOME, ""), *homes)
+    return notebooks, pages, sha_of(page_base, shown, *listed, connections.site_key(), pages.get(HOME, ""), *homes)
 
 
 def _result_digest(build: EntryBuild) -> str:
@@ -192,7 +193,7 @@ class Rebuild:
             records_intact = self._intact(f"rec:{name}/") is not None
             notebook = f"out:{notebook_path(name)}"
             if saved.get("page") == self.page_keys[name] and published and records_intact:
-                reused += [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in published]
+                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in published]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
@@ -204,7 +205,7 @@ class Rebuild:
             shared = [k for k in self.state.files if k.startswith("out:")
                       and not _in_entry_folder(k[4:], names) and k[4:].split("/", 1)[0] != SEARCH_DIR]
             if shared and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in shared):
-                reused += [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in shared]
+                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in shared]
                 site_pages = False
         return RenderPlan(reused, render, site_pages, notebooks, warnings)
 
@@ -231,13 +232,13 @@ class Rebuild:
         index = self._intact(f"out:{SEARCH_DIR}/")
         if not pages_equal or pages != saved_pages or not index:
             return None
-        return [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in index]
+        return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index]
 
     def index_seeds(self) -> list[SiteFile]:
         """The published index's content-addressed files, to seed a new index (see search.py);
         none unless every file of the published index is as this builder wrote it."""
         index = self._intact(f"out:{SEARCH_DIR}/") if self.state is not None else None
-        return [SiteFile(k[4:], source=tracked_file(self.inputs.folders, k)) for k in index or () if seedable(k[4:])]
+        return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index or () if seedable(k[4:])]
 
     def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
                  render_warnings: list[str], files: list[SiteFile]) -> SiteState:
