@@ -132,6 +132,12 @@ See {numref}`fig-curve`.
 ```{eval} figure
 ```
 
+```{eval:figure} figure
+:name: fig-evaluated
+
+The curve, evaluated after {eval}`answer` steps.
+```
+
 The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
 {glue}`shown`, math {glue:math}`formula`, unknown {glue:text}`nowhere`.
 '''
@@ -262,9 +268,13 @@ def test_eval_of_a_figure_shows_the_image(built: Path) -> None:
     assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == 600  # drawn at figure_scale 2
     exported = json.loads((built / "build" / "_downloads" / "values" / "curve.json").read_text())["values"]
     assert [v["name"] for v in exported] == ["ax.get_title()"]  # the figure: an image, no text to quote
-    # a notebook's {eval} directive: the figure as a block, as its value would show
-    assert re.search(r'<figure class="value value-image"><img src="_site_builder/[^"]+\.png"',
-                     page(built, "values_nb"))
+    # a notebook's {eval} directive: the figure as a block, as its value would show; MyST-NB's
+    # {eval:figure}: a numbered figure, captioned
+    html = page(built, "values_nb")
+    assert re.search(r'<figure class="value value-image"><img src="_site_builder/[^"]+\.png"', html)
+    assert re.search(r'<figure class="myst-figure" id="fig-evaluated">\s*<img src="_site_builder/[^"]+\.png" '
+                     r'alt="Figure\(640x480\)" width="640">\s*<figcaption><span class="caption-number">Fig. 2 </span>'
+                     r'<p>The curve, evaluated after <span class="quoted-value">42</span> steps.</p>', html)
 
 
 def test_rest_gallery_prose_quotes_values(built: Path) -> None:
@@ -363,7 +373,8 @@ def test_a_figure_glued_in_another_entry_shows_as_a_published_image(built: Path)
 
 
 def test_real_myst_nb_glue_works_unchanged(tmp_path: Path) -> None:
-    pytest.importorskip("myst_nb", reason="MyST-NB is not installed (it brings Sphinx; not in the test extra)")
+    pytest.importorskip("myst_nb", reason="MyST-NB is not installed: not in the test extra, as it brings Sphinx, "
+                                          "which holds docutils back (docs/guide/testing.md)")
     (tmp_path / "demos").mkdir()
     (tmp_path / "demos" / "real_glue.md").write_text(MYST_FRONT_MATTER + '''
 # Real glue
