@@ -268,7 +268,7 @@ class Rebuild:
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
                 "reads": list(build.result.reads),
                 "source": sha_of(build.entry.content),
-                "script": self._script_data(name, parse_key(self.inputs.prose(name), code, build.entry), build),
+                "script": self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build),
             }
             reads = [f"src:{rel}" for rel in build.result.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:
