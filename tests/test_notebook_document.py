@@ -62,7 +62,9 @@ def visible(html: str) -> str:
     return " ".join(" ".join(parts(html, inside="article").text).split())
 
 
-def _notebook() -> nbformat.NotebookNode:
+def plotting_notebook() -> nbformat.NotebookNode:
+    """A notebook in the Python Data Science Handbook's style: navigation cells, a title, figures
+    (test_browser_document opens it too)."""
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     figure = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()"
     captioned = code("plt.plot([1, 4, 9])\nplt.show()")
@@ -83,7 +85,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("document")
     demos = project / "demos"
     demos.mkdir()
-    nbformat.write(_notebook(), demos / "03.01-Plotting.ipynb")
+    nbformat.write(plotting_notebook(), demos / "03.01-Plotting.ipynb")
     (demos / "lecture.md").write_text(MYST, encoding="utf-8")
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]),
                    demos / "my_first-notebook.ipynb")
