@@ -48,6 +48,33 @@ Markdown("| a | b |\\n|---|---|\\n| 1 | 2 |")
 
 {{< video clip.mp4 title="A short clip" width=320 >}}
 
+See @eq-sum and @eq-pair.
+
+$$
+a + b
+  = c
+$$ {#eq-sum}
+
+$$
+x = 1 \\\\
+y = 2
+$$ {#eq-pair}
+
++---------------+----------:+
+| Fruit         | Price     |
++===============+===========+
+| Bananas       | 1.34      |
+| *yellow*      |           |
++---------------+-----------+
+| Oranges       | 2.10      |
++---------------+-----------+
+
+: Fruit in a grid {#tbl-grid}
+
+Inline `<b class="raw-inline">bold</b>`{=html} and `\\newline`{=latex} gone.
+
+![](chart.svg){.border fig-alt="A bordered chart" width=50%}
+
 {{< video https://www.youtube.com/embed/wo9vZccmqwc >}}
 
 ```{=html}
@@ -118,3 +145,23 @@ def test_a_local_video_is_a_player_a_remote_one_a_link(project: Path, html: str)
     assert '<a class="video-link" href="https://www.youtube.com/embed/wo9vZccmqwc"' in html
     assert "youtube.com/embed/wo9vZccmqwc\"" not in html.replace('href="https://www.youtube.com/embed/wo9vZccmqwc"', "")
     assert html.count("<video") == 1  # raw HTML's <video> is no player: only the shortcode's is
+
+
+def test_labelled_display_math_over_several_lines_is_numbered(html: str) -> None:
+    assert 'id="eq-sum"' in html and 'id="eq-pair"' in html
+    assert 'href="#eq-sum" rel="noopener noreferrer">(1)</a>' in html
+    assert 'href="#eq-pair" rel="noopener noreferrer">(2)</a>' in html
+    assert "$$" not in visible(html) and "{#eq-" not in visible(html)
+
+
+def test_a_grid_table_is_a_table(html: str) -> None:
+    assert "<th>Fruit</th>" in html and "<td>Bananas\n<em>yellow</em></td>" in html
+    assert 'id="tbl-grid"' in html and "Table 3: Fruit in a grid" in visible(html)
+    assert "+====" not in html and "+----" not in html
+
+
+def test_inline_raw_html_renders_sanitised_and_image_attributes_apply(html: str) -> None:
+    assert '<b class="raw-inline">bold</b>' in html and "{=html}" not in visible(html)
+    assert "newline" not in visible(html) and "{=latex}" not in visible(html)
+    assert '<img src="_images/chart.svg" alt="A bordered chart" width="50%" class="border">' in html
+    assert "fig-alt" not in html

@@ -239,15 +239,16 @@ def sections(demos_dir: Path, entries: Iterable[Entry]) -> list[Section]:
 def site_order(entries: Iterable[Entry], order: Sequence[str] = ()) -> list[Entry]:
     """Entries in the site's order (index, previous/next): top-level entries first, then each
     section, those named in ``order`` (the ``sections`` setting) first as listed, the rest by
-    name; by name within a section."""
+    name; by name within a section, its page (``index.qmd``, ``.md``, ``.ipynb``) first."""
     rank = {name: i for i, name in enumerate(order)}
 
-    def key(entry: Entry) -> tuple[int, int, str, str]:
+    def key(entry: Entry) -> tuple[int, int, str, bool, str]:
         section = entry.section
         if not section:
-            return (0, 0, "", entry.name)
+            return (0, 0, "", False, entry.name)
         top = section.split("/")[0]  # a sub-section follows its parent
         listed = rank.get(section, rank.get(top))
-        return (1, listed, section, entry.name) if listed is not None else (2, 0, section, entry.name)
+        first = entry.stem != HOME_DOCUMENT or entry.format == "py"  # the section's page (index.qmd) first
+        return (1, listed, section, first, entry.name) if listed is not None else (2, 0, section, first, entry.name)
 
     return sorted(entries, key=key)
