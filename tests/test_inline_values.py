@@ -140,6 +140,12 @@ The curve, evaluated after {eval}`answer` steps.
 
 The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
 {glue}`shown`, math {glue:math}`formula`, unknown {glue:text}`nowhere`.
+
+```{glue:figure} table
+:name: tbl-losses
+
+The losses, glued as a figure.
+```
 '''
 
 # A stand-in for MyST-NB's glue(), publishing exactly what it publishes (its own code is not ours
@@ -355,8 +361,13 @@ def test_glued_html_shows_sanitised_as_a_table(built: Path) -> None:
     css = (built / "build" / "values_nb" / "_site_builder" / "values.css").read_text()
     assert f"#{scope.group(1)} " in css  # the DataFrame's own CSS, scoped to its box
     assert "<b>bold</b>" in prose and "steal()" not in prose and "alert(1)" not in prose  # sanitised
-    assert len(re.findall(r"<th>last</th>", prose)) == 2  # the {glue} directive pastes it again, as a block
+    assert len(re.findall(r"<th>last</th>", prose)) == 3  # the {glue} directive pastes it again, as a block
     assert "       loss" not in prose  # never its text form
+    # {glue:figure} of a table: the table, numbered and captioned as a figure
+    assert re.search(r'<figure class="myst-figure figure-box" id="[^"]*tbl-losses">\s*<div class="value value-html">'
+                     r'<div class="value-scope" id="value-\d+"><div>\s*<table.*?</table>\s*</div></div></div>\s*'
+                     r'<figcaption><span class="caption-number">Fig. 3 </span><p>The losses, glued as a figure.</p>',
+                     prose, re.S)
 
 
 def test_a_figure_glued_in_another_entry_shows_as_a_published_image(built: Path) -> None:

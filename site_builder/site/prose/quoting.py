@@ -119,8 +119,8 @@ class EvalFigure(Directive):
             alt = call.options.get("alt", "") or view.alt or written
             return str(out.macro("figure", view.src, "", alt, view.width or "", caption, call.data["number_text"],
                                  call.anchor))
-        return str(out.macro("container", "glue-figure", "", quoted_html(out, written, call.line, block=True)
-                             + caption, call.anchor))
+        return str(out.macro("figure_box", quoted_html(out, written, call.line, block=True), caption,
+                             call.data["number_text"], call.anchor))
 
 
 # ---------------------------------------------------------------- glue
@@ -220,7 +220,8 @@ class GlueDirective(Directive):
             if view is not None and view.kind == "image":
                 return str(out.macro("figure", view.src, "", alt, view.width or "", caption,
                                      call.data["number_text"], call.anchor))
-            return str(out.macro("container", "glue-figure", "", pasted(out, found, True) + caption, call.anchor))
+            return str(out.macro("figure_box", pasted(out, found, True), caption, call.data["number_text"],
+                                 call.anchor))
         if call.name == "glue:math":
             tex = _math_body(display.data.get("text/latex", display.data.get("text/plain", "")))
             return str(out.macro("math_block", math_html(tex, True), call.data.get("number", ""), call.anchor))
