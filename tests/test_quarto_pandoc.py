@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import build_keeping_warnings, run_cli
-from tests.test_notebook_document import visible
+from tests.page_reader import article_text as visible
 
 DOCUMENT = '''---
 title: Pandoc's Markdown
