@@ -123,6 +123,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
     (demos / "widths.qmd").write_text(WIDTHS, encoding="utf-8")
     (demos / "_part.qmd").write_text(PART, encoding="utf-8")
+    (demos / "docs" / "download" / "changelog").mkdir(parents=True)  # a Quarto website's depth
+    (demos / "docs" / "download" / "changelog" / "deep.qmd").write_text("---\ntitle: Deep\n---\n\nDeep.\n",
+                                                                        encoding="utf-8")
     (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
     (demos / "chart.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>',
                                      encoding="utf-8")
@@ -199,3 +202,10 @@ def test_an_error_in_an_included_cell_names_its_file_and_line(tmp_path: Path) ->
     done = run_cli("build", cwd=tmp_path)
     assert done.returncode != 0
     assert "block block-1 raised ValueError at demos/_raising.qmd:5: in the part" in done.stderr
+
+
+def test_sections_nest_as_deep_as_a_quarto_websites_folders(project: Path) -> None:
+    page = (project / "build" / "docs" / "download" / "changelog" / "deep" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../../../../static/site.css"' in page
+    home = (project / "build" / "index.html").read_text(encoding="utf-8")
+    assert 'href="docs/download/changelog/deep/index.html">Deep</a>' in home
