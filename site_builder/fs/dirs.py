@@ -164,9 +164,10 @@ def make_records_dir(records: Path, root: Path) -> None:
         raise UsageError(f"cannot create the records folder {shown}: {exc.strerror}") from None
 
 
-def check_replaceable(folder: Path, mark: str, what: str, shown: str | None = None) -> None:
+def check_replaceable(folder: Path, mark: str, what: str, shown: str) -> None:
     """Refuse (UsageError, exit 2) to replace ``folder`` unless it is absent, empty, or carries
-    the builder's ``mark``: never delete a folder the builder did not make."""
+    the builder's ``mark``: never delete a folder the builder did not make.  ``shown``: the folder
+    as messages show it (relative_to_root)."""
     try:
         st = os.lstat(folder)
     except FileNotFoundError:
@@ -182,7 +183,7 @@ def check_replaceable(folder: Path, mark: str, what: str, shown: str | None = No
         if mark == SITE_MARK and (folder / ".nojekyll").is_file() and (folder / "static" / "site.css").is_file():
             return  # a site written before sites carried the mark
     raise UsageError(
-        f"{shown or folder.name} exists and is not {what} made by site_builder: refusing to replace it "
+        f"{shown} exists and is not {what} made by site_builder: refusing to replace it "
         "(move it away, or choose another folder)"
     )
 
