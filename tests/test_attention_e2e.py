@@ -2,65 +2,18 @@
 
 from __future__ import annotations
 
-import html
 import json
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
+from tests.page_reader import PageParts, parts, text as page_text
 
 # Our own reference facts (blocks, printed lines, the code printing them): inside the repository.
 FACTS = json.loads((Path(__file__).with_name("attention_facts.json")).read_text(encoding="utf-8"))
 SECTIONS = FACTS["blocks"]
-
-
-class _CellReader(HTMLParser):
-    """Collects, per <section id=...>, the text of its code (.highlight) and output (pre.output)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.order: list[str] = []
-        self.code: dict[str, str] = {}
-        self.output: dict[str, str] = {}
-        self._section: str | None = None
-        self._target: dict[str, str] | None = None
-        self._depth = 0
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        classes = (a.get("class") or "").split()
-        if tag == "section" and a.get("id") and "cell" in classes:
-            self._section = a["id"]
-            self.order.append(self._section)
-        if self._section is None:
-            return
-        if self._target is not None:
-            self._depth += 1
-            if self._skip or "linenos" in classes or "linenodiv" in classes:
-                self._skip += 1
-            return
-        if tag == "pre" and "output" in classes:
-            self._target, self._depth = self.output, 1
-        elif "highlight" in classes:
-            self._target, self._depth = self.code, 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if self._target is not None:
-            self._depth -= 1
-            if self._skip:
-                self._skip -= 1
-            if self._depth == 0:
-                self._target = None
-        elif tag == "section":
-            self._section = None
-
-    def handle_data(self, data: str) -> None:
-        if self._target is not None and self._section and not self._skip:
-            self._target[self._section] = self._target.get(self._section, "") + data
 
 
 @pytest.fixture(scope="module")
@@ -69,17 +22,16 @@ def page(built_site: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def cells(page: str) -> _CellReader:
-    reader = _CellReader()
-    reader.feed(page)
-    return reader
+def cells(page: str) -> PageParts:
+    """The attention page's cells in order, with each one's code and printed text."""
+    return parts(page)
 
 
-def test_all_nine_sections_in_order(cells: _CellReader) -> None:
-    assert cells.order == SECTIONS
+def test_all_nine_sections_in_order(cells: PageParts) -> None:
+    assert cells.cells == SECTIONS
 
 
-def test_printed_lines_match_the_reference(cells: _CellReader) -> None:
+def test_printed_lines_match_the_reference(cells: PageParts) -> None:
     for name, lines in FACTS["printed"].items():
         assert cells.output[name].strip().split("\n")[:len(lines)] == lines, name
     for name, patterns in FACTS["printed_patterns"].items():
@@ -90,7 +42,7 @@ def test_printed_lines_match_the_reference(cells: _CellReader) -> None:
     assert set(FACTS["printed"]) | set(FACTS["printed_patterns"]) == set(cells.output)  # nothing else prints
 
 
-def test_code_cells_reproduce_the_whole_script(cells: _CellReader) -> None:
+def test_code_cells_reproduce_the_whole_script(cells: PageParts) -> None:
     script = (REPO / "demos" / "attention.py").read_text(encoding="utf-8")
     rebuilt = []
     for name in SECTIONS:
@@ -102,8 +54,7 @@ def test_code_cells_reproduce_the_whole_script(cells: _CellReader) -> None:
 
 
 def test_page_carries_the_reference_texts(page: str) -> None:
-    text = html.unescape(re.sub(r"<[^>]+>", "", page))
-    text = re.sub(r"\s+", " ", text)
+    text = re.sub(r"\s+", " ", page_text(page))
     for expected in [
         "Dictionary of Applied Machine Learning · attention",
         "attention — Python demo",
@@ -142,31 +93,18 @@ def test_no_machine_path_in_the_site(built_site: Path) -> None:
             assert "/Users/" not in text and "/root/" not in text and "/tmp/" not in text, path
 
 
-def test_code_carries_the_reference_checks(cells: _CellReader) -> None:
+def test_code_carries_the_reference_checks(cells: PageParts) -> None:
     for name, lines in FACTS["code"].items():
         shown = cells.code[name].splitlines()
         for line in lines:
             assert line in shown, (name, line)
 
 
-class _LinkReader(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.links: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for key, value in attrs:
-            if key in {"href", "src"} and value is not None:
-                self.links.append(value)
-
-
 def test_every_relative_link_resolves(built_site: Path) -> None:
     pages = list(built_site.rglob("*.html"))
     assert len(pages) >= 3
     for page_path in pages:
-        reader = _LinkReader()
-        reader.feed(page_path.read_text(encoding="utf-8"))
-        for link in reader.links:
+        for link in parts(page_path.read_text(encoding="utf-8")).urls:
             assert not re.match(r"^(?:[a-z]+:)?//", link), (page_path, link)  # nothing from another host
             assert not link.startswith("/"), (page_path, link)  # relative, so any sub-path or disk works
             target = link.split("#", 1)[0].split("?", 1)[0]

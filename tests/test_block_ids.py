@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from site_builder.apidocs.inventory import ApiTarget
 from site_builder.site.pages.api_index import api_groups
 from site_builder.site.prose.label_ids import PageIds, block_ids
 from tests.conftest import run_cli, write_demo
+from tests.page_reader import Element, page as page_of, parts
 
 NAMED = '''
 """
@@ -80,22 +80,6 @@ RENAMED = {"main": "block-main", "search": "block-search", "search-input": "bloc
 KEPT = ["setup", "x", "B-fine"]
 
 
-class _Ids(HTMLParser):
-    """Every element's (tag, id, class) and every link's href."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.elements: list[tuple[str, str, str]] = []
-        self.hrefs: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs)
-        if found.get("id"):
-            self.elements.append((tag, found["id"] or "", found.get("class") or ""))
-        if tag == "a" and (found.get("href") or "").startswith("#"):
-            self.hrefs.append(found["href"] or "")
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     project = tmp_path_factory.mktemp("block-ids")
@@ -105,21 +89,21 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return project / "build", result.stderr
 
 
-def parsed(site: Path) -> tuple[str, _Ids]:
-    html = (site / "named" / "index.html").read_text(encoding="utf-8")
-    page = _Ids()
-    page.feed(html)
-    return html, page
+def parsed(site: Path) -> tuple[str, list[Element], list[str]]:
+    """The named page's HTML, its elements with a (non-empty) id, and its links' hrefs within the page."""
+    html = page_of(site, "named")
+    read = parts(html)
+    return html, [e for e in read.ids if e.id], [href for href, _ in read.links if href.startswith("#")]
 
 
 def test_every_id_is_unique_and_the_page_keeps_its_own(built: tuple[Path, str]) -> None:
-    html, page = parsed(built[0])
-    counts = Counter(anchor for _, anchor, _ in page.elements)
+    html, elements, _ = parsed(built[0])
+    counts = Counter(e.id for e in elements)
     assert [anchor for anchor, n in counts.items() if n > 1] == []
-    tags = {anchor: tag for tag, anchor, _ in page.elements}
+    tags = {e.id: e.tag for e in elements}
     assert tags["main"] == "main" and tags["search"] == "form" and tags["search-input"] == "input"
     assert tags["theme-toggle"] == "button" and tags["value-1"] == "div"  # the value's own box
-    sections = [anchor for tag, anchor, cls in page.elements if tag == "section" and cls == "cell"]
+    sections = [e.id for e in elements if e.tag == "section" and e.classes == "cell"]
     assert sections == ["setup", "block-main", "block-search", "block-search-input", "block-theme-toggle",
                         "block-value-1", "x", "block-x-output-more", "block-Train-the-model", "B-fine"]
     # the ids made from a block's id follow it: the long outputs' folds
@@ -128,9 +112,9 @@ def test_every_id_is_unique_and_the_page_keeps_its_own(built: tuple[Path, str]) 
 
 
 def test_links_to_blocks_reach_them(built: tuple[Path, str]) -> None:
-    html, page = parsed(built[0])
-    ids = {anchor for _, anchor, _ in page.elements}
-    assert all(href[1:] in ids for href in page.hrefs), [h for h in page.hrefs if h[1:] not in ids]
+    html, elements, hrefs = parsed(built[0])
+    ids = {e.id for e in elements}
+    assert all(href[1:] in ids for href in hrefs), [h for h in hrefs if h[1:] not in ids]
     for name, anchor in RENAMED.items():  # "On this page" names the block, links to its id
         assert f'<a href="#{anchor}"><span class="toc-name">{name}</span>' in html, name
     for name in KEPT:

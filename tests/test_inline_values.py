@@ -132,8 +132,20 @@ See {numref}`fig-curve`.
 ```{eval} figure
 ```
 
+```{eval:figure} figure
+:name: fig-evaluated
+
+The curve, evaluated after {eval}`answer` steps.
+```
+
 The answer is {eval}`answer:05d`, Quarto says `{python} answer + 1`; glued {glue:text}`half:.2f`,
 {glue}`shown`, math {glue:math}`formula`, unknown {glue:text}`nowhere`.
+
+```{glue:figure} table
+:name: tbl-losses
+
+The losses, glued as a figure.
+```
 '''
 
 # A stand-in for MyST-NB's glue(), publishing exactly what it publishes (its own code is not ours
@@ -262,9 +274,13 @@ def test_eval_of_a_figure_shows_the_image(built: Path) -> None:
     assert png.startswith(b"\x89PNG") and int.from_bytes(png[16:20], "big") == 600  # drawn at figure_scale 2
     exported = json.loads((built / "build" / "_downloads" / "values" / "curve.json").read_text())["values"]
     assert [v["name"] for v in exported] == ["ax.get_title()"]  # the figure: an image, no text to quote
-    # a notebook's {eval} directive: the figure as a block, as its value would show
-    assert re.search(r'<figure class="value value-image"><img src="_site_builder/[^"]+\.png"',
-                     page(built, "values_nb"))
+    # a notebook's {eval} directive: the figure as a block, as its value would show; MyST-NB's
+    # {eval:figure}: a numbered figure, captioned
+    html = page(built, "values_nb")
+    assert re.search(r'<figure class="value value-image"><img src="_site_builder/[^"]+\.png"', html)
+    assert re.search(r'<figure class="myst-figure" id="fig-evaluated">\s*<img src="_site_builder/[^"]+\.png" '
+                     r'alt="Figure\(640x480\)" width="640">\s*<figcaption><span class="caption-number">Fig. 2 </span>'
+                     r'<p>The curve, evaluated after <span class="quoted-value">42</span> steps.</p>', html)
 
 
 def test_rest_gallery_prose_quotes_values(built: Path) -> None:
@@ -345,8 +361,13 @@ def test_glued_html_shows_sanitised_as_a_table(built: Path) -> None:
     css = (built / "build" / "values_nb" / "_site_builder" / "values.css").read_text()
     assert f"#{scope.group(1)} " in css  # the DataFrame's own CSS, scoped to its box
     assert "<b>bold</b>" in prose and "steal()" not in prose and "alert(1)" not in prose  # sanitised
-    assert len(re.findall(r"<th>last</th>", prose)) == 2  # the {glue} directive pastes it again, as a block
+    assert len(re.findall(r"<th>last</th>", prose)) == 3  # the {glue} directive pastes it again, as a block
     assert "       loss" not in prose  # never its text form
+    # {glue:figure} of a table: the table, numbered and captioned as a figure
+    assert re.search(r'<figure class="myst-figure figure-box" id="[^"]*tbl-losses">\s*<div class="value value-html">'
+                     r'<div class="value-scope" id="value-\d+"><div>\s*<table.*?</table>\s*</div></div></div>\s*'
+                     r'<figcaption><span class="caption-number">Fig. 3 </span><p>The losses, glued as a figure.</p>',
+                     prose, re.S)
 
 
 def test_a_figure_glued_in_another_entry_shows_as_a_published_image(built: Path) -> None:
@@ -363,7 +384,8 @@ def test_a_figure_glued_in_another_entry_shows_as_a_published_image(built: Path)
 
 
 def test_real_myst_nb_glue_works_unchanged(tmp_path: Path) -> None:
-    pytest.importorskip("myst_nb", reason="MyST-NB is not installed (it brings Sphinx; not in the test extra)")
+    pytest.importorskip("myst_nb", reason="MyST-NB is not installed: not in the test extra, as it brings Sphinx, "
+                                          "which holds docutils back (docs/guide/testing.md)")
     (tmp_path / "demos").mkdir()
     (tmp_path / "demos" / "real_glue.md").write_text(MYST_FRONT_MATTER + '''
 # Real glue

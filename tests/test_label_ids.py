@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from html.parser import HTMLParser
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -18,6 +18,7 @@ import pytest
 from site_builder.site.prose.label_ids import LABEL_PREFIX, QUARTO_PREFIXES, PageIds
 from site_builder.site.sitefiles import TEMPLATES_DIR
 from tests.conftest import run_cli, write_demo
+from tests.page_reader import page as page_of, parts
 
 FIRST = '''
 """First entry."""
@@ -135,37 +136,20 @@ print("gallery ran")
 '''
 
 
-class _Ids(HTMLParser):
-    """Every element with an id (tag, id), and each link's (href, text)."""
+@dataclass
+class Ids:
+    """A page's elements with an id attribute, (tag, id), and its links by their text (the first link of each text)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.ids: list[tuple[str, str]] = []
-        self.links: dict[str, str] = {}
-        self._href: str | None = None
-        self._text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs)
-        if found.get("id") is not None:
-            self.ids.append((tag, found["id"] or ""))
-        if tag == "a":
-            self._href, self._text = found.get("href") or "", []
-
-    def handle_data(self, data: str) -> None:
-        if self._href is not None:
-            self._text.append(data)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "a" and self._href is not None:
-            self.links.setdefault("".join(self._text).strip(), self._href)
-            self._href = None
+    ids: list[tuple[str, str]]
+    links: dict[str, str]
 
 
-def parsed(site: Path, entry: str) -> _Ids:
-    page = _Ids()
-    page.feed((site / entry / "index.html").read_text(encoding="utf-8"))
-    return page
+def parsed(site: Path, entry: str) -> Ids:
+    read = parts(page_of(site, entry))
+    links: dict[str, str] = {}
+    for href, text in read.links:
+        links.setdefault(text, href)
+    return Ids([(e.tag, e.id) for e in read.ids], links)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from site_builder.source.blocks import parse
 from site_builder.source.parsed import Script
 from site_builder.source.docstring import rst_head
 from tests.conftest import run_cli, write_demo
+from tests.page_reader import parts
 
 # A Sphinx-Gallery-style script, written for these tests: reST docstring with a label and an
 # over/underlined title, "# %%" cells of comment prose, an old-style "#####" separator,
@@ -84,21 +84,9 @@ def visible_text(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
-class _Urls(HTMLParser):
-    """Every href and src attribute of real tags (not text that looks like a tag)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.urls: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.urls += [v or "" for k, v in attrs if k in ("href", "src")]
-
-
 def urls(html: str) -> list[str]:
-    parser = _Urls()
-    parser.feed(html)
-    return parser.urls
+    """Every href and src attribute of real tags (not text that looks like a tag), entities decoded."""
+    return parts(html).urls
 
 
 # --- parse: cells -------------------------------------------------------------------

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import base64
 import re
-from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from tests.conftest import run_cli
+from tests.page_reader import PageParts, parts
 
 PNG = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + b"\0" * 24
 JPEG = b"\xff\xd8\xff\xe0\0\x10JFIF\0" + b"\0" * 24
@@ -85,27 +85,9 @@ print("gallery ran")
 '''
 
 
-class _Page(HTMLParser):
-    """The images a page shows (src, alt) and its visible text."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.images: list[tuple[str, str]] = []
-        self.text: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "img":
-            found = dict(attrs)
-            self.images.append((found.get("src") or "", found.get("alt") or ""))
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
-def parsed(html: str) -> _Page:
-    page = _Page()
-    page.feed(html)
-    return page
+def parsed(html: str) -> PageParts:
+    """The images a page shows (``images``: src, alt) and its visible text (``text``)."""
+    return parts(html)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import re
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -17,23 +16,9 @@ from site_builder.site.prose.markdown.resolve import labels_of as collect_labels
 from site_builder.site.pages.render import EntryBuild, SiteInfo, render_site
 from site_builder.source.parsed import Cell, Script
 from site_builder.source.entries import Entry
+from tests.page_reader import visible
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
-
-
-class _Text(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-
-    def handle_data(self, data: str) -> None:
-        self.parts.append(data)
-
-
-def visible(html: str) -> str:
-    parser = _Text()
-    parser.feed(html)
-    return "".join(parser.parts)
 
 
 def render(text: str, entry: str = "page") -> str:

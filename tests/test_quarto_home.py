@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import build_site
-from tests.test_notebook_document import visible
+from tests.page_reader import article_text as visible
 
 HOME = '''---
 title: "A gallery of descents"
@@ -30,12 +30,28 @@ print("printed on the home page")
 '''
 
 
+SECTION = '''---
+title: The first part
+---
+
+What this part is about.
+
+```{python}
+print("printed on the section's page")
+```
+'''
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("home")
     (project / "demos").mkdir()
     (project / "demos" / "index.qmd").write_text(HOME, encoding="utf-8")
     (project / "demos" / "first.qmd").write_text("---\ntitle: First page\n---\n\nText.\n", encoding="utf-8")
+    (project / "demos" / "part").mkdir()
+    (project / "demos" / "part" / "index.qmd").write_text(SECTION, encoding="utf-8")
+    (project / "demos" / "part" / "member.qmd").write_text("---\ntitle: A member\n---\n\nMember text.\n",
+                                                          encoding="utf-8")
     build_site(project)
     return project
 
@@ -62,3 +78,22 @@ def test_its_files_stay_in_its_folder_and_resolve_from_the_root(project: Path) -
 def test_no_entry_leads_to_the_home_page_as_previous_or_next(project: Path) -> None:
     first = (project / "build" / "first" / "index.html").read_text(encoding="utf-8")
     assert 'href="../index/index.html"' not in first
+
+
+def test_a_sections_index_document_is_its_page_above_its_entries(project: Path) -> None:
+    html = (project / "build" / "part" / "index.html").read_text(encoding="utf-8")
+    text = visible(html)
+    assert "The first part" in text and "What this part is about." in text
+    assert "printed on the section" in text
+    assert html.index("printed on the section") < html.index(">A member</a>")  # its list after it
+    assert 'href="../part/member/index.html">A member</a>' in html and 'data-name="part/index"' not in html
+    assert ">First page</a>" not in html  # only the section's entries
+    assert 'href="index/index.qmd" download' in html  # its files stay in its folder
+    assert (project / "build" / "part" / "index" / "index.qmd").read_text(encoding="utf-8") == SECTION
+
+
+def test_the_home_page_lists_a_section_by_its_page(project: Path) -> None:
+    html = (project / "build" / "index.html").read_text(encoding="utf-8")
+    assert '<h2 id="section-part">The first part</h2>' in html
+    assert 'href="part/index.html">The first part</a>' in html
+    assert html.index('href="part/index.html"') < html.index('href="part/member/index.html"')  # first in its section

@@ -92,6 +92,13 @@ def home_build(builds: list[EntryBuild]) -> EntryBuild | None:
     return next((b for b in builds if b.entry.name == HOME and b.entry.format != "py"), None)
 
 
+def is_section_home(name: str, fmt: str) -> bool:
+    """Whether the entry ``name`` is a section's page (its folder's index.qmd, .md, .ipynb), shown
+    at ``SECTION/index.html`` above the section's list of entries."""
+    section, _, stem = name.rpartition("/")
+    return bool(section) and stem == HOME and fmt != "py"
+
+
 def notebook_path(name: str) -> str:
     """Where the notebook download of the entry ``name`` is in the site."""
     return f"{name}/{stem_of(name)}.ipynb"

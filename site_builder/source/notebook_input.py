@@ -34,11 +34,11 @@ def read_notebook(source: str, rel_path: str, entry: str) -> Any:
     where = f"{entry}: {rel_path}"
     with _quiet_nbformat():
         if rel_path.lower().endswith(".ipynb"):
-            notebook = _read_ipynb(source, where)
+            notebook, checked = _read_ipynb(source, where)
         else:
             check_markdown_yaml(source, where)
-            notebook = _read_markdown(source, where)
-        problem = schema_problem(notebook)
+            notebook, checked = _read_markdown(source, where), False
+        problem = None if checked else schema_problem(notebook)
     if problem:
         raise ParseError(f"{where} is not a valid notebook: {problem}")
     return notebook
@@ -59,7 +59,10 @@ def _quiet_nbformat() -> Iterator[None]:
         quiet.setLevel(level)
 
 
-def _read_ipynb(source: str, where: str) -> Any:
+def _read_ipynb(source: str, where: str) -> tuple[Any, bool]:
+    """The notebook in ``source``, and whether it was checked against the schema already: an
+    nbformat 4 notebook is, before nbformat reads it (its reader only joins a source's lines and
+    drops transient keys, which keeps a valid notebook valid); an upgraded one is not yet."""
     import nbformat
 
     if not source.strip():
@@ -82,7 +85,7 @@ def _read_ipynb(source: str, where: str) -> Any:
         raise ParseError(f"{where} is not a valid notebook: {problem}")
     try:  # nbformat.reads, without its parse of the JSON and its validation: both are done here
         notebook = nbformat.versions[major].to_notebook_json(data, minor=data.get("nbformat_minor", 0))
-        return nbformat.convert(notebook, 4)  # upgrades nbformat 1-3 as Jupyter does
+        return nbformat.convert(notebook, 4), major == 4  # upgrades nbformat 1-3 as Jupyter does
     except Exception as exc:  # a malformed old notebook breaks nbformat's upgrade in many ways
         raise ParseError(f"{where} is an nbformat {major} notebook that cannot be upgraded to "
                          f"nbformat 4: {_first_line(exc)}") from None

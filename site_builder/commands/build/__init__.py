@@ -12,7 +12,6 @@ import posixpath
 import time
 from collections.abc import Mapping
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 
 from site_builder.apidocs.inventory import ApiDocs, load_api_docs
@@ -95,7 +94,7 @@ def _parse_all(config: Config, entries: list[Entry], report: BuildReport,
             report.warnings.extend(cached[entry.name].warnings)
             continue
         try:
-            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent,
+            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent, origins=entry.origins,
                            prose=config.prose_for(entry.name))
         except ParseError as exc:
             parsed[entry.name] = exc
@@ -120,12 +119,12 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     started = time.perf_counter()
     progress = progress or Progress()
     report = BuildReport()
-    inputs = rebuild_inputs(config)  # what a rebuild compares, with the project's folders
-    folders = inputs.folders
+    folders = folders_of(config)
     # A file that cannot be an entry fails the build like a broken demo: the others still run.
     entries = discover(config.demos, config.root, problems=report.failures, ignore=config.ignored(),
                        pages=config.pages)
     remove_leftovers(folders, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
+    inputs = rebuild_inputs(config, [e.name for e in entries])  # what a rebuild compares
     if not entries and not report.failures:
         report.warnings.append(
             f"the demos folder {relative_to_root(config.demos, config.root)} holds no demo "
@@ -149,7 +148,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
                 fresh = [w for w in api_warnings if w not in state.warnings]
                 return _unchanged(config, entries, state, report, started, fresh)
     report.warnings.extend(api_warnings)
-    parsed = _parse_all(config, entries, report, parsed_scripts(config.prose_for, entries, previous))
+    parsed = _parse_all(config, entries, report, parsed_scripts(inputs.prose, entries, previous))
     report.warnings.extend(config.unused_overrides(names))
     report.warnings.extend(config.unused_sections(_section_names(names)))
     for warning in report.warnings:
@@ -164,7 +163,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         # a trusted record's folder holds the record.json the last build checked: replaceable
         store.check_replaceable([e for e in entries if e.name not in store.trusted])
     if options.frozen:
-        results = store.frozen_results(entries, parsed, partial(run_options, config))
+        results = store.frozen_results(entries, parsed, {e.name: run_options(config, e.name) for e in entries})
         report.from_cache.update(results)
         report.failures.extend(r.failure for r in results.values() if r.failure)
     elif options.fail_fast and report.failures:  # a bad file or syntax error came first: run nothing

@@ -9,6 +9,7 @@ values they use, made here once per build (tests/test_layers.py keeps it so).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from site_builder.config import Config
@@ -45,8 +46,9 @@ def run_options(config: Config, name: str) -> RunOptions:
                       strict_expressions=config.strict_expressions)
 
 
-def rebuild_inputs(config: Config) -> RebuildInputs:
-    """What a rebuild compares of the settings (see site/rebuild), and the project's folders."""
+def rebuild_inputs(config: Config, names: Iterable[str]) -> RebuildInputs:
+    """What a rebuild of the entries ``names`` compares of the settings (see site/rebuild), and the
+    project's folders."""
     overrides = sorted((name, repr(o)) for name, o in config.entries.items())
     wording = (config.entry_heading, config.entry_intro, repr(config.entry_url),
                config.search_placeholder, config.index_intro, config.prose, config.reproduce_verified,
@@ -59,4 +61,5 @@ def rebuild_inputs(config: Config) -> RebuildInputs:
     # the citation settings, which reach only the pages citing (their files are tracked:
     # bibliography_keys); apart from the settings above, which decide whether demos run
     references = sha_of(repr(config.bibliography), config.citation_style, repr(config.link_terms))
-    return RebuildInputs(folders_of(config), settings, references, config.citation_style, config.prose_for)
+    return RebuildInputs(folders_of(config), settings, references, config.citation_style,
+                         {name: config.prose_for(name) for name in names})

@@ -30,7 +30,7 @@ import logging
 import os
 import platform
 import shutil
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -274,8 +274,8 @@ class RecordStore:
         shutil.rmtree(staging.with_name(staging.name + ".builder"), ignore_errors=True)  # see run_demo
 
     def frozen_results(self, entries: list[Entry], parsed: dict[str, Script | Exception],
-                       options: Callable[[str], RunOptions]) -> dict[str, RunResult]:
-        """Every parsable entry's recorded result (``options``: how an entry runs, by its name);
+                       options: Mapping[str, RunOptions]) -> dict[str, RunResult]:
+        """Every parsable entry's recorded result (``options``: how each entry runs, by its name);
         raise FrozenError naming those without one."""
         results: dict[str, RunResult] = {}
         refused: list[str] = []
@@ -284,7 +284,7 @@ class RecordStore:
             script = parsed[entry.name]
             if not isinstance(script, Script):
                 continue
-            found = self.lookup(entry, script, options(entry.name), frozen=True)
+            found = self.lookup(entry, script, options[entry.name], frozen=True)
             if found.result is None:
                 refused.append(f"{entry.name} ({found.reason})")
                 unusable = unusable or found.unusable

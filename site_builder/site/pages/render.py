@@ -29,7 +29,7 @@ from site_builder.site.pages.views import LetterGroup, letter_groups
 from site_builder.site.pages.views import block_anchors
 from site_builder.site.pages.views import csv_preview  # noqa: F401 (re-exported)
 from site_builder.site.sitefiles import TEMPLATES_DIR, EntryBuild, SiteFile, SiteInfo  # noqa: F401 (re-exported)
-from site_builder.site.sitefiles import home_build, ordered_builds
+from site_builder.site.sitefiles import home_build, is_section_home, ordered_builds
 from site_builder.site.pages.timings import block_timings, entry_timings
 from site_builder.site.pages.theme import pygments_css
 from site_builder.site.pages.early import EarlyPages
@@ -58,8 +58,10 @@ def api_files(renderer: PageRenderer, builds: list[EntryBuild], entries: list[di
     return [SiteFile(API_PAGE, page), SiteFile(API_USAGE, api_usage_json(groups, renderer.info.site_url))]
 
 
-def section_groups(renderer: PageRenderer, builds: list[EntryBuild], entries: list[dict[str, object]]) -> list[LetterGroup]:
-    """The index's groups when the demos folder has sections: top-level entries, then each section."""
+def section_groups(renderer: PageRenderer, builds: list[EntryBuild], entries: list[dict[str, object]],
+                   titles: Mapping[str, str] | None = None) -> list[LetterGroup]:
+    """The index's groups when the demos folder has sections: top-level entries, then each section
+    (``titles``: a section's title from its page, SECTION/index.qmd, when it has no README)."""
     by_section: dict[str, list[dict[str, object]]] = {}
     for build, view in zip(builds, entries):
         by_section.setdefault(build.entry.section, []).append(view)
@@ -70,6 +72,8 @@ def section_groups(renderer: PageRenderer, builds: list[EntryBuild], entries: li
             groups.append(LetterGroup("", "section-top", tuple(items)))
             continue
         title, html = section_header(renderer, headers.get(name, Section(name)))
+        if title == name and titles and titles.get(name):
+            title = titles[name]
         groups.append(LetterGroup(title, "section-" + name.replace("/", "-"), tuple(items), html))
     return groups
 
@@ -94,20 +98,27 @@ def section_header(renderer: PageRenderer, section: Section) -> tuple[str | Mark
 def site_files(renderer: PageRenderer, builds: list[EntryBuild]) -> list[SiteFile]:
     home = home_build(builds)  # index.qmd (.md, .ipynb) at the top: the home page, above the list
     listed = [b for b in builds if b is not home]
+    # a section's index.qmd (.md, .ipynb): its page, SECTION/index.html, listed first in its section
+    sections = {b.entry.section: b for b in listed if is_section_home(b.entry.name, b.entry.format)}
     entries = [
         {"name": b.entry.name, "label": renderer.heading(b) if b.script.title else b.entry.name,
-         "summary": renderer.summary(b.script), "ok": b.result.ok, "thumbnail": renderer.thumbnails.of(b)}
+         "summary": renderer.summary(b.script), "ok": b.result.ok, "thumbnail": renderer.thumbnails.of(b),
+         "href": f"{b.entry.section}/index.html" if sections.get(b.entry.section) is b else ""}
         for b in listed
     ]
+    titles = {name: renderer.heading(b) for name, b in sections.items() if b.script.title}
     sectioned = any(b.entry.section for b in listed)
-    listing = dict(entries=entries, lead=renderer.info.index_intro.replace("{count}", str(len(entries))),
-                   groups=section_groups(renderer, listed, entries) if sectioned else letter_groups(entries),
-                   sectioned=sectioned, thumbnails=any(e["thumbnail"] for e in entries),
-                   archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP},
-                   api_page=API_PAGE if renderer.info.api_docs else None)
+    listing = _listing(renderer, listed, entries, sectioned, titles)
+    section_pages = []
+    for name, page in sections.items():
+        members = [(b, e) for b, e in zip(listed, entries)
+                   if b is not page and (b.entry.section + "/").startswith(name + "/")]
+        section_pages += renderer.entry_files(page, listing=_listing(
+            renderer, [b for b, _ in members], [e for _, e in members], True, titles), at=name)
     files = [
         *(renderer.entry_files(home, listing=listing) if home is not None else [
             SiteFile("index.html", renderer.page("index.html", root="", canonical=renderer.url("index.html"), **listing))]),
+        *section_pages,
         *renderer.thumbnails.files.values(),
         SiteFile("404.html", renderer.page("404.html", root=renderer.url("") or "", canonical=None)),
         # Static assets are copied, never hard-linked: a link would let an edit of the
@@ -130,8 +141,19 @@ def site_files(renderer: PageRenderer, builds: list[EntryBuild]) -> list[SiteFil
         urls = [renderer.url("index.html"), *(renderer.url(f"{e['name']}/index.html") for e in entries)]
         urls += [renderer.url(API_PAGE)] if renderer.info.api_docs else []
         urls += [renderer.url(f.path) for f in connections]
+        urls += [renderer.url(f"{name}/index.html") for name in sections]
         files.append(SiteFile("sitemap.xml", renderer.page("sitemap.xml", urls=urls)))
     return files
+
+
+def _listing(renderer: PageRenderer, listed: list[EntryBuild], entries: list[dict[str, object]], sectioned: bool,
+             titles: Mapping[str, str]) -> dict[str, object]:
+    """What the list of entries (templates/_entry_list.html) shows of ``listed``."""
+    return dict(entries=entries, lead=renderer.info.index_intro.replace("{count}", str(len(entries))),
+                groups=section_groups(renderer, listed, entries, titles) if sectioned else letter_groups(entries),
+                sectioned=sectioned, thumbnails=any(e["thumbnail"] for e in entries),
+                archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP},
+                api_page=API_PAGE if renderer.info.api_docs else None)
 
 
 def prepare(scripts: Iterable[Script]) -> None:

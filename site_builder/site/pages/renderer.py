@@ -113,20 +113,22 @@ class PageRenderer(CellViews):
 
     def entry_files(
         self, build: EntryBuild, prev: EntryLink | None = None, next: EntryLink | None = None,
-        listing: dict[str, object] | None = None,
+        listing: dict[str, object] | None = None, at: str = "",
     ) -> list[SiteFile]:
         """The entry's page and files; with ``listing`` (the index's list of entries), the site's
-        home page (index.html, its files still in the entry's folder, URLs prefixed)."""
+        home page (index.html, its files still in the entry's folder, URLs prefixed), or with
+        ``at`` (a section) that section's page (SECTION/index.html)."""
         entry, script, result = build.entry, build.script, build.result
         name, stem = entry.name, entry.stem
-        prefix = f"{quote(name)}/" if listing is not None else ""
+        prefix = f"{quote(name.removeprefix(at + '/') if at else name)}/" if listing is not None else ""
+        listing_page = f"{at}/index.html" if at else "index.html"
         downloads = [] if entry.is_page else [
             f"{stem}.py", f"{stem}.ipynb", *([f"{stem}.{entry.format}"] * (entry.format in SOURCE_DOWNLOADS))]
         page_paths = {"index.html", *downloads}
         files = FilePublisher(name, page_paths, prefix)
         publish = files.of(result.files_dir)
         by_name = {b.name: b for b in result.blocks}
-        root = "../" * (name.count("/") + 1) if listing is None else ""
+        root = "../" * (name.count("/") + 1) if listing is None else "../" * (at.count("/") + 1) if at else ""
         page, images = prose_page(build, root, self.labels, self.info.typography)
         if prefix:  # its images are published in its folder (prose_page's rule)
             page.publish_image = _prefixed(prefix, page.publish_image)
@@ -196,7 +198,7 @@ class PageRenderer(CellViews):
             run_duration=format_duration(result.duration),
             python=result.environment.get("python", ""),
             environment=environment_view(result.environment),
-            canonical=self.url(f"{name}/index.html" if listing is None else "index.html"),
+            canonical=self.url(f"{name}/index.html" if listing is None else listing_page),
             prev=prev,
             next=next,
             api_used=entry_uses(self.code_links.used(result)),
@@ -205,7 +207,7 @@ class PageRenderer(CellViews):
             referred_by=refs.referred_by(),
         )
         if listing is not None:  # its files are the entry page's (rendered too, in its folder)
-            return [SiteFile(path="index.html", data=html)]
+            return [SiteFile(path=listing_page, data=html)]
         # a page (Markdown, no notebook) has nothing to download: it is its own text
         return [
             SiteFile(path=f"{name}/index.html", data=html),
@@ -255,7 +257,7 @@ class PageRenderer(CellViews):
 
 def neighbours(ordered: list[EntryBuild]) -> dict[str, tuple[EntryLink | None, EntryLink | None]]:
     """Each entry's (previous, next) pages in the site's order (the home page is none of them)."""
-    home = home_build(ordered)
+    home = home_build(ordered)  # a section's page (SECTION/index.qmd) is one: its own page in its folder
     links = [EntryLink(b.entry.name, b.script.summary) for b in ordered if b is not home]
     return {link.name: (links[i - 1] if i > 0 else None, links[i + 1] if i + 1 < len(links) else None)
             for i, link in enumerate(links)}

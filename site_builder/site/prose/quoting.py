@@ -48,15 +48,24 @@ def quoted_html(out: Output, written: str, line: int, block: bool = False) -> Ma
     elif value.error:
         out.warn(line, f"the expression {value.code!r} raised {value.error}")
         shown = out.macro("quoted_error", written, value.error)
-    elif value.kind == "image" and page.show_value is not None:
-        view = page.show_value(Display(data={"text/plain": value.text}, files=dict(value.files)))
-        if view.kind == "image":  # a figure, as mystmd shows it
+    elif value.kind == "image":
+        view = image_view(page, value)
+        if view is not None:  # a figure, as mystmd shows it
             return out.macro("pasted", view, block, value.code)
         out.warn(line, f"the expression {value.code!r} gives an image that cannot be published")
         shown = out.macro("quoted_error", written, "image not published")
     else:
         shown = shown_text(out, value.text, value.kind)
     return out.macro("quoted_block", shown) if block else shown
+
+
+def image_view(page: PageContext, value: Any) -> Any:
+    """The view (site.outputs.displays.DisplayView) of a quoted value's image, published with the
+    page; None when it has none or it cannot be published."""
+    if value.kind != "image" or page.show_value is None:
+        return None
+    view = page.show_value(Display(data={"text/plain": value.text}, files=dict(value.files)))
+    return view if view.kind == "image" else None
 
 
 def shown_text(out: Output, text: str, kind: str) -> Markup:
@@ -91,6 +100,27 @@ class EvalDirective(Directive):
 
     def render(self, call: DirectiveCall, out: Output) -> str:
         return str(quoted_html(out, call.argument.strip(), call.line, block=True))
+
+
+@registers("eval:figure")
+class EvalFigure(Directive):
+    """MyST-NB's ```` ```{eval:figure} expr ````: the value (a figure's image) as a numbered figure,
+    its body the caption, ``:name:`` its label."""
+
+    def resolve(self, call: DirectiveCall, page: PageContext) -> None:
+        number_figure(call, page)
+
+    def render(self, call: DirectiveCall, out: Output) -> str:
+        written = call.argument.strip()
+        caption = out.body(call) if call.body.strip() else ""
+        value = out.page.quoted.get((out.page.after, written))
+        view = image_view(out.page, value) if value is not None and value.evaluated and not value.error else None
+        if view is not None:
+            alt = call.options.get("alt", "") or view.alt or written
+            return str(out.macro("figure", view.src, "", alt, view.width or "", caption, call.data["number_text"],
+                                 call.anchor))
+        return str(out.macro("figure_box", quoted_html(out, written, call.line, block=True), caption,
+                             call.data["number_text"], call.anchor))
 
 
 # ---------------------------------------------------------------- glue
@@ -190,7 +220,8 @@ class GlueDirective(Directive):
             if view is not None and view.kind == "image":
                 return str(out.macro("figure", view.src, "", alt, view.width or "", caption,
                                      call.data["number_text"], call.anchor))
-            return str(out.macro("container", "glue-figure", "", pasted(out, found, True) + caption, call.anchor))
+            return str(out.macro("figure_box", pasted(out, found, True), caption, call.data["number_text"],
+                                 call.anchor))
         if call.name == "glue:math":
             tex = _math_body(display.data.get("text/latex", display.data.get("text/plain", "")))
             return str(out.macro("math_block", math_html(tex, True), call.data.get("number", ""), call.anchor))
@@ -198,5 +229,5 @@ class GlueDirective(Directive):
 
 
 def register(registry: Registry) -> None:
-    register_all(registry, Eval, EvalDirective, GlueRole, GlueDirective)
+    register_all(registry, Eval, EvalDirective, EvalFigure, GlueRole, GlueDirective)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 
 from site_builder.project.folders import Folders
@@ -140,7 +140,7 @@ def parse_key(prose: str, code: str, entry: Entry) -> str:
     return sha_of(code, prose, entry.rel_path, entry.content)
 
 
-def parsed_scripts(prose: Callable[[str], str], entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
+def parsed_scripts(prose: Mapping[str, str], entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
     """The scripts the last published build parsed, for the entries whose parse would give the
     same (see parse_key; ``prose``: an entry's prose setting by its name); their requirements
     looked up again (local modules may have moved)."""
@@ -150,7 +150,7 @@ def parsed_scripts(prose: Callable[[str], str], entries: list[Entry], state: Sit
     scripts: dict[str, Script] = {}
     for entry in entries:
         saved = state.entries.get(entry.name, {}).get("script")
-        if not isinstance(saved, dict) or saved.get("key") != parse_key(prose(entry.name), code, entry):
+        if not isinstance(saved, dict) or saved.get("key") != parse_key(prose[entry.name], code, entry):
             continue
         try:
             scripts[entry.name] = script_from_data(saved["data"], entry.path.parent)

@@ -48,7 +48,9 @@ from site_builder.site.rebuild.state import (
     tracked_path,
 )
 from site_builder.site.publish.search import SEARCH_DIR, seedable
-from site_builder.site.sitefiles import HOME, EntryBuild, SiteFile, SiteInfo, notebook_path, ordered_builds
+from site_builder.site.sitefiles import (
+    HOME, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds,
+)
 
 # reST's :ref: and :doc: (gallery examples by title) and Jupyter Book's {tableofcontents} (every page's)
 _REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`|\{tableofcontents\}")
@@ -100,8 +102,9 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         pages[name] = sha_of(page_base, shown, build.script.prose, repr(build.script.requirements),
                            notebooks[name], prev, next, others, connections.page_key(name), pasted)
         listed += [neighbours[i], result, repr(build.script.thumbnail_number)]
-    # the home page (index.qmd at the top) is a site-wide page showing its entry's
-    return notebooks, pages, sha_of(page_base, shown, *listed, connections.site_key(), pages.get(HOME, ""))
+    # the home page (index.qmd at the top) and the sections' pages are site-wide pages showing their entry's
+    homes = [pages[b.entry.name] for b in ordered if is_section_home(b.entry.name, b.entry.format)]
+    return notebooks, pages, sha_of(page_base, shown, *listed, connections.site_key(), pages.get(HOME, ""), *homes)
 
 
 def _result_digest(build: EntryBuild) -> str:
@@ -265,7 +268,7 @@ class Rebuild:
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
                 "reads": list(build.result.reads),
                 "source": sha_of(build.entry.content),
-                "script": self._script_data(name, parse_key(self.inputs.prose(name), code, build.entry), build),
+                "script": self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build),
             }
             reads = [f"src:{rel}" for rel in build.result.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:

@@ -23,7 +23,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,7 +65,7 @@ class RebuildInputs:
     settings: str  # fingerprint of the settings that reach pages or decide whether a record still holds
     references: str  # fingerprint of the citation settings, which reach only the pages citing
     citation_style: str  # a CSL style's name or a .csl file of the project (tracked)
-    prose: Callable[[str], str]  # an entry's prose language setting, by its name
+    prose: Mapping[str, str]  # each entry's prose language setting, by its name
 
 
 # ---------------------------------------------------------------- where the state lives

@@ -123,7 +123,7 @@ def _markdown_expressions(text: str, first: int, depth: int) -> Iterator[tuple[s
             elif child.type == "code_inline" and child.markup == "`" and _QUARTO.match(child.content):
                 yield child.content, line
         directive = directive_of(token)
-        if directive is not None and directive.name == "eval" and directive.argument:  # MyST-NB's block form
-            yield directive.argument.strip(), line
-        elif directive is not None and directive.name not in _LITERAL and depth < _MAX_DEPTH:
+        if directive is not None and directive.name in ("eval", "eval:figure") and directive.argument:
+            yield directive.argument.strip(), line  # MyST-NB's block form, and its figure
+        if directive is not None and directive.name not in _LITERAL and depth < _MAX_DEPTH:
             yield from _markdown_expressions(directive.body, line + directive.body_line, depth + 1)

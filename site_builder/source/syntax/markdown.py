@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from site_builder.source.syntax.pandoc_blocks import pandoc_attributes, pandoc_blocks_plugin
 from site_builder.source.syntax.yaml_guard import load_plain_yaml
 
 if TYPE_CHECKING:
@@ -89,33 +90,11 @@ def markdown_parser(typography: bool = False) -> MarkdownIt:
     md.use(attrs_plugin, spans=True).use(attrs_block_plugin)  # [text]{.class}: Pandoc's spans
     md.use(pandoc_citation_plugin)  # [@key], @key, @fig-x (Pandoc's and Quarto's)
     md.use(shortcode_plugin)  # Quarto's {{< name args >}}
+    md.use(pandoc_blocks_plugin)  # Pandoc's grid tables, "$$ ... \n$$ {#eq-x}"
     md.inline.ruler.after("attr", "pandoc_image_attrs", _image_attributes)  # ![x](a.png){width=50%}
     # colon_fence reads every ":::" block (MyST's ":::{note}" and Pandoc's "::: name"): the
     # container plugin, which reads the same fences, would take them from it.
     return md
-
-
-_STRAIGHT = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
-
-
-def pandoc_attributes(block: str) -> dict[str, str] | None:
-    """A Pandoc attribute block ``{#id .class key=value}`` as mdit-py-plugins reads it, a bare value
-    holding any character Pandoc allows (``width=50%``), typographic quotes straightened; None
-    when ``block`` is none."""
-    from mdit_py_plugins.attrs.parse import ParseError, parse
-
-    text = block.strip().translate(_STRAIGHT)
-    for attempt in range(2):
-        try:
-            end, found = parse(text)
-            return {str(k): str(v) for k, v in found.items()} if end == len(text) - 1 else None
-        except ParseError:
-            if attempt or '"' in text or "'" in text or not text.endswith("}"):
-                return None
-            words = text[1:-1].split()  # bare values quoted: the parser's bare values are narrower than Pandoc's
-            text = "{" + " ".join(f'{w.partition("=")[0]}="{w.partition("=")[2]}"' if "=" in w else w
-                                  for w in words) + "}"
-    return None
 
 
 def _image_attributes(state: Any, silent: bool) -> bool:

@@ -134,7 +134,8 @@ class Figure(Directive):
             alt = " ".join(call.body.strip().split("\n")[0].split()) if call.body.strip() else ""
         width = call.options.get("width", "")
         caption = out.body(call) if figure and call.body.strip() else ""
-        return out.macro("figure", local or "", src if web else "", alt, width if width.isdigit() else "",
+        sized = width.isdigit() or (width.endswith("%") and width[:-1].isdigit())  # 300, 50% (not CSS lengths)
+        return out.macro("figure", local or "", src if web else "", alt, width if sized else "",
                          caption, call.data.get("number_text", ""), call.anchor, figure)
 
 

@@ -91,9 +91,10 @@ def _figure(inline: Token) -> Token | None:
     label, src = str(image.attrGet("id") or ""), str(image.attrGet("src") or "")
     if not label.startswith("fig-") or not src or any(c in src for c in " \t\n"):
         return None
-    caption, alt = image.content.replace("\n", " "), inline_text(image.children)
+    caption, alt = image.content.replace("\n", " "), str(image.attrGet("fig-alt") or "") or inline_text(image.children)
     figure = Token("colon_fence", "div", 0, info=f"{{figure}} {src}", markup=":::", block=True,
-                   content=f":name: {label}\n" + (f":alt: {alt}\n" if alt else "") + f"\n{caption}\n")
+                   content=f":name: {label}\n" + (f":alt: {alt}\n" if alt else "")
+                   + "".join(f":width: {w}\n" for w in [str(image.attrGet("width") or "")] if w) + f"\n{caption}\n")
     figure.meta["data"] = {"quarto": True}  # "Figure N", as Quarto names it
     return figure
 

@@ -162,7 +162,9 @@ class ProseRenderer(RendererHTML):
     def image(self, tokens: Sequence[Token], idx: int, options: OptionsDict, env: _Env) -> str:
         token, page = tokens[idx], env["page"]
         src = str(token.attrGet("src") or "")
-        alt = inline_text(token.children)
+        alt = str(token.attrGet("fig-alt") or "") or inline_text(token.children)  # Quarto's fig-alt="..."
+        if token.attrs:
+            token.attrs.pop("fig-alt", None)
         if is_remote(src):
             return macro("remote_image", src, alt or src)  # the page loads nothing from elsewhere
         url = page.image_url(src)
