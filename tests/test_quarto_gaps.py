@@ -209,3 +209,12 @@ def test_sections_nest_as_deep_as_a_quarto_websites_folders(project: Path) -> No
     assert 'href="../../../../static/site.css"' in page
     home = (project / "build" / "index.html").read_text(encoding="utf-8")
     assert 'href="docs/download/changelog/deep/index.html">Deep</a>' in home
+
+
+def test_a_grid_table_docutils_cannot_read_stays_text() -> None:
+    from site_builder.site.prose.html import render
+
+    misaligned = ("+------+------+\n| a    | b    |\n+======+======+\n| x    | y     |\n"
+                  "|      | z    |\n+------+------+\n| p    | q    |\n+------+------+\n")  # docutils asserts
+    html = render(misaligned, "markdown")
+    assert "<table" not in html and "a" in html

@@ -22,7 +22,7 @@ from site_builder.fs import (
     make_dirs,
     make_temp_dir,
     recover,
-    remove_stale,
+    remove_dead_temporaries,
     rename,
     replace_dir,
     safe_join,
@@ -181,7 +181,7 @@ def write_site(
     Returns the folder where the files ended up.
     """
     recover(output)
-    remove_stale(output.parent, f".{output.name}.tmp-")
+    remove_dead_temporaries(output.parent, f".{output.name}.tmp-")
     shown = f"{shown or output.name}/"
     staging = _staging_dir(output, shown)
     recycled = spare is not None and _take_spare(spare, staging)
