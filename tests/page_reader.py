@@ -146,3 +146,9 @@ def visible(page_html: str, inside: str | None = None) -> str:
     """The text a reader sees, as the HTML parser reads it (no comments, no attribute values),
     joined as written; ``inside`` as for ``parts``."""
     return "".join(parts(page_html, inside).text)
+
+
+def article_text(page_html: str) -> str:
+    """The text a reader sees in a page's <article> (no attribute values, no hidden ids), each run of
+    white space one space."""
+    return " ".join(" ".join(parts(page_html, inside="article").text).split())

@@ -13,7 +13,7 @@ import pytest
 
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
 from tests.conftest import REPO, build_site
-from tests.test_notebook_document import _notebook
+from tests.test_notebook_document import plotting_notebook
 
 ARTIFACTS = REPO / "test-artifacts"
 
@@ -27,7 +27,7 @@ _READING_ORDER_JS = """() => [...document.querySelectorAll('article.entry > *')]
 def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     project = tmp_path_factory.mktemp("document-browser")
     (project / "demos").mkdir()
-    nbformat.write(_notebook(), project / "demos" / "03.01-Plotting.ipynb")
+    nbformat.write(plotting_notebook(), project / "demos" / "03.01-Plotting.ipynb")
     with serve_site(build_site(project)) as url:
         yield url
 

@@ -15,7 +15,7 @@ import pytest
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
 from tests.conftest import REPO, build_site, write_demo
 from tests.test_block_ids import NAMED
-from tests.test_raw_html import PNG, _notebook
+from tests.test_raw_html import PNG, raw_html_notebook
 
 ARTIFACTS = REPO / "test-artifacts"
 CURRENT_JS = """() => [...document.querySelectorAll('nav.toc-side a[aria-current]')].map(a => a.getAttribute('href'))"""
@@ -26,7 +26,7 @@ def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     project = tmp_path_factory.mktemp("raw-html-browser")
     (project / "demos" / "figures").mkdir(parents=True)
     (project / "demos" / "figures" / "x.png").write_bytes(PNG)
-    nbformat.write(_notebook(), project / "demos" / "nb.ipynb")
+    nbformat.write(raw_html_notebook(), project / "demos" / "nb.ipynb")
     write_demo(project, "named", NAMED)
     with serve_site(build_site(project, timeout=170)) as url:
         yield url

@@ -14,7 +14,7 @@ import pytest
 from site_builder.source.parsed import Cell
 from site_builder.source.markdown_head import document_head, readable_name
 from tests.conftest import MYST_FRONT_MATTER, build_site, run_cli, write_demo
-from tests.page_reader import page, parts
+from tests.page_reader import article_text, page
 
 NAV = "<!--NAVIGATION-->\n< [Previous](01.00-intro.ipynb) | [Contents](index.ipynb) >"
 MYST = MYST_FRONT_MATTER + """
@@ -57,12 +57,9 @@ print(1)
 '''
 
 
-def visible(html: str) -> str:
-    """The text a reader sees in the page's article (no attribute values, no hidden ids), spaces collapsed."""
-    return " ".join(" ".join(parts(html, inside="article").text).split())
-
-
-def _notebook() -> nbformat.NotebookNode:
+def plotting_notebook() -> nbformat.NotebookNode:
+    """A notebook in the Python Data Science Handbook's style: navigation cells, a title, figures
+    (test_browser_document opens it too)."""
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
     figure = "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()"
     captioned = code("plt.plot([1, 4, 9])\nplt.show()")
@@ -83,7 +80,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = tmp_path_factory.mktemp("document")
     demos = project / "demos"
     demos.mkdir()
-    nbformat.write(_notebook(), demos / "03.01-Plotting.ipynb")
+    nbformat.write(plotting_notebook(), demos / "03.01-Plotting.ipynb")
     (demos / "lecture.md").write_text(MYST, encoding="utf-8")
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]),
                    demos / "my_first-notebook.ipynb")
@@ -139,7 +136,7 @@ def test_pages_have_their_real_titles_never_their_path(project: Path) -> None:
 
 def test_a_notebook_page_is_its_document(project: Path) -> None:
     html = page(project, "03-01-plotting")
-    text = visible(html)
+    text = article_text(html)
     assert "The script, block by block" not in html and "One cell per block" not in html
     assert "block-" not in text  # no invented names, in the cells or "On this page"
     toc = html.split('<nav class="toc toc-side"')[1].split("</nav>")[0]
@@ -167,7 +164,7 @@ def test_a_cell_with_a_name_of_its_own_is_named_and_listed(project: Path) -> Non
     assert '<section id="label-the-answer" class="cell"' in html  # an id of the labels' own (label_ids)
     assert '<h3><a class="permalink" href="#label-the-answer">the-answer</a></h3>' in html
     assert '<a href="#label-the-answer"><span class="toc-name">the-answer</span>' in html
-    assert "header" not in visible(html) and "lecture-top" not in visible(html)
+    assert "header" not in article_text(html) and "lecture-top" not in article_text(html)
     assert "<s>struck</s>" in html and '<a href="https://example.org" rel="noopener noreferrer">' in html
 
 

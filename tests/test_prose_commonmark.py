@@ -13,7 +13,7 @@ from site_builder.site.prose.markdown.context import PageContext
 from site_builder.site.prose.markdown.registry import Role, RoleCall, default_registry
 from site_builder.site.prose.markdown.resolve import labels_of
 from site_builder.source.syntax.markdown import MAX_DIRECTIVE_DEPTH, MAX_NESTING, markdown_parser
-from tests.test_prose_myst import visible
+from tests.page_reader import visible
 
 
 def render(text: str, page: PageContext | None = None, first_line: int = 0) -> str:

@@ -13,7 +13,7 @@ import pytest
 from site_builder.errors import ParseError
 from site_builder.source.blocks import parse
 from tests.conftest import build_keeping_warnings, run_cli
-from tests.test_notebook_document import visible
+from tests.page_reader import article_text as visible
 
 DOCUMENT = '''---
 title: "Gradient descent, by hand"

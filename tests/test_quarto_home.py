@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import build_site
-from tests.test_notebook_document import visible
+from tests.page_reader import article_text as visible
 
 HOME = '''---
 title: "A gallery of descents"

@@ -211,7 +211,9 @@ def _markdown_cells() -> list[str]:
     ]
 
 
-def _notebook() -> nbformat.NotebookNode:
+def raw_html_notebook() -> nbformat.NotebookNode:
+    """A notebook whose Markdown cells carry raw HTML around one code cell (test_browser_raw_html
+    opens it too)."""
     cells = [nbformat.v4.new_markdown_cell(text) for text in _markdown_cells()]
     cells.insert(2, nbformat.v4.new_code_cell("print('notebook ran')"))
     notebook = nbformat.v4.new_notebook(cells=cells)
@@ -253,7 +255,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     (demos / "figures" / "x.png").write_bytes(PNG)
     (demos / ".secret.png").write_bytes(PNG)
     (demos / "notes.txt").write_text("NOTES-TEXT-CONTENT\n")
-    nbformat.write(_notebook(), demos / "nb.ipynb")
+    nbformat.write(raw_html_notebook(), demos / "nb.ipynb")
     (demos / "lecture.md").write_text(_myst(), encoding="utf-8")
     write_demo(project, "house", HOUSE)
     result = run_cli("build", cwd=project, timeout=170)
