@@ -18,8 +18,9 @@ ENTRY_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 RESERVED_NAMES = frozenset({"static", "pagefind", "404", "index", "timings", "search", "api"})
 # A document (index.qmd, .md, .ipynb) of that name is the home page of the site or of its section.
 HOME_DOCUMENT = "index"
-# Sections nest this deep at most (Sphinx-Gallery uses one level): SECTION/SUB/NAME.
-MAX_SECTION_DEPTH = 2
+# Sections nest this deep at most (Sphinx-Gallery uses one level; a Quarto website or a Jupyter
+# Book's folders go deeper: docs/download/changelog/1.1/): SECTION/SUB/SUB/SUB/NAME.
+MAX_SECTION_DEPTH = 4
 
 
 def check_entry_name(name: str) -> str | None:

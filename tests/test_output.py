@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
 
+from site_builder.errors import UsageError
 from site_builder.fs import UnsafePathError, recover, safe_join
-from site_builder.site.publish.swap import failed_dir, write_site
+from site_builder.site.publish.swap import check_writable, failed_dir, remove_site, write_site
 from site_builder.site.pages.render import SiteFile
 
 
@@ -72,3 +74,17 @@ def test_recover_after_kill_between_renames(tmp_path: Path) -> None:
     (old / "index.html").write_bytes(b"good")
     recover(out)
     assert (out / "index.html").read_bytes() == b"good"
+
+
+def test_messages_name_folders_from_the_project_root(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "a").write_text("a file where a folder should be")
+    with pytest.raises(UsageError) as refused:
+        check_writable(tmp_path / "out" / "a" / "site", tmp_path)
+    assert "cannot create the output folder out/a/site: out/a is a file, not a folder" in str(refused.value)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "mine.txt").write_text("not a site")
+    with caplog.at_level(logging.WARNING):
+        remove_site(tmp_path / "notes", "notes/")
+    assert (tmp_path / "notes" / "mine.txt").is_file()
+    assert "notes/ was left alone" in caplog.text and str(tmp_path) not in caplog.text

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import build_keeping_warnings
+from tests.conftest import build_keeping_warnings, run_cli
 from tests.page_reader import article_text as visible
 
 DOCUMENT = '''---
@@ -31,6 +31,10 @@ plt.show()
 ![Another prose figure](chart.svg){#fig-after}
 
 See @fig-prose, @fig-cell and @fig-after.
+
+{{< include _part.qmd >}}
+
+{{< unknown-after-the-include >}}
 
 ```{python}
 #| label: tbl-own
@@ -82,6 +86,16 @@ Inline `<b class="raw-inline">bold</b>`{=html} and `\\newline`{=latex} gone.
 ```
 '''
 
+PART = '''Included prose.
+
+{{< unknown-in-the-part >}}
+
+```{python}
+#| not-an-option: 1
+print("from the part")
+```
+'''
+
 WIDTHS = '''---
 title: Widths for every table
 format:
@@ -108,6 +122,10 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     demos.mkdir()
     (demos / "doc.qmd").write_text(DOCUMENT, encoding="utf-8")
     (demos / "widths.qmd").write_text(WIDTHS, encoding="utf-8")
+    (demos / "_part.qmd").write_text(PART, encoding="utf-8")
+    (demos / "docs" / "download" / "changelog").mkdir(parents=True)  # a Quarto website's depth
+    (demos / "docs" / "download" / "changelog" / "deep.qmd").write_text("---\ntitle: Deep\n---\n\nDeep.\n",
+                                                                        encoding="utf-8")
     (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
     (demos / "chart.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>',
                                      encoding="utf-8")
@@ -129,13 +147,13 @@ def test_prose_and_cell_figures_are_one_sequence(html: str) -> None:
 
 def test_tbl_colwidths_of_a_cell_a_document_and_a_prose_table(project: Path, html: str) -> None:
     css = (project / "build" / "doc" / "_site_builder" / "values.css").read_text(encoding="utf-8")
-    assert '[id="block-2"] .value-html table tr > :nth-child(2) { width: 80%; }' in css
+    assert ".value-html table tr > :nth-child(2) { width: 80%; }" in css
     assert '<colgroup>\n<col width="30%">\n<col width="70%">\n</colgroup>' in html
     assert "Table 2: Widths of a prose table" in visible(html)  # the cells' tables and the prose's: one sequence
     widths = (project / "build" / "widths" / "_site_builder" / "values.css").read_text(encoding="utf-8")
     assert '[id="block-1"] .value-html table tr > :nth-child(1) { width: 40%; }' in widths
     assert "block-2" not in widths  # auto: the browser's widths
-    assert "tbl-colwidths" not in (project / "warnings.txt").read_text(encoding="utf-8")
+    assert "'#| tbl-colwidths" not in (project / "warnings.txt").read_text(encoding="utf-8")
 
 
 def test_a_local_video_is_a_player_a_remote_one_a_link(project: Path, html: str) -> None:
@@ -165,3 +183,38 @@ def test_inline_raw_html_renders_sanitised_and_image_attributes_apply(html: str)
     assert "newline" not in visible(html) and "{=latex}" not in visible(html)
     assert '<img src="_images/chart.svg" alt="A bordered chart" width="50%" class="border">' in html
     assert "fig-alt" not in html
+
+
+def test_messages_name_the_included_files_line_and_the_documents_own(project: Path) -> None:
+    warnings = (project / "warnings.txt").read_text(encoding="utf-8")
+    assert "demos/_part.qmd:3: the shortcode {{< unknown-in-the-part >}}" in warnings
+    assert "(demos/_part.qmd:5): unknown cell option '#| not-an-option'" in warnings
+    line = DOCUMENT.split("\n").index("{{< unknown-after-the-include >}}") + 1
+    assert f"demos/doc.qmd:{line}: the shortcode {{{{< unknown-after-the-include >}}}}" in warnings
+
+
+def test_an_error_in_an_included_cell_names_its_file_and_line(tmp_path: Path) -> None:
+    demos = tmp_path / "demos"
+    demos.mkdir()
+    (demos / "doc.qmd").write_text("---\ntitle: T\n---\n\n{{< include _raising.qmd >}}\n", encoding="utf-8")
+    (demos / "_raising.qmd").write_text("Part.\n\n```{python}\nx = 1\nraise ValueError('in the part')\n```\n",
+                                        encoding="utf-8")
+    done = run_cli("build", cwd=tmp_path)
+    assert done.returncode != 0
+    assert "block block-1 raised ValueError at demos/_raising.qmd:5: in the part" in done.stderr
+
+
+def test_sections_nest_as_deep_as_a_quarto_websites_folders(project: Path) -> None:
+    page = (project / "build" / "docs" / "download" / "changelog" / "deep" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../../../../static/site.css"' in page
+    home = (project / "build" / "index.html").read_text(encoding="utf-8")
+    assert 'href="docs/download/changelog/deep/index.html">Deep</a>' in home
+
+
+def test_a_grid_table_docutils_cannot_read_stays_text() -> None:
+    from site_builder.site.prose.html import render
+
+    misaligned = ("+------+------+\n| a    | b    |\n+======+======+\n| x    | y     |\n"
+                  "|      | z    |\n+------+------+\n| p    | q    |\n+------+------+\n")  # docutils asserts
+    html = render(misaligned, "markdown")
+    assert "<table" not in html and "a" in html

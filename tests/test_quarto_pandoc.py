@@ -146,8 +146,8 @@ def test_shortcodes_show_or_warn_never_raw(project: Path, html: str) -> None:
     assert (project / "build" / "doc" / "_images" / "clip.mp4").is_file()
     assert "{{&lt; lipsum" not in html and "{{< pagebreak" not in visible(html) and "{{< video" not in visible(html)
     warnings = (project / "warnings.txt").read_text()
-    # line 44 of the file, 50 of the document its include makes (the included part is 7 lines)
-    assert "demos/doc.qmd:50: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
+    # line 44 of the file (50 of the document its include makes: the included part is 7 lines)
+    assert "demos/doc.qmd:44: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
 
 
 def test_escaped_shortcodes_image_attributes_and_footnotes_in_tabs(html: str) -> None:

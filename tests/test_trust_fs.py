@@ -351,15 +351,18 @@ def test_scratch_folders_of_dead_builds_are_removed_and_live_ones_kept(project: 
     _built(project)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    stale = [project / "_freeze" / f".x.tmp-{dead.pid}-abc", project / f".build.tmp-{dead.pid}-abc"]
-    live = [project / "_freeze" / f".x.tmp-{os.getpid()}-abc", project / f".build.tmp-{os.getpid()}-abc"]
+    stale = [project / "_freeze" / f".x.tmp-{dead.pid}-abc", project / f".build.tmp-{dead.pid}-abc",
+             # named before scratch folders carried a pid: the lock says no build runs
+             project / "_freeze" / ".x.tmp-k1ll3d", project / ".build.tmp-k1ll3d"]
+    live = [project / "_freeze" / f".x.tmp-{os.getpid()}-abc", project / f".build.tmp-{os.getpid()}-abc",
+            project / "_freeze" / "x.tmp-mine"]  # not named as the builder names its own
     for folder in stale + live:
         folder.mkdir()
         (folder / "out.csv").write_text("a\n")
     result = run_cli("build", "--force", cwd=project)
     assert result.returncode == 0, result.stderr
-    assert [f.exists() for f in stale] == [False, False]
-    assert [(f / "out.csv").exists() for f in live] == [True, True]
+    assert [f.exists() for f in stale] == [False] * 4
+    assert [(f / "out.csv").exists() for f in live] == [True] * 3
 
 
 # ---------------------------------------------------------------- what is published, and how

@@ -27,19 +27,26 @@ _RENAME_EXCHANGE = 2  # from <linux/fs.h>
 
 
 _LEFTOVER = re.compile(r"\.tmp-(\d+)(?:-[^/]*)?$")  # NAME.tmp-PID, .NAME.tmp-PID-XXXX[.builder]
+_UNNUMBERED = re.compile(r"^\..+\.tmp-[^/]*$")  # .NAME.tmp-XXXX: staging folders named before they carried a pid
 
 
 def remove_dead_temporaries(folder: Path, prefix: str = "") -> list[str]:
     """Remove the temporary files and folders (``PREFIX*.tmp-PID...``) that builds which died
-    (pid gone) left directly in ``folder``; return their names.  Call it holding the project's lock."""
+    (pid gone) left directly in ``folder``, and its staging folders named without a pid (``.NAME.tmp-XXXX``,
+    from older builds); return their names.  Call it holding the project's lock: no other build runs."""
     removed: list[str] = []
     try:
         items = list(os.scandir(folder))
     except OSError:
         return removed
     for item in items:
-        found = _LEFTOVER.search(item.name) if item.name.startswith(prefix) else None
-        if found is None or _alive(int(found.group(1))):
+        if not item.name.startswith(prefix):
+            continue
+        found = _LEFTOVER.search(item.name)
+        if found is not None:
+            if _alive(int(found.group(1))):
+                continue
+        elif not (_UNNUMBERED.match(item.name) and item.is_dir(follow_symlinks=False)):
             continue
         try:
             if item.is_dir(follow_symlinks=False):
@@ -142,26 +149,6 @@ def adopt_dir(folder: Path, target: Path) -> str | None:
     return found
 
 
-def remove_stale(parent: Path, prefix: str) -> None:
-    """Remove the scratch folders ``parent/PREFIX<pid>-*`` of builds that died (pid gone);
-    those of a live build, in this process or another, are left alone."""
-    for stale in parent.glob(f"{prefix}*"):
-        pid = stale.name.removeprefix(prefix).partition("-")[0]
-        if pid.isdigit():
-            if int(pid) == os.getpid():
-                continue
-            try:
-                os.kill(int(pid), 0)
-                continue  # alive
-            except ProcessLookupError:
-                pass
-            except OSError:
-                continue  # alive, or not ours to judge
-        # else: named before scratch folders carried a pid; the caller holds the project's lock
-        if stale.is_dir() and not stale.is_symlink():
-            shutil.rmtree(stale, ignore_errors=True)
-
-
 SITE_MARK = ".site_builder"  # the file a site the builder wrote carries at its top
 
 
@@ -177,9 +164,10 @@ def make_records_dir(records: Path, root: Path) -> None:
         raise UsageError(f"cannot create the records folder {shown}: {exc.strerror}") from None
 
 
-def check_replaceable(folder: Path, mark: str, what: str, shown: str | None = None) -> None:
+def check_replaceable(folder: Path, mark: str, what: str, shown: str) -> None:
     """Refuse (UsageError, exit 2) to replace ``folder`` unless it is absent, empty, or carries
-    the builder's ``mark``: never delete a folder the builder did not make."""
+    the builder's ``mark``: never delete a folder the builder did not make.  ``shown``: the folder
+    as messages show it (relative_to_root)."""
     try:
         st = os.lstat(folder)
     except FileNotFoundError:
@@ -195,7 +183,7 @@ def check_replaceable(folder: Path, mark: str, what: str, shown: str | None = No
         if mark == SITE_MARK and (folder / ".nojekyll").is_file() and (folder / "static" / "site.css").is_file():
             return  # a site written before sites carried the mark
     raise UsageError(
-        f"{shown or folder.name} exists and is not {what} made by site_builder: refusing to replace it "
+        f"{shown} exists and is not {what} made by site_builder: refusing to replace it "
         "(move it away, or choose another folder)"
     )
 

@@ -270,7 +270,7 @@ def _failure(entry: Entry, cells: tuple[Any, ...], blocks: tuple[BlockResult, ..
     name = entry.name
     for cell, block in zip(cells, blocks):
         err = block.error
-        where = entry.rel_path + (f":{err.line}" if err and err.line else "")
+        where = entry.place(err.line) if err and err.line else entry.rel_path  # an included file's own line
         if block.status == Outcome.RAISED and err:
             tail = f": {err.message}" if err.message else ""
             return f"{name}: block {block.name} raised {err.type} at {where}{tail}"

@@ -15,14 +15,14 @@ import logging
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from site_builder.errors import EntryError, UsageError, one_line
 from site_builder.fs import relative_to_root
 from site_builder.patterns import PathPattern
 from site_builder.names import HOME_DOCUMENT, MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
-from site_builder.source.quarto.shortcodes import expand_includes
+from site_builder.source.quarto.shortcodes import expand_includes, place_of
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,12 @@ class Entry:
     source: str  # the script's text (UTF-8, newlines as in the file; a .qmd's with its includes)
     source_bytes: bytes  # the file's exact bytes, published as the download
     demos_path: str = ""  # the path in the demos folder, '/'-separated ("basics/plot.py")
+    # a .qmd's includes: each line of ``source``'s file and line (() : the file's own lines)
+    origins: tuple[tuple[str, int], ...] = field(default=(), repr=False)
+
+    def place(self, line: int) -> str:
+        """Where line ``line`` of ``source`` is, for messages: ``file:line`` (an included file's)."""
+        return place_of(line, self.rel_path, self.origins)
 
     @property
     def format(self) -> str:
@@ -125,9 +131,10 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
         suffix = item.name[item.name.rfind("."):].lower()
         if suffix == ".md" and not pages and not is_notebook_markdown(text):
             continue  # prose (notes): not a notebook, and the project wants no pages
+        origins: tuple[tuple[str, int], ...] = ()
         if suffix == ".qmd":
             try:  # Quarto's {{< include >}}: the page and the run read the text they make
-                text = expand_includes(text, rel, project_root)
+                text, origins = expand_includes(text, rel, project_root)
             except EntryError as exc:
                 found.append(f"{name}: {exc}")
                 continue
@@ -137,7 +144,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             entries = [e for e in entries if e.name != name]
             continue
         owners[name] = rel
-        entries.append(Entry(name, resolved, rel, text, data, demos_path))
+        entries.append(Entry(name, resolved, rel, text, data, demos_path, origins))
     sections = {e.section for e in entries}
     for entry in list(entries):
         if entry.name in sections:  # both would be the page folder NAME/

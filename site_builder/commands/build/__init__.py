@@ -94,7 +94,7 @@ def _parse_all(config: Config, entries: list[Entry], report: BuildReport,
             report.warnings.extend(cached[entry.name].warnings)
             continue
         try:
-            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent,
+            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent, origins=entry.origins,
                            prose=config.prose_for(entry.name))
         except ParseError as exc:
             parsed[entry.name] = exc
@@ -137,7 +137,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     if options.shard:  # the other shards' entries run elsewhere
         entries = shard_entries(entries, options.shard, config.runs, folders.records, folders.root)
     else:
-        check_writable(config.output, relative_to_root(config.output, config.root))
+        check_writable(config.output, config.root)
         # Before the no-change check: a refreshed inventory changes pages.
         api_docs, api_warnings = load_api_docs(config.api_docs, config.root, config.records, frozen=options.frozen)
         previous = load_state(folders) if config.output.is_dir() else None
@@ -212,7 +212,8 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
     for warning in [*fresh, *state.warnings]:
         log.warning("%s", warning)
     report.warnings.extend([*fresh, *state.warnings])
-    remove_site(failed_dir(config.output))  # as any good build does
+    failed = failed_dir(config.output)
+    remove_site(failed, relative_to_root(failed, config.root, as_folder=True))  # as any good build does
     report.from_cache.update(e.name for e in entries)
     report.unchanged = report.published = True
     report.site_dir = config.output

@@ -48,7 +48,7 @@ from site_builder.fs import (
     make_temp_dir,
     open_regular,
     recover,
-    remove_stale,
+    remove_dead_temporaries,
     replace_dir,
     safe_join,
     writing,
@@ -265,7 +265,7 @@ class RecordStore:
         except BaseException:
             self.discard(staging)
             raise
-        remove_stale(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
+        remove_dead_temporaries(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
         return dataclasses.replace(result, files_dir=target)
 
     def discard(self, staging: Path) -> None:

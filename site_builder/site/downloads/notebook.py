@@ -213,4 +213,10 @@ def make_notebook(name: str, script: Script, result: RunResult | None, values: b
         "kernelspec": KERNELSPEC,
         "language_info": {"name": "python"},
     })
-    return (v4.writes_json(notebook) + "\n").encode("utf-8")
+    # nbformat's writer without its deep copy of the notebook (made here, used once): the same bytes
+    from nbformat.v4.nbjson import BytesEncoder
+    from nbformat.v4.rwbase import split_lines, strip_transient
+
+    text = json.dumps(strip_transient(split_lines(notebook)), cls=BytesEncoder, indent=1, sort_keys=True,
+                      separators=(",", ": "), ensure_ascii=False)
+    return (text + "\n").encode("utf-8")

@@ -143,7 +143,7 @@ def _allocated(entry: Entry, what: str, name: str, where: str, first: dict[str, 
 
 def _renamed_block(entry: Entry, cell: Cell, anchor: str, why: str) -> str:
     """What the page says of a block whose name cannot be its id."""
-    where = f"{entry.rel_path}:{cell.marker_line}" if cell.marker_line else entry.rel_path
+    where = entry.place(cell.marker_line) if cell.marker_line else entry.rel_path
     return f"{entry.name}: block {cell.name!r} ({where}) cannot have its name as its id ({why}): its id is {anchor}"
 
 
@@ -193,10 +193,10 @@ def text_line(entry: Entry, text: str) -> int:
 def _place(entry: Entry, cell: Cell | None, number: int, text: str, line: int) -> str:
     """Where line ``line`` of ``text`` (a cell's, or the docstring's when ``cell`` is None) is, for messages."""
     if cell is not None and cell.first_line > 0:
-        return f"{entry.rel_path}:{cell.first_line + line}"
+        return entry.place(cell.first_line + line)
     start = text_line(entry, text)
     if start:  # the docstring, a MyST notebook's cell: as it is in the file
-        return f"{entry.rel_path}:{start + line}"
+        return entry.place(start + line)
     return f"{entry.rel_path}, cell {number}, line {line + 1}"
 
 
@@ -233,7 +233,7 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
 def say_warnings(page: PageContext, entry: Entry) -> None:
     """Log what the page's prose could not resolve, each with its entry, file and line."""
     for warning in page.warnings:
-        where = f"{entry.rel_path}:{warning.line}" if warning.line else entry.rel_path
+        where = entry.place(warning.line) if warning.line else entry.rel_path  # an included file's own line
         if warning.place:  # a .ipynb's cell: its lines are the cell's
             where = f"{entry.rel_path}, {warning.place}" + (f", line {warning.line}" if warning.line else "")
         log.warning("%s: %s: %s", entry.name, where, warning.message)

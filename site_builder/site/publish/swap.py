@@ -22,7 +22,8 @@ from site_builder.fs import (
     make_dirs,
     make_temp_dir,
     recover,
-    remove_stale,
+    remove_dead_temporaries,
+    relative_to_root,
     rename,
     replace_dir,
     safe_join,
@@ -181,7 +182,7 @@ def write_site(
     Returns the folder where the files ended up.
     """
     recover(output)
-    remove_stale(output.parent, f".{output.name}.tmp-")
+    remove_dead_temporaries(output.parent, f".{output.name}.tmp-")
     shown = f"{shown or output.name}/"
     staging = _staging_dir(output, shown)
     recycled = spare is not None and _take_spare(spare, staging)
@@ -194,14 +195,14 @@ def write_site(
             finish(staging)
         if not publish:
             target = failed_dir(output)
-            remove_site(target)
+            remove_site(target, f"{shown[:-1]}.failed/")
             try:
                 rename(staging, target)
             except OSError as exc:
                 raise write_failure(exc, f"keeping the failed build's pages in {shown[:-1]}.failed/", shown) from None
             return target
-        remove_site(failed_dir(output))
-        check_replaceable(output, SITE_MARK, "a site")  # checked before the build too: still ours?
+        remove_site(failed_dir(output), f"{shown[:-1]}.failed/")
+        check_replaceable(output, SITE_MARK, "a site", shown[:-1])  # checked before the build too: still ours?
         try:
             replace_dir(staging, output, keep_old=spare)
         except OSError as exc:  # the last good site is still in place
@@ -227,26 +228,28 @@ def _take_spare(spare: Path, staging: Path) -> bool:
         return False
 
 
-def remove_site(folder: Path) -> None:
-    """Remove ``folder`` if it is a site the builder wrote; leave anything else alone."""
+def remove_site(folder: Path, shown: str) -> None:
+    """Remove ``folder`` if it is a site the builder wrote; leave anything else alone.
+    ``shown``: the folder as messages show it (fs.relative_to_root)."""
     try:
-        check_replaceable(folder, SITE_MARK, "a site")
+        check_replaceable(folder, SITE_MARK, "a site", shown)
     except UsageError:
-        log.warning("%s was left alone: it is not a folder site_builder wrote", folder.name)
+        log.warning("%s was left alone: it is not a folder site_builder wrote", shown)
         return
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def check_writable(output: Path, shown: str | None = None) -> None:
+def check_writable(output: Path, root: Path) -> None:
     """Fail early (exit status 2) when the output folder cannot be created, or is a folder
-    the builder did not write (it replaces only its own); ``shown`` names it in messages."""
-    shown = shown or output.name
+    the builder did not write (it replaces only its own); messages name paths relative to ``root``."""
+    shown = relative_to_root(output, root)
     parent = output.parent
     probe = parent
     while not probe.exists():
         probe = probe.parent
     if not probe.is_dir():
-        raise UsageError(f"cannot create the output folder {shown}: {probe.name} is a file, not a folder")
+        raise UsageError(f"cannot create the output folder {shown}: "
+                         f"{relative_to_root(probe, root)} is a file, not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise UsageError(f"output folder is not writable: {shown} (in a folder we cannot write to)")
     if output.exists() and not output.is_dir():

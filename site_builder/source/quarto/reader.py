@@ -13,10 +13,25 @@ from site_builder.source.markdown_head import document_head
 from site_builder.source.notebooks import cell_imports
 from site_builder.source.quarto.document import Split, document_cells, split_document
 from site_builder.source.quarto.front import FrontMatter, read_front
+from site_builder.source.quarto.shortcodes import remap_places
 
 
-def parse_quarto(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None) -> Script:
-    """The Script of the Quarto document ``source``; ParseError when it cannot be built."""
+def parse_quarto(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None,
+                 origins: tuple[tuple[str, int], ...] = ()) -> Script:
+    """The Script of the Quarto document ``source``; ParseError when it cannot be built; its
+    messages name an included line's own file and line (``origins``: source.entries.Entry's)."""
+    try:
+        script = _parse(source, rel_path, entry, local_dir)
+    except ParseError as exc:
+        if origins:  # the same error (its block, line, type kept), naming the included file
+            exc.args = (remap_places(str(exc), rel_path, origins), *exc.args[1:])
+        raise
+    if not origins:
+        return script
+    return replace(script, warnings=tuple(remap_places(w, rel_path, origins) for w in script.warnings))
+
+
+def _parse(source: str, rel_path: str, entry: str, local_dir: Path | None) -> Script:
     where = f"{entry}: {rel_path}"
     found = split_document(source, where)
     front = read_front(found.front, where, lambda: _modified(local_dir, rel_path))

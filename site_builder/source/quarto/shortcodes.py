@@ -1,7 +1,7 @@
 """Quarto's shortcodes ``{{< name args >}}``: read by a markdown-it rule, includes expanded first.
 
 ``{{< include _part.qmd >}}`` on a line of its own is replaced by that file's text before the
-document is read (as Quarto does; the lines after it count the included ones), the file named
+document is read (as Quarto does; messages name each line's own file and line: ``place_of``), the file named
 relative to the including one (``/part.qmd``: to the project's root) and inside the project only, read without following a link;
 a missing or outside file is an error naming both files. Every other shortcode is one
 ``shortcode`` token (``meta``: name, arguments) for the renderer: ``pagebreak`` and ``video``
@@ -11,6 +11,7 @@ show, the rest are left out with a warning naming their line.
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,18 +65,41 @@ def _shortcode(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def expand_includes(text: str, rel: str, root: Path, depth: int = 0, within: tuple[str, ...] = ()) -> str:
+def expand_includes(text: str, rel: str, root: Path) -> tuple[str, tuple[tuple[str, int], ...]]:
     """``text`` (the file ``rel``, from the project ``root``) with its include lines replaced by the
-    files they name; EntryError naming both files when one cannot be included."""
+    files they name, and where each of its lines comes from (file, 1-based line; () when nothing
+    was included); EntryError naming both files when one cannot be included."""
     if _OPEN not in text:
-        return text
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
+        return text, ()
+    lines = _expanded(text, rel, root, 0, ())
+    if all(where == rel for _, where, _ in lines):
+        return text, ()
+    return "\n".join(line for line, _, _ in lines), tuple((where, n) for _, where, n in lines)
+
+
+def place_of(line: int, rel: str, origins: tuple[tuple[str, int], ...]) -> str:
+    """``rel:line`` of the document an include made, as the file and line it comes from."""
+    if origins and 0 < line <= len(origins):
+        where, number = origins[line - 1]
+        return f"{where}:{number}"
+    return f"{rel}:{line}"
+
+
+def remap_places(message: str, rel: str, origins: tuple[tuple[str, int], ...]) -> str:
+    """``message`` with each ``rel:N`` of the document made by includes naming the file and line it
+    comes from (messages are written before the document's lines are known to be another file's)."""
+    if not origins:
+        return message
+    return re.sub(re.escape(rel) + r":(\d+)", lambda m: place_of(int(m.group(1)), rel, origins), message)
+
+
+def _expanded(text: str, rel: str, root: Path, depth: int, within: tuple[str, ...]) -> list[tuple[str, str, int]]:
+    lines: list[tuple[str, str, int]] = []
+    for i, line in enumerate(text.split("\n")):
         stripped = line.strip()
-        if not (stripped.startswith(_OPEN) and stripped.endswith(_CLOSE)):
-            continue
-        name, args = shortcode_parts(stripped[3:-3])
+        name, args = shortcode_parts(stripped[3:-3]) if stripped.startswith(_OPEN) and stripped.endswith(_CLOSE) else ("", [])
         if name != "include" or not args:
+            lines.append((line, rel, i + 1))
             continue
         where = f"{rel}:{i + 1}"
         # "/part.qmd" is from the project's root, as Quarto reads it; else from the including file
@@ -93,6 +117,5 @@ def expand_includes(text: str, rel: str, root: Path, depth: int = 0, within: tup
             why = exc.reason if isinstance(exc, UnsafeFileError) else "it cannot be read as UTF-8 text" if isinstance(
                 exc, UnicodeDecodeError) else "it is outside the project"
             raise EntryError(f"{where}: cannot include {target}: {why}") from None
-        lines[i] = expand_includes(included.rstrip("\n"), target, root, depth + 1, (*within, rel))
-    return "\n".join(lines)
-
+        lines += _expanded(included.rstrip("\n"), target, root, depth + 1, (*within, rel))
+    return lines

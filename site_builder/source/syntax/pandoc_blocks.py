@@ -139,7 +139,7 @@ def _parsed(lines: list[str]) -> tuple[list[Any], list[Any]] | None:
              if _SEPARATOR.match(line) else line for line in lines]
     try:
         _, head, body = GridTableParser().parse(StringList(plain))
-    except (TableMarkupError, IndexError, ValueError):
+    except (TableMarkupError, IndexError, ValueError, AssertionError):  # docutils asserts on some malformed grids
         return None
     return head, body
 
