@@ -303,7 +303,7 @@ def _list_shard(config: Config, shard: tuple[int, int]) -> int:
     from site_builder.run.shards import shard_entries
 
     for entry in shard_entries(discover(config.demos, config.root, ignore=config.ignored(), pages=config.pages), shard,
-                               config.runs, config.records, config.root):
+                               config.run_only(), config.records, config.root):
         print_line(entry.name, sys.stdout)
     return EXIT_OK
 

@@ -98,13 +98,13 @@ def test_shards_run_in_turn_on_one_machine_still_cover_every_entry(tmp_path: Pat
         write_demo(tmp_path, name, source)
     config = load_config(tmp_path)
     entries = discover(config.demos, config.root)
-    before = [[e.name for e in shard_entries(entries, (k, 3), config.runs, config.records, config.root)] for k in (1, 2, 3)]
+    before = [[e.name for e in shard_entries(entries, (k, 3), config.run_only(), config.records, config.root)] for k in (1, 2, 3)]
     seen = []
     for k in (1, 2, 3):
         report = build(config, BuildOptions(shard=(k, 3)))
         seen += [b.entry.name for b in report.builds]
     assert sorted(seen) == sorted(DEMOS)
-    assert [[e.name for e in shard_entries(entries, (k, 3), config.runs, config.records, config.root)] for k in (1, 2, 3)] == before
+    assert [[e.name for e in shard_entries(entries, (k, 3), config.run_only(), config.records, config.root)] for k in (1, 2, 3)] == before
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")

@@ -128,7 +128,12 @@ class Config:
 
     def runs(self, demos_path: str) -> bool:
         """True when the entry at ``demos_path`` (in the demos folder) is run, not only shown."""
-        return not self.run_pattern or PathPattern("run_pattern", self.run_pattern).search(demos_path)
+        pattern = self.run_only()
+        return pattern is None or pattern.search(demos_path)
+
+    def run_only(self) -> PathPattern | None:
+        """The run_pattern setting, None when unset (every entry runs)."""
+        return PathPattern("run_pattern", self.run_pattern) if self.run_pattern else None
 
     def ignored(self) -> PathPattern | None:
         """The ignore_pattern setting, None when unset."""

@@ -15,9 +15,9 @@ import argparse
 import json
 import logging
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
+from site_builder.patterns import PathPattern
 from site_builder.source.entries import Entry
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.run.records.store import store_dir
@@ -132,13 +132,13 @@ def partition(costs: dict[str, float], shards: int) -> list[list[str]]:
     return [sorted(share) for share in shares]
 
 
-def shard_entries(entries: list[Entry], shard: tuple[int, int], runs: Callable[[str], bool],
+def shard_entries(entries: list[Entry], shard: tuple[int, int], run_only: PathPattern | None,
                   records: Path, root: Path) -> list[Entry]:
-    """The entries of shard K of N (``shard`` = (K, N)), in discovery order; entries ``runs``
-    (the run_pattern setting, on an entry's demos_path) leaves out are in none (they never run,
-    so they have no record).  ``records``, ``root``: see committed_durations."""
+    """The entries of shard K of N (``shard`` = (K, N)), in discovery order; entries whose
+    demos_path ``run_only`` (the run_pattern setting; None: all run) leaves out are in none (they
+    never run, so they have no record).  ``records``, ``root``: see committed_durations."""
     k, n = shard
-    entries = [e for e in entries if runs(e.demos_path)]
+    entries = [e for e in entries if run_only is None or run_only.search(e.demos_path)]
     costs = estimated_seconds(entries, committed_durations(records, root, entries))
     mine = set(partition(costs, n)[k - 1])
     return [e for e in entries if e.name in mine]

@@ -135,7 +135,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     previous: SiteState | None = None  # what the published site was made from
     api_docs, api_warnings = ApiDocs(), list[str]()
     if options.shard:  # the other shards' entries run elsewhere
-        entries = shard_entries(entries, options.shard, config.runs, folders.records, folders.root)
+        entries = shard_entries(entries, options.shard, config.run_only(), folders.records, folders.root)
     else:
         check_writable(config.output, config.root)
         # Before the no-change check: a refreshed inventory changes pages.
