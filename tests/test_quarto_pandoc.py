@@ -56,7 +56,11 @@ Press {{< kbd Ctrl-C >}} to copy. {{< video clip.mp4 >}}
 
 {{< lipsum 2 >}}
 
-Shown as written: {{{< meta title >}}}.
+Shown as written: {{{< meta title >}}}. In code too: `{{{< kbd Ctrl-C >}}}`.
+
+```yaml
+{{{< include _not-included.qmd >}}}
+```
 
 ![A chart](chart.svg){.lightbox width=50%}
 
@@ -153,6 +157,8 @@ def test_shortcodes_show_or_warn_never_raw(project: Path, html: str) -> None:
 def test_escaped_shortcodes_image_attributes_and_footnotes_in_tabs(html: str) -> None:
     text = visible(html)
     assert "Shown as written: {{< meta title >}}." in text
+    assert "<code>{{&lt; kbd Ctrl-C &gt;}}</code>" in html and "{{{" not in text  # as Quarto shows them
+    assert "include _not-included.qmd" in text  # an escaped include in a listing is shown, not read
     assert 'width="50%"' in html and "lightbox" in html and "{.lightbox" not in text
     assert "The tab" in text and "note." in text
 

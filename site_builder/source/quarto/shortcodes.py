@@ -21,6 +21,7 @@ from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
     from markdown_it.rules_inline import StateInline
 
 _OPEN, _CLOSE = "{{<", ">}}"
@@ -38,8 +39,33 @@ def shortcode_parts(text: str) -> tuple[str, list[str]]:
 
 
 def shortcode_plugin(md: MarkdownIt) -> None:
-    """``{{< name args >}}`` on one line: a ``shortcode`` token."""
+    """``{{< name args >}}`` on one line: a ``shortcode`` token; ``{{{< x >}}}`` in code listings
+    and inline code shows ``{{< x >}}``, as Quarto shows it (it reads shortcodes in code too)."""
     md.inline.ruler.before("text", "quarto_shortcode", _shortcode)
+    md.core.ruler.push("quarto_shortcode_escapes", _unescape_in_code)
+
+
+def _unescape_in_code(state: StateCore) -> None:
+    for token in state.tokens:
+        if token.type in ("fence", "code_block") and "{{{<" in token.content:
+            token.content = unescape_shortcodes(token.content)
+        for child in token.children or ():
+            if child.type == "code_inline" and "{{{<" in child.content:
+                child.content = unescape_shortcodes(child.content)
+
+
+def unescape_shortcodes(text: str) -> str:
+    """``text`` with each escaped ``{{{< x >}}}`` as ``{{< x >}}`` (a bounded search for each end)."""
+    parts, pos = [], 0
+    while (start := text.find("{" + _OPEN, pos)) >= 0:
+        end = text.find(_CLOSE + "}", start + 4, start + _LONGEST)
+        if end < 0:
+            parts.append(text[pos:start + 1])
+            pos = start + 1
+            continue
+        parts.append(text[pos:start] + text[start + 1:end + 3])
+        pos = end + 4
+    return "".join(parts) + text[pos:]
 
 
 def _shortcode(state: StateInline, silent: bool) -> bool:
