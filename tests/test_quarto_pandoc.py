@@ -14,6 +14,7 @@ from tests.page_reader import article_text as visible
 DOCUMENT = '''---
 title: Pandoc's Markdown
 bibliography: refs.bib
+product: {name: Widget, shot: chart.svg, year: 2024}
 ---
 
 ## Intro {.unnumbered}
@@ -55,6 +56,9 @@ $$ {#eq-energy}
 Press {{< kbd Ctrl-C >}} to copy. {{< video clip.mp4 >}}
 
 {{< lipsum 2 >}}
+
+Made by {{< meta product.name >}} in {{< meta product.year >}} ({{< meta nowhere >}}).
+![Shot]({{< meta product.shot >}})
 
 Shown as written: {{{< meta title >}}}. In code too: `{{{< kbd Ctrl-C >}}}`.
 
@@ -151,12 +155,15 @@ def test_shortcodes_show_or_warn_never_raw(project: Path, html: str) -> None:
     assert "{{&lt; lipsum" not in html and "{{< pagebreak" not in visible(html) and "{{< video" not in visible(html)
     warnings = (project / "warnings.txt").read_text()
     # line 44 of the file (50 of the document its include makes: the included part is 7 lines)
-    assert "demos/doc.qmd:44: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
+    assert "demos/doc.qmd:45: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
+    assert "demos/doc.qmd:47: the shortcode {{< meta nowhere >}} is not supported here" in warnings  # no such key
 
 
 def test_escaped_shortcodes_image_attributes_and_footnotes_in_tabs(html: str) -> None:
     text = visible(html)
     assert "Shown as written: {{< meta title >}}." in text
+    assert "Made by Widget in 2024 ()." in text  # the front matter's values, as Quarto inserts them
+    assert 'alt="Shot"' in html and "meta product" not in text
     assert "<code>{{&lt; kbd Ctrl-C &gt;}}</code>" in html and "{{{" not in text  # as Quarto shows them
     assert "include _not-included.qmd" in text  # an escaped include in a listing is shown, not read
     assert 'width="50%"' in html and "lightbox" in html and "{.lightbox" not in text

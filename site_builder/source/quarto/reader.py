@@ -13,7 +13,7 @@ from site_builder.source.markdown_head import document_head
 from site_builder.source.notebooks import cell_imports
 from site_builder.source.quarto.document import Split, document_cells, split_document
 from site_builder.source.quarto.front import FrontMatter, read_front
-from site_builder.source.quarto.shortcodes import remap_places
+from site_builder.source.quarto.shortcodes import remap_places, with_meta
 
 
 def parse_quarto(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None,
@@ -35,7 +35,8 @@ def _parse(source: str, rel_path: str, entry: str, local_dir: Path | None) -> Sc
     where = f"{entry}: {rel_path}"
     found = split_document(source, where)
     front = read_front(found.front, where, lambda: _modified(local_dir, rel_path))
-    cells = document_cells(source, found, front.defaults)
+    cells = [replace(cell, text=with_meta(cell.text, found.front)) if cell.kind == "markdown" else cell
+             for cell in document_cells(source, found, front.defaults)]
     imports = cell_imports(cells)
     head = document_head(cells, rel_path)
     if front.title:  # the front matter's title is the page's; a heading in the prose stays in it

@@ -91,6 +91,28 @@ def _shortcode(state: StateInline, silent: bool) -> bool:
     return True
 
 
+_META = re.compile(r"(?<!\{)\{\{<[ \t]*meta[ \t]+([\w.-]{1,200})[ \t]*>\}\}(?!\})")
+
+
+def with_meta(text: str, front: dict[str, object]) -> str:
+    """``text`` with each ``{{< meta key >}}`` (``key.sub`` for nested) as the front matter's value,
+    as Quarto inserts it; a key with no text value stays a shortcode (left out with a warning)."""
+    if "meta" not in text:
+        return text
+
+    def value(found: re.Match[str]) -> str:
+        held: object = front
+        for part in found.group(1).split("."):
+            held = held.get(part) if isinstance(held, dict) else None
+        if isinstance(held, bool):
+            return "true" if held else "false"
+        if isinstance(held, (str, int, float)):
+            return " ".join(str(held).split())  # on the shortcode's line: a value never opens a block
+        return found.group(0)
+
+    return _META.sub(value, text)
+
+
 def expand_includes(text: str, rel: str, root: Path) -> tuple[str, tuple[tuple[str, int], ...]]:
     """``text`` (the file ``rel``, from the project ``root``) with its include lines replaced by the
     files they name, and where each of its lines comes from (file, 1-based line; () when nothing
