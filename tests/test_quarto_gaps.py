@@ -112,6 +112,16 @@ Markdown("| a | b |\\n|---|---|\\n| 1 | 2 |")
 #| tbl-colwidths: auto
 Markdown("| c | d |\\n|---|---|\\n| 3 | 4 |")
 ```
+
+| prose | without caption |
+|---|---|
+| 5 | 6 |
+
+| prose | with its own |
+|---|---|
+| 7 | 8 |
+
+: Its own widths {tbl-colwidths="[10,90]"}
 '''
 
 
@@ -153,6 +163,8 @@ def test_tbl_colwidths_of_a_cell_a_document_and_a_prose_table(project: Path, htm
     widths = (project / "build" / "widths" / "_site_builder" / "values.css").read_text(encoding="utf-8")
     assert '[id="block-1"] .value-html table tr > :nth-child(1) { width: 40%; }' in widths
     assert "block-2" not in widths  # auto: the browser's widths
+    page = (project / "build" / "widths" / "index.html").read_text(encoding="utf-8")
+    assert page.count('<col width="40%">') == 1 and '<col width="10%">\n<col width="90%">' in page  # prose tables too
     assert "'#| tbl-colwidths" not in (project / "warnings.txt").read_text(encoding="utf-8")
 
 

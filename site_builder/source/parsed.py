@@ -69,6 +69,7 @@ class Script:
     authors: tuple[str, ...] = ()
     date: str = ""  # as the page shows it ("March 5, 2024")
     abstract: str = ""  # Markdown
+    table_widths: tuple[float, ...] = ()  # its tbl-colwidths: every prose table's columns (percent) without its own
 
     @property
     def code_cells(self) -> tuple[Cell, ...]:
@@ -196,4 +197,5 @@ def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
         "bibliography": tuple(str(b) for b in data.get("bibliography", ())),
         "exports": tuple(str(e) for e in data.get("exports", ())),
         "authors": tuple(str(a) for a in data.get("authors", ())),
+        "table_widths": tuple(float(w) for w in data.get("table_widths", ())),
     })

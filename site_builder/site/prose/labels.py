@@ -224,7 +224,7 @@ def prose_page(build: EntryBuild, root: str, site: SiteLabels, typography: bool 
                        publish_image=images.publish, own=own,
                        publish_attachment=images.publish_attachment,
                        publish_video=lambda src: images.publish(src, VIDEO_EXTENSIONS), ids=ids, typography=typography,
-                       notebook=is_notebook(entry), html_ids=html_ids)
+                       notebook=is_notebook(entry), html_ids=html_ids, table_widths=build.script.table_widths)
     if page.notebook and build.script.title:  # the title heading is the page's <h1>: its links lead to the top
         page.jupyter_heading(build.script.title, "main")
     return page, images.files

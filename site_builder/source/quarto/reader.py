@@ -8,6 +8,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from site_builder.errors import ParseError
+from site_builder.source.cell_options import column_widths
 from site_builder.source.parsed import Cell, Script, option_warnings, requirements_of
 from site_builder.source.markdown_head import document_head
 from site_builder.source.notebooks import cell_imports
@@ -47,6 +48,7 @@ def _parse(source: str, rel_path: str, entry: str, local_dir: Path | None) -> Sc
         warnings=(*found.warnings, *front.warnings, *option_warnings(cells, rel_path, entry)),
         prose="markdown", imports=imports, aliases=front.aliases, bibliography=front.bibliography,
         subtitle=front.subtitle, authors=front.authors, date=front.date, abstract=front.abstract,
+        table_widths=column_widths(dict(front.defaults).get("tbl-colwidths", "")),
     )
 
 

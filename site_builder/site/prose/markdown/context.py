@@ -80,6 +80,7 @@ class PageContext:
     # a notebook's prose, read as JupyterLab reads it: its raw HTML renders, sanitised
     # (markdown.raw_html), and a "#Heading-Text" link leads to the heading (``fragment``)
     notebook: bool = False
+    table_widths: tuple[float, ...] = ()  # a Quarto document's tbl-colwidths: its tables' columns without their own
     own: dict[str, Label] = field(default_factory=dict)  # this page's labels (labels.site_labels)
     ids: PageIds = field(default_factory=PageIds)  # the ids labels not in ``own`` get
     anchored: set[str] = field(default_factory=set)  # the labels that gave an element its id

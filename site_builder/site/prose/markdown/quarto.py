@@ -28,8 +28,9 @@ def _label_at_end(text: str) -> tuple[str, str] | None:
     return (stripped[:start].rstrip(), match.group("id")) if match else None
 
 
-def quarto_labels(tokens: list[Token]) -> None:
-    """Rewrite ``tokens`` (one text's, block level) in place (see the module docstring)."""
+def quarto_labels(tokens: list[Token], table_widths: tuple[float, ...] = ()) -> None:
+    """Rewrite ``tokens`` (one text's, block level) in place (see the module docstring); a table
+    without widths of its own takes ``table_widths`` (the document's ``tbl-colwidths``)."""
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -43,6 +44,11 @@ def quarto_labels(tokens: list[Token]) -> None:
         elif token.type == "table_close" and i + 3 < len(tokens) and tokens[i + 1].type == "paragraph_open":
             _table_caption(tokens, i)
         i += 1
+    if table_widths:
+        for i in reversed([i for i, t in enumerate(tokens) if t.type == "table_open"]):
+            after = i + 1 + (tokens[i + 1].type == "caption_open") * 3  # past a caption: open, inline, close
+            if tokens[after].type != "colgroup_open":
+                tokens[after:after] = _columns(table_widths)
 
 
 def _heading(heading: Token, inline: Token) -> None:
@@ -117,8 +123,14 @@ def _table_caption(tokens: list[Token], close: int) -> None:
         tokens[start].meta["label"] = found[1]
     caption = [Token("caption_open", "caption", 1, block=True), inline, Token("caption_close", "caption", -1, block=True)]
     del tokens[close + 1:close + 4]
-    widths = column_widths(attributes.get("tbl-colwidths", ""))
-    columns = [Token("colgroup_open", "colgroup", 1, block=True),
-               *(Token("col", "col", 0, attrs={"width": f"{w:g}%"}, block=True) for w in widths),
-               Token("colgroup_close", "colgroup", -1, block=True)] if widths else []
-    tokens[start + 1:start + 1] = caption + columns
+    tokens[start + 1:start + 1] = caption + _columns(column_widths(attributes.get("tbl-colwidths", "")))
+
+
+def _columns(widths: tuple[float, ...]) -> list[Token]:
+    """A table's ``<colgroup>`` of ``widths`` (percent; ``<col width>``: the Content-Security-Policy
+    runs no ``style`` attribute), none without widths."""
+    if not widths:
+        return []
+    return [Token("colgroup_open", "colgroup", 1, block=True),
+            *(Token("col", "col", 0, attrs={"width": f"{w:g}%"}, block=True) for w in widths),
+            Token("colgroup_close", "colgroup", -1, block=True)]

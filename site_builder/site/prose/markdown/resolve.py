@@ -53,7 +53,7 @@ def parse_resolved(text: str, page: PageContext, where: Where = Where()) -> tupl
 
 def resolve(tokens: list[Token], page: PageContext, where: Where) -> None:
     """Resolve ``tokens`` in place, in page order (see the module docstring)."""
-    quarto_labels(tokens)
+    quarto_labels(tokens, page.table_widths)
     i = 0
     while i < len(tokens):
         token = tokens[i]
