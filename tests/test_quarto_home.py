@@ -88,6 +88,7 @@ def test_a_sections_index_document_is_its_page_above_its_entries(project: Path) 
     assert html.index("printed on the section") < html.index(">A member</a>")  # its list after it
     assert 'href="../part/member/index.html">A member</a>' in html and 'data-name="part/index"' not in html
     assert ">First page</a>" not in html  # only the section's entries
+    assert text.count("The first part") == 1  # its entries under its title, not under a second heading of it
     assert 'href="index/index.qmd" download' in html  # its files stay in its folder
     assert (project / "build" / "part" / "index" / "index.qmd").read_text(encoding="utf-8") == SECTION
 

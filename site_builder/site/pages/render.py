@@ -59,16 +59,17 @@ def api_files(renderer: PageRenderer, builds: list[EntryBuild], entries: list[di
 
 
 def section_groups(renderer: PageRenderer, builds: list[EntryBuild], entries: list[dict[str, object]],
-                   titles: Mapping[str, str] | None = None) -> list[LetterGroup]:
+                   titles: Mapping[str, str] | None = None, own: str = "") -> list[LetterGroup]:
     """The index's groups when the demos folder has sections: top-level entries, then each section
-    (``titles``: a section's title from its page, SECTION/index.qmd, when it has no README)."""
+    (``titles``: a section's title from its page, SECTION/index.qmd, when it has no README); on the
+    page of the section ``own``, its entries come first with no heading (the page's title is it)."""
     by_section: dict[str, list[dict[str, object]]] = {}
     for build, view in zip(builds, entries):
         by_section.setdefault(build.entry.section, []).append(view)
     headers = {s.name: s for s in renderer.info.sections}
     groups: list[LetterGroup] = []
     for name, items in by_section.items():  # in site order
-        if not name:
+        if not name or name == own:
             groups.append(LetterGroup("", "section-top", tuple(items)))
             continue
         title, html = section_header(renderer, headers.get(name, Section(name)))
@@ -114,7 +115,7 @@ def site_files(renderer: PageRenderer, builds: list[EntryBuild]) -> list[SiteFil
         members = [(b, e) for b, e in zip(listed, entries)
                    if b is not page and (b.entry.section + "/").startswith(name + "/")]
         section_pages += renderer.entry_files(page, listing=_listing(
-            renderer, [b for b, _ in members], [e for _, e in members], True, titles), at=name)
+            renderer, [b for b, _ in members], [e for _, e in members], True, titles, own=name), at=name)
     files = [
         *(renderer.entry_files(home, listing=listing) if home is not None else [
             SiteFile("index.html", renderer.page("index.html", root="", canonical=renderer.url("index.html"), **listing))]),
@@ -147,10 +148,10 @@ def site_files(renderer: PageRenderer, builds: list[EntryBuild]) -> list[SiteFil
 
 
 def _listing(renderer: PageRenderer, listed: list[EntryBuild], entries: list[dict[str, object]], sectioned: bool,
-             titles: Mapping[str, str]) -> dict[str, object]:
+             titles: Mapping[str, str], own: str = "") -> dict[str, object]:
     """What the list of entries (templates/_entry_list.html) shows of ``listed``."""
     return dict(entries=entries, lead=renderer.info.index_intro.replace("{count}", str(len(entries))),
-                groups=section_groups(renderer, listed, entries, titles) if sectioned else letter_groups(entries),
+                groups=section_groups(renderer, listed, entries, titles, own) if sectioned else letter_groups(entries),
                 sectioned=sectioned, thumbnails=any(e["thumbnail"] for e in entries),
                 archives={"scripts": SCRIPTS_ZIP, "notebooks": NOTEBOOKS_ZIP},
                 api_page=API_PAGE if renderer.info.api_docs else None)
