@@ -205,15 +205,19 @@ def test_messages_name_the_included_files_line_and_the_documents_own(project: Pa
     assert f"demos/doc.qmd:{line}: the shortcode {{{{< unknown-after-the-include >}}}}" in warnings
 
 
-def test_an_error_in_an_included_cell_names_its_file_and_line(tmp_path: Path) -> None:
+def test_an_error_in_an_included_cell_or_expression_names_its_file_and_line(tmp_path: Path) -> None:
     demos = tmp_path / "demos"
     demos.mkdir()
     (demos / "doc.qmd").write_text("---\ntitle: T\n---\n\n{{< include _raising.qmd >}}\n", encoding="utf-8")
     (demos / "_raising.qmd").write_text("Part.\n\n```{python}\nx = 1\nraise ValueError('in the part')\n```\n",
                                         encoding="utf-8")
+    (demos / "quoting.qmd").write_text("---\ntitle: Q\n---\n\nAbove.\n\n{{< include _quoted.qmd >}}\n", encoding="utf-8")
+    (demos / "_quoted.qmd").write_text("```{python}\nx = 1\n```\n\nIt is `{python} x / 0`.\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.site_builder]\nstrict_expressions = true\n", encoding="utf-8")
     done = run_cli("build", cwd=tmp_path)
     assert done.returncode != 0
     assert "block block-1 raised ValueError at demos/_raising.qmd:5: in the part" in done.stderr
+    assert "quoting: the expression 'x / 0' (demos/_quoted.qmd:5) raised ZeroDivisionError" in done.stderr
 
 
 def test_sections_nest_as_deep_as_a_quarto_websites_folders(project: Path) -> None:
