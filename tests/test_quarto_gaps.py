@@ -217,6 +217,8 @@ def test_an_error_in_an_included_cell_or_expression_names_its_file_and_line(tmp_
     done = run_cli("build", cwd=tmp_path)
     assert done.returncode != 0
     assert "block block-1 raised ValueError at demos/_raising.qmd:5: in the part" in done.stderr
+    failed = visible((tmp_path / "build.failed" / "doc" / "index.html").read_text(encoding="utf-8"))
+    assert 'File "demos/_raising.qmd", line 5' in failed  # the page's traceback names it too
     assert "quoting: the expression 'x / 0' (demos/_quoted.qmd:5) raised ZeroDivisionError" in done.stderr
 
 

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -186,6 +187,9 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
     elif state.final is None:
         interruption = Interruption(Outcome.CRASHED, returncode=proc.poll())
     blocks = state.block_results(interruption, killed_at, entry.rel_path, runner_stderr)
+    if entry.origins:  # a .qmd's includes: a traceback's frames name the included file's own line
+        blocks = tuple(replace(b, error=replace(b.error, traceback=entry.frames(b.error.traceback)))
+                       if b.error and b.error.traceback else b for b in blocks)
     final = state.final or {}
     # What linking code to its documentation costs a run (benchmark (g) sums these lines).
     resolving = sum(_seconds(ev.get("names_cpu")) for ev in [*state.ends.values(), final])

@@ -22,7 +22,7 @@ from site_builder.errors import EntryError, UsageError, one_line
 from site_builder.fs import relative_to_root
 from site_builder.patterns import PathPattern
 from site_builder.names import HOME_DOCUMENT, MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
-from site_builder.source.quarto.shortcodes import expand_includes, place_of
+from site_builder.source.quarto.shortcodes import expand_includes, place_of, remap_frames
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +51,10 @@ class Entry:
     def place(self, line: int) -> str:
         """Where line ``line`` of ``source`` is, for messages: ``file:line`` (an included file's)."""
         return place_of(line, self.rel_path, self.origins)
+
+    def frames(self, traceback: str) -> str:
+        """``traceback`` with its frames in ``source`` naming their file and line (an included file's)."""
+        return remap_frames(traceback, self.rel_path, self.origins)
 
     @property
     def format(self) -> str:

@@ -133,6 +133,16 @@ def place_of(line: int, rel: str, origins: tuple[tuple[str, int], ...]) -> str:
     return f"{rel}:{line}"
 
 
+def remap_frames(traceback: str, rel: str, origins: tuple[tuple[str, int], ...]) -> str:
+    """``traceback`` with each frame ``File "rel", line N`` of the document includes made naming
+    the file and line it comes from."""
+    def frame(found: re.Match[str]) -> str:
+        where, _, line = place_of(int(found.group(1)), rel, origins).rpartition(":")
+        return f'File "{where}", line {line}'
+
+    return re.sub(r'File "' + re.escape(rel) + r'", line (\d+)', frame, traceback) if origins else traceback
+
+
 def remap_places(message: str, rel: str, origins: tuple[tuple[str, int], ...]) -> str:
     """``message`` with each ``rel:N`` of the document made by includes naming the file and line it
     comes from (messages are written before the document's lines are known to be another file's)."""
