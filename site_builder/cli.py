@@ -18,7 +18,7 @@ from site_builder import __version__
 from site_builder.config import Config, load_config, source_date_epoch, with_overrides
 from site_builder.fs import relative_to_root
 from site_builder.errors import (
-    OneLineFormatter, SiteBuilderError, UsageError, counting_warnings, one_line, print_line,
+    INTERRUPT, OneLineFormatter, SiteBuilderError, Terminated, UsageError, counting_warnings, one_line, print_line,
 )
 from site_builder.site.publish.swap import failed_dir
 
@@ -323,14 +323,6 @@ def _shard_outcome(shard: tuple[int, int], report: BuildReport, records: str) ->
     return EXIT_FAILED
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, handled like Ctrl-C: the running demos are killed and nothing is written."""
-
-
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise Terminated()
-
-
 def _forget_handled_interrupt() -> None:
     """Make a handled Ctrl-C end with our exit status, not a death by SIGINT.
 
@@ -362,7 +354,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING if getattr(args, "quiet", False) else logging.INFO,
                         handlers=[handler])
     on_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm) if on_main_thread else None
+    previous = None
+    if on_main_thread:
+        INTERRUPT.kind = None
+        previous = signal.signal(signal.SIGTERM, INTERRUPT.on_signal), signal.signal(signal.SIGINT, INTERRUPT.on_signal)
     try:
         if args.command in ("build", "serve"):
             source_date_epoch()  # a malformed value is refused before anything runs
@@ -387,6 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143 if isinstance(exc, Terminated) else 130
     finally:
         if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+            signal.signal(signal.SIGTERM, previous[0])
+            signal.signal(signal.SIGINT, previous[1])
         _forget_handled_interrupt()
     raise AssertionError(f"unhandled command {args.command}")

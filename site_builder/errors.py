@@ -119,3 +119,31 @@ def counting_warnings(logger: logging.Logger) -> Iterator[WarningCount]:
         yield counter
     finally:
         logger.removeHandler(counter)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: the running demos are killed and nothing is written."""
+
+
+class PendingInterrupt:
+    """The Ctrl-C or SIGTERM the builder received, raised where it lands and again by ``check``:
+    Python ignores an exception raised in a weakref callback or ``__del__`` (an import's module
+    lock has one), so a signal landing there would be lost and the build would run on."""
+
+    def __init__(self) -> None:
+        self.kind: type[KeyboardInterrupt] | None = None
+
+    def on_signal(self, signum: int, frame: object) -> None:
+        """The SIGINT and SIGTERM handler: note the signal, then raise it here."""
+        import signal
+
+        self.kind = Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+        raise self.kind()
+
+    def check(self) -> None:
+        """Raise the signal noted and not raised yet (the build's waits call this)."""
+        if self.kind is not None:
+            raise self.kind()
+
+
+INTERRUPT = PendingInterrupt()

@@ -432,3 +432,26 @@ def test_usage_error_through_the_real_command(project: Path) -> None:
     r = run_cli("build", "--demos", "nowhere", cwd=project)
     assert_clean_usage_error(r.returncode, r.stderr)
     assert r.stderr == "error: demos folder not found: nowhere\n"
+
+
+def test_a_ctrl_c_python_ignores_is_raised_again_by_the_builds_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A Ctrl-C landing in a weakref callback (an import's module lock has one) is printed as
+    # "Exception ignored" and lost; the build would have run to its end and written its site.
+    import weakref
+
+    from site_builder.errors import PendingInterrupt, Terminated
+
+    monkeypatch.setattr("sys.unraisablehook", lambda unraisable: None)
+    for signum, kind in ((signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Terminated)):
+        pending = PendingInterrupt()
+        pending.check()  # nothing received: nothing raised
+
+        class Held:
+            pass
+
+        held = Held()
+        ref = weakref.ref(held, lambda _ref, signum=signum: pending.on_signal(signum, None))
+        del held  # the callback raises, and Python ignores it
+        assert ref() is None
+        with pytest.raises(kind):
+            pending.check()

@@ -21,7 +21,7 @@ from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server, set_preload
 from site_builder.run.preload import preload_for
 from site_builder.source.entries import Entry, discover, sections
-from site_builder.errors import ParseError, UsageError
+from site_builder.errors import INTERRUPT, ParseError, UsageError
 from site_builder.run.execute import BlockError, RunResult
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_files
 from site_builder.site.publish.housekeeping import prune
@@ -278,6 +278,7 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
             saved.append(True)
 
     saved: list[bool] = []
+    INTERRUPT.check()  # a Ctrl-C that landed where Python ignores it: nothing is written
     if report.published:
         forget(inputs.folders)  # until the new site is in place
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.source.entries import Entry
-from site_builder.errors import ParseError
+from site_builder.errors import INTERRUPT, ParseError
 from site_builder.run.child.protocol import Outcome
 from site_builder.run.execute import BlockResult, RunCancelled, RunResult, run_demo
 from site_builder.fs import writing
@@ -161,10 +161,15 @@ def execute_all(
     order = longest_first(to_check, expected)
     with ThreadPoolExecutor(max_workers=max(1, options.jobs)) as pool:
         futures.update({pool.submit(run_one, e, e.name in store.trusted): e for e in order})
+        ranks = {future: rank for rank, future in enumerate(futures)}
         try:
             _prepare_render_while_waiting(running, futures, runnable, parsed, report, early)
-            for future in as_completed(futures):
-                take(None if future.cancelled() else future.result(), futures[future])
+            pending = set(futures)
+            while pending:  # in the order they finish; a Ctrl-C an import swallowed is raised here
+                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=lambda f: ranks[f]):
+                    take(None if future.cancelled() else future.result(), futures[future])
+                INTERRUPT.check()
         except BaseException:  # Ctrl-C or a runner failure: kill the other demos, then raise
             stop_all()
             raise
@@ -193,6 +198,7 @@ def _prepare_render_while_waiting(
     template compilation and highlighting would all come after the last demo ends.
     """
     while not running.wait(0.02):
+        INTERRUPT.check()
         if all(future.done() for future in futures):
             return  # every result came from its record: nothing to wait for
     from site_builder.site.pages.render import prepare
