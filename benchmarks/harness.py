@@ -1,6 +1,6 @@
 """The one benchmark harness: the report's lines, timed builds and plain runs, fresh projects.
 
-run.py, scale.py and notebooks.py measure with it (none of them imports another's
+run.py, scale.py, galleries.py and notebooks.py measure with it (none of them imports another's
 measurements back): every build is ``python -m site_builder build -q`` in a subprocess.
 """
 

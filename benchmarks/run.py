@@ -2,7 +2,7 @@
 
     python benchmarks/run.py            # 5 runs of each measurement, medians
     python benchmarks/run.py --quick    # 2 runs, smaller CPU-bound entries
-    python benchmarks/run.py --only a,b # some of the measurements ((g)-(j) live in scale.py,
+    python benchmarks/run.py --only a,b # some of the measurements ((g) lives in galleries.py, (h)-(j) in scale.py,
                                         # (k) in notebooks.py)
 
 Every build is ``python -m site_builder build -q`` run as a subprocess in a fresh
@@ -24,7 +24,7 @@ same run, interleaved with the builds, so both see the same machine load.
     Sphinx-Gallery with parallel = 2 (sphinx-build -j 2), same run: wall <= 0.75x, CPU <= 0.85x;
     what resolving the code's names costs the cold -j 2 build: <= 5% of the demos' CPU, and
     nothing on its no-change rebuild. --gallery-dir DIR builds a real folder of Sphinx-Gallery
-    scripts instead (see scale.py for the settings and the virtual environment Sphinx needs)
+    scripts instead (see galleries.py for the settings and the virtual environment Sphinx needs)
 (h) 100 small NumPy entries, cold build: CPU against the plain runs <= 0.3x
 (i) 1000 two-block entries, a comment edited in one: rebuild     target <= 1 s
 (j) serve: from saving a one-line change in a small NumPy + pyplot demo to the new page
@@ -198,9 +198,10 @@ def main() -> int:
         if "f" in only:
             results += bench_render(runs)
         if only & set("ghij"):
-            import scale  # (g)-(j): gallery scale (issue 12)
+            import galleries  # (g): against Sphinx-Gallery (issue 12)
+            import scale  # (h)-(j): gallery scale (issue 12)
 
-            gallery = functools.partial(scale.bench_gallery, count=args.gallery,
+            gallery = functools.partial(galleries.bench_gallery, count=args.gallery,
                                         folder=args.gallery_dir.resolve() if args.gallery_dir else None)
             for letter, bench in (("g", gallery), ("h", scale.bench_numpy),
                                   ("i", scale.bench_thousand), ("j", scale.bench_serve)):
