@@ -59,10 +59,7 @@ class Entry:
     @property
     def format(self) -> str:
         """The source format: "py", "ipynb", "md" or "qmd" (from the file's suffix)."""
-        # PurePosixPath(rel_path).suffix, without a path parse: asked once per entry per rebuild
-        name = self.rel_path.rpartition("/")[2]
-        dot = name.rfind(".")
-        return (name[dot + 1:].lower() if 0 < dot < len(name) - 1 else "") or "py"
+        return _suffix_of(self.rel_path.rpartition("/")[2])[1:] or "py"
 
     @property
     def is_page(self) -> bool:
@@ -132,7 +129,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             line = text.count("\n", 0, text.index("\0")) + 1
             found.append(f"{rel}:{line}: a NUL byte (a Python script cannot contain one)")
             continue
-        suffix = item.name[item.name.rfind("."):].lower()
+        suffix = _suffix_of(item.name)
         if suffix == ".md" and not pages and not is_notebook_markdown(text):
             continue  # prose (notes): not a notebook, and the project wants no pages
         origins: tuple[tuple[str, int], ...] = ()
@@ -196,12 +193,11 @@ def _candidates(folder: Path | str, root: Path, found: list[str],
         name = item.name
         if name.startswith(("_", ".")):
             continue  # private helpers (e.g. _shared.py, _data/) are not entries
-        dot = name.rfind(".")
-        suffix = name[dot:].lower() if 0 < dot < len(name) - 1 else ""
+        suffix = _suffix_of(name)
         if suffix in ENTRY_SUFFIXES and not item.is_dir():
             if name in SECTION_HEADERS:
                 continue
-            file_stem = name[:dot]
+            file_stem = name[:-len(suffix)]
             stem = url_segment(file_stem)
             why = check_entry_name(stem) if stem else (
                 f"'{file_stem}' has no letter or digit to name its page by")
@@ -221,6 +217,13 @@ def _candidates(folder: Path | str, root: Path, found: list[str],
                 found.append(f"{rel}/: sections nest {MAX_SECTION_DEPTH} deep at most")
             else:
                 yield from _candidates(item.path, root, found, f"{prefix}{name}")
+
+
+def _suffix_of(name: str) -> str:
+    """A file name's suffix in lower case (``PurePosixPath(name).suffix``, "" when none) without a
+    path parse: discovery and ``Entry.format`` ask it for every file of a large project."""
+    dot = name.rfind(".")
+    return name[dot:].lower() if 0 < dot < len(name) - 1 else ""
 
 
 def _holds_entries(folder: Path) -> bool:
