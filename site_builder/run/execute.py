@@ -198,7 +198,7 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
     quoted = quoted_values(expressions, quoting, [e for e in state.quoting if e["event"] == Event.QUOTED], scrub)
     failure = _failure(entry, cells, blocks, options.timeout, killed_at - t0, interruption)
     if failure is None and options.strict_expressions:
-        failure = strict_failure(entry.name, entry.rel_path, quoted, entry.place)
+        failure = strict_failure(entry.name, entry.rel_path, entry.place, quoted)
     return RunResult(
         entry=entry.name,
         blocks=blocks,

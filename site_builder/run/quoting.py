@@ -74,13 +74,12 @@ def glued_values(events: Sequence[dict[str, Any]], cells: Sequence[Cell],
     return tuple(kept.values())
 
 
-def strict_failure(entry: str, rel_path: str, values: Sequence[QuotedValue],
-                   place: Callable[[int], str] | None = None) -> str | None:
+def strict_failure(entry: str, rel_path: str, place: Callable[[int], str], values: Sequence[QuotedValue]) -> str | None:
     """The entry's failure under ``strict_expressions``: the first expression that raised
     (``place``: a line's ``file:line``, an included file's own; source.entries.Entry.place)."""
     for value in values:
         if value.error:
-            where = (place(value.line) if place else f"{rel_path}:{value.line}") if value.line else rel_path
+            where = place(value.line) if value.line else rel_path
             where += f" ({value.place})" if value.place else ""
             return f"{entry}: the expression {value.code!r} ({where}) raised {value.error}"
     return None

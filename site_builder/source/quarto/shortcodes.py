@@ -127,17 +127,19 @@ def expand_includes(text: str, rel: str, root: Path) -> tuple[str, tuple[tuple[s
 
 def place_of(line: int, rel: str, origins: tuple[tuple[str, int], ...]) -> str:
     """``rel:line`` of the document an include made, as the file and line it comes from."""
-    if origins and 0 < line <= len(origins):
-        where, number = origins[line - 1]
-        return f"{where}:{number}"
-    return f"{rel}:{line}"
+    where, number = _origin(line, rel, origins)
+    return f"{where}:{number}"
+
+
+def _origin(line: int, rel: str, origins: tuple[tuple[str, int], ...]) -> tuple[str, int]:
+    return origins[line - 1] if origins and 0 < line <= len(origins) else (rel, line)
 
 
 def remap_frames(traceback: str, rel: str, origins: tuple[tuple[str, int], ...]) -> str:
     """``traceback`` with each frame ``File "rel", line N`` of the document includes made naming
     the file and line it comes from."""
     def frame(found: re.Match[str]) -> str:
-        where, _, line = place_of(int(found.group(1)), rel, origins).rpartition(":")
+        where, line = _origin(int(found.group(1)), rel, origins)
         return f'File "{where}", line {line}'
 
     return re.sub(r'File "' + re.escape(rel) + r'", line (\d+)', frame, traceback) if origins else traceback
