@@ -356,7 +356,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = None
     if on_main_thread:
-        INTERRUPT.kind = None
+        INTERRUPT.clear()
         previous = signal.signal(signal.SIGTERM, INTERRUPT.on_signal), signal.signal(signal.SIGINT, INTERRUPT.on_signal)
     try:
         if args.command in ("build", "serve"):

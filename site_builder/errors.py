@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import signal
 from collections.abc import Iterator
 from typing import TextIO
 
@@ -135,13 +136,16 @@ class PendingInterrupt:
 
     def on_signal(self, signum: int, frame: object) -> None:
         """The SIGINT and SIGTERM handler: note the signal, then raise it here."""
-        import signal
-
         self.kind = Terminated if signum == signal.SIGTERM else KeyboardInterrupt
         raise self.kind()
 
+    def clear(self) -> None:
+        """Forget a signal noted before (a command starts)."""
+        self.kind = None
+
     def check(self) -> None:
-        """Raise the signal noted and not raised yet (the build's waits call this)."""
+        """Raise the signal noted again, in case it was lost where it landed (the build's waits
+        and the step before writing call this)."""
         if self.kind is not None:
             raise self.kind()
 
