@@ -273,16 +273,16 @@ def run_build(args: argparse.Namespace) -> int:
     progress.summary(rows, report.wall_time)
     if args.shard:
         return _shard_outcome(args.shard, report, relative_to_root(config.records, config.root))
+    output = relative_to_root(config.output, config.root)
     if report.unchanged:
         log.info("site unchanged: %s is up to date (nothing changed since it was built; %.2f s)",
-                 relative_to_root(config.output, config.root), report.wall_time)
+                 output, report.wall_time)
         return EXIT_OK
     if report.ok:
-        log.info("site written to %s", relative_to_root(config.output, config.root))
+        log.info("site written to %s", output)
         return EXIT_OK
     for failure in report.failures:
         print_line(f"error: {failure}", sys.stderr)
-    output = relative_to_root(config.output, config.root)
     kept = output if report.published else relative_to_root(failed_dir(config.output), config.root)
     pages = [f"{kept}/{b.entry.name}/index.html" for b in report.builds
              if b.result.failure and b.entry.name not in report.not_run]
