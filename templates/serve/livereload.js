@@ -36,8 +36,11 @@
   if (!window.EventSource) return;
   var source = new EventSource("/__livereload");
   source.addEventListener("search", function (event) {
+    var wasPending = pending;
     pending = event.data === "pending";
     searchNotice(pending);
+    // the site's search (static/site.js) drops the index it loaded and reads the new one
+    if (wasPending && !pending) document.dispatchEvent(new CustomEvent("site-builder:search-updated"));
   });
   source.onmessage = function (event) {
     if (served === null) {
