@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import time
+from typing import Any
 REAL_EXIT = os._exit  # the demo's os._exit is wrapped (see streams.report_os_exit)
 
 
@@ -32,11 +33,21 @@ def become_subreaper() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        return libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+_LIBC: list[object] = []  # the C library's handle, made once (in the fork server: its children share it)
+
+
+def libc() -> Any:
+    """The process's C library through ctypes (prctl, fflush); raises OSError where there is none."""
+    if not _LIBC:
+        import ctypes
+
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
 
 
 def live_children(pid: int) -> list[int]:
