@@ -135,3 +135,26 @@ def test_a_change_saved_while_the_search_catches_up_stops_it_and_keeps_the_site(
     assert not [p.name for p in project.iterdir() if ".tmp-" in p.name], "the stopped index was left behind"
     assert catch_up_search(folders_of(config), stop=lambda: False) is None
     assert build(config, BuildOptions()).unchanged
+
+
+def test_the_search_catching_up_reads_only_the_pages_the_build_wrote(deferred: tuple[Path, Path]) -> None:
+    """A link or a page put in the published site after the build never reaches the index."""
+    project, scratch = deferred
+    config = load_config(project)
+    secret = scratch / "secret.html"
+    secret.write_text("<html><body><p>hushhush</p></body></html>", encoding="utf-8")
+    _edit(project, "e2", "N = 3", "N = 3  # linked")
+    assert build(config, BuildOptions(defer_search=True)).search_pending
+    (project / "build" / "planted.html").symlink_to(secret)
+    assert catch_up_search(folders_of(config), stop=lambda: False) is None
+    (project / "build" / "planted.html").unlink()
+    assert _bytes(project / "build") == _from_scratch(project, scratch / "linked")
+
+    _edit(project, "e2", "# linked", "# edited by hand")
+    assert build(config, BuildOptions(defer_search=True)).search_pending
+    page = project / "build" / "e2" / "index.html"
+    page.write_text(page.read_text(encoding="utf-8") + "<!-- by hand -->", encoding="utf-8")
+    problem = catch_up_search(folders_of(config), stop=lambda: False)
+    assert problem == "search index not caught up: e2/index.html changed since it was published"
+    assert build(config, BuildOptions()).ok  # the next build makes the page and its index again
+    assert _bytes(project / "build") == _from_scratch(project, scratch / "by-hand")

@@ -77,6 +77,18 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
     prefix = f"out:{SEARCH_DIR}/"
     staging = make_temp_dir(output.parent, f".{output.name}.tmp-{os.getpid()}-")
     try:
+        # Pagefind reads the published pages as this builder wrote them (the very files: linked
+        # into a folder of ours), never a link or a file put in the site since.
+        pages = staging / "site"
+        made: set[Path] = set()
+        for key, saved in state.files.items():
+            if key.startswith("out:") and key.endswith(".html") and not key.startswith(prefix):
+                if not is_intact(tracked_path(folders, key), saved):
+                    return f"search index not caught up: {key[4:]} changed since it was published"
+                if (pages / key[4:]).parent not in made:
+                    make_dirs((pages / key[4:]).parent)
+                    made.add((pages / key[4:]).parent)
+                link_or_copy(tracked_path(folders, key), pages / key[4:])
         index_dir = staging / SEARCH_DIR
         make_dirs(index_dir)
         seeds = []  # the published index's content-addressed files, as this builder wrote them
@@ -86,7 +98,7 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
                 make_dirs((staging / rel).parent)
                 link_or_copy(tracked_path(folders, key), staging / rel)
                 seeds.append(rel)
-        warning = index_site(output, frozenset(seeds), index_dir, stop)
+        warning = index_site(pages, frozenset(seeds), index_dir, stop)
         if warning:
             return warning
         replace_dir(index_dir, published)  # one rename (an exchange where the system has one)
