@@ -10,6 +10,8 @@ import pytest
 
 from conftest import write_demo
 from site_builder.commands.build import BuildOptions, build
+from site_builder.commands.build.options import folders_of
+from site_builder.commands.build.search_later import catch_up_search
 from site_builder.config import load_config
 from site_builder.project.folders import CACHE_DIR
 
@@ -127,3 +129,75 @@ def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path]) 
         report = build(config, BuildOptions())
         assert report.ok, what
         assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
+
+
+@pytest.fixture(scope="module")
+def deferred(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    project = tmp_path_factory.mktemp("deferred")
+    (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "Fruit"\n', encoding="utf-8")
+    for i, word in enumerate(["apple", "banana", "cherry"]):
+        write_demo(project, f"e{i}", DEMO.format(name=f"e{i}", word=word))
+    write_demo(project, "fruit/e3", DEMO.format(name="e3", word="damson"))
+    assert build(load_config(project), BuildOptions()).ok
+    return project, tmp_path_factory.mktemp("scratch-deferred")
+
+
+def test_pages_published_before_their_search_index_match_a_build_from_scratch_once_it_caught_up(
+        deferred: tuple[Path, Path]) -> None:
+    """serve's rebuilds: the pages go out with the previous search index, which is made afterwards
+    (or by the next plain build, when serve stopped first)."""
+    project, scratch = deferred
+    config = load_config(project)
+    for i, (what, change) in enumerate(CHANGES):
+        index_before = {k: v for k, v in _bytes(project / "build").items() if k.startswith("pagefind/")}
+        change(project)
+        report = build(config, BuildOptions(defer_search=True))
+        assert report.ok, what
+        index_now = {k: v for k, v in _bytes(project / "build").items() if k.startswith("pagefind/")}
+        assert report.search_pending == (what != "nothing changed"), what
+        if report.search_pending:
+            assert index_now == index_before, f"{what}: the index must be the published one until caught up"
+            assert not build(config, BuildOptions(defer_search=True)).unchanged, what
+            if i == 1:  # serve stopped before it caught up: the next plain build indexes
+                assert not build(config, BuildOptions()).search_pending
+            else:
+                assert catch_up_search(folders_of(config), stop=lambda: False) is None, what
+        assert catch_up_search(folders_of(config), stop=lambda: False) is None, what  # nothing left to do
+        assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
+        assert build(config, BuildOptions(defer_search=True)).unchanged, what
+
+
+def test_a_change_saved_while_the_search_catches_up_stops_it_and_keeps_the_site(deferred: tuple[Path, Path]) -> None:
+    project, _ = deferred
+    config = load_config(project)
+    _edit(project, "e1", "N = 3", "N = 3  # stopped")
+    assert build(config, BuildOptions(defer_search=True)).search_pending
+    before = _bytes(project / "build")
+    assert catch_up_search(folders_of(config), stop=lambda: True) == ""
+    assert _bytes(project / "build") == before
+    assert not [p.name for p in project.iterdir() if ".tmp-" in p.name], "the stopped index was left behind"
+    assert catch_up_search(folders_of(config), stop=lambda: False) is None
+    assert build(config, BuildOptions()).unchanged
+
+
+def test_the_search_catching_up_reads_only_the_pages_the_build_wrote(deferred: tuple[Path, Path]) -> None:
+    """A link or a page put in the published site after the build never reaches the index."""
+    project, scratch = deferred
+    config = load_config(project)
+    secret = scratch / "secret.html"
+    secret.write_text("<html><body><p>hushhush</p></body></html>", encoding="utf-8")
+    _edit(project, "e2", "N = 3", "N = 3  # linked")
+    assert build(config, BuildOptions(defer_search=True)).search_pending
+    (project / "build" / "planted.html").symlink_to(secret)
+    assert catch_up_search(folders_of(config), stop=lambda: False) is None
+    (project / "build" / "planted.html").unlink()
+    assert _bytes(project / "build") == _from_scratch(project, scratch / "linked")
+
+    _edit(project, "e2", "# linked", "# edited by hand")
+    assert build(config, BuildOptions(defer_search=True)).search_pending
+    page = project / "build" / "e2" / "index.html"
+    page.write_text(page.read_text(encoding="utf-8") + "<!-- by hand -->", encoding="utf-8")
+    problem = catch_up_search(folders_of(config), stop=lambda: False)
+    assert problem == "search index not caught up: e2/index.html changed since it was published"
+    assert build(config, BuildOptions()).ok  # the next build makes the page and its index again
+    assert _bytes(project / "build") == _from_scratch(project, scratch / "by-hand")

@@ -122,9 +122,13 @@ def test_serve_follows_edits_and_survives_a_broken_demo(
     write_demo(project, "hello", DEMO.format(text="version three"))
     wait_for("the fixed page", lambda: "[B-greet] version three" in fetch(page)[1])
     assert not (project / "build.failed").exists()
+    wait_for("the search index caught up", lambda: 'data-search="pending"' not in fetch(page)[1])
 
     stderr = stop_with_ctrl_c(proc)
     assert stderr.rstrip().splitlines()[-1] == "stopped serving"
+    # The edited pages went out with the previous search index, which caught up afterwards.
+    assert "search catching up; waiting for changes" in stderr, stderr
+    assert "search index caught up" in stderr, stderr
     # Only the edited demo re-ran; the other one came from the execution cache every time.
     assert stderr.count("other: ok in") == 1, stderr
     assert "other: ok (from the cache" in stderr

@@ -21,6 +21,8 @@ from typing import Any
 import watchfiles
 
 from site_builder.commands.build import BuildOptions, build
+from site_builder.commands.build.options import folders_of
+from site_builder.commands.build.search_later import catch_up_search
 from site_builder.config import Config, load_config, with_overrides
 from site_builder.fs import relative_to_root
 from site_builder.errors import SiteBuilderError, UsageError, print_line
@@ -139,14 +141,15 @@ def _newest_site(config: Config) -> Path | None:
     return max(candidates, key=lambda p: p.stat().st_mtime, default=None)
 
 
-def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Watcher) -> None:
-    """One build; its pages (or its one-line error) become what the server shows."""
+def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Watcher) -> Config | None:
+    """One build; its pages (or its one-line error) become what the server shows.  Returns the
+    settings when the pages went out before their search index (see _catch_up)."""
     try:
         config = _load(root, options)
     except SiteBuilderError as exc:
         print_line(f"error: {exc}", sys.stderr)
         state.publish(None, str(exc), state.snapshot().title)
-        return
+        return None
     watcher.retarget(config.demos)
     if not config.demos.is_dir():
         message = (
@@ -155,22 +158,23 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
         )
         print_line(f"error: {message}", sys.stderr)
         state.publish(None, message, config.title)
-        return
+        return None
     try:
         # keep_warm: the fork server (its preloaded modules) serves the next rebuild too
-        report = build(config, BuildOptions(jobs=options.jobs, keep_warm=True),
+        # defer_search: the page is shown first, the search index made after (see _catch_up)
+        report = build(config, BuildOptions(jobs=options.jobs, keep_warm=True, defer_search=True),
                        make_progress(sys.stderr, quiet=False))
     except SiteBuilderError as exc:
         print_line(f"error: {exc}", sys.stderr)
         state.publish(None, str(exc), config.title)
-        return
+        return None
     except Exception as exc:  # the server must outlive any build problem; say what it was
         # shown in the browser too: no absolute path of this machine
         scrub = path_scrubber([(root, "."), (TEMPLATES_DIR, "templates"), (Path.home(), "~")])
         message = scrub(f"the build failed unexpectedly: {type(exc).__name__}: {exc}")
         print_line(f"error: {message}", sys.stderr)
         state.publish(None, message, config.title)
-        return
+        return None
     for failure in report.failures:
         print_line(f"error: {failure}", sys.stderr)
     where = relative_to_root(report.site_dir, root) if report.site_dir else "?"
@@ -181,8 +185,21 @@ def _build_once(root: Path, options: ServeOptions, state: SiteState, watcher: Wa
         if report.ok
         else f"build failed ({len(report.failures)} problem(s)); showing {where}"
     )
-    print_line(f"{verdict}; waiting for changes", sys.stderr)
-    state.publish(report.site_dir, None, config.title)
+    pending = "; search catching up" if report.search_pending else ""
+    print_line(f"{verdict}{pending}; waiting for changes", sys.stderr)
+    state.publish(report.site_dir, None, config.title, search_pending=report.search_pending)
+    return config if report.search_pending else None
+
+
+def _catch_up(config: Config, state: SiteState, changed: threading.Event) -> None:
+    """Make the search index of the pages just published; a change saved meanwhile stops it
+    (the next build defers the index again, and this runs after it)."""
+    problem = catch_up_search(folders_of(config), stop=changed.is_set)
+    if problem:
+        print_line(f"warning: {problem}", sys.stderr)
+    if problem is None:
+        print_line("search index caught up", sys.stderr)
+        state.search_ready()
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -210,12 +227,15 @@ def serve(root: Path, options: ServeOptions) -> int:
     watcher.start()
     print_line(f"serving {server.url} (Ctrl-C to stop)", sys.stdout)
     try:
-        _build_once(root, options, state, watcher)
+        pending = _build_once(root, options, state, watcher)
         while True:
+            if pending is not None and not changed.is_set():
+                _catch_up(pending, state, changed)
+                pending = None
             if changed.wait(0.25):
                 changed.clear()
                 print("change detected; rebuilding", file=sys.stderr, flush=True)
-                _build_once(root, options, state, watcher)
+                pending = _build_once(root, options, state, watcher)
     except KeyboardInterrupt:
         # The build (if one was running) has killed its demos before this point; a second
         # Ctrl-C during the short clean-up below must not end in a traceback.

@@ -22,6 +22,7 @@ class BuildReport:
     wall_time: float = 0.0  # seconds the whole build took
     unchanged: bool = False  # nothing changed since the published site was built: nothing was written
     pruned: str = ""  # what the build removed because its entry or figure is gone (one line), or ""
+    search_pending: bool = False  # published with the previous search index (defer_search): made later
 
     @property
     def ok(self) -> bool:

@@ -218,15 +218,26 @@ function setUpSearch() {
     status.textContent = text;
     form.classList.toggle("has-results", Boolean(text) || list.children.length > 0);
   }
-  function load() {
-    if (!pagefind) {
-      pagefind = import(new URL("pagefind/pagefind.js", SITE_ROOT).href).then(function (module) {
+  function load(fresh) {
+    if (!pagefind || fresh) {
+      // fresh: the index changed under the loaded one; Pagefind forgets it and reads the new one
+      var before = pagefind && fresh ? pagefind.then(function (module) { return module.destroy(); })
+        .catch(function () {}) : Promise.resolve();
+      pagefind = before.then(function () {
+        return import(new URL("pagefind/pagefind.js", SITE_ROOT).href);
+      }).then(function (module) {
         module.options({ baseUrl: SITE_ROOT.pathname });
         return module.init().then(function () { return module; });
       });
     }
     return pagefind;
   }
+  // serve made the search index again after this page was loaded (templates/serve/livereload.js)
+  document.addEventListener("site-builder:search-updated", function () {
+    if (!pagefind) return;
+    load(true);
+    if (input.value.trim()) run();
+  });
   function run() {
     var query = input.value.trim();
     var ticket = ++latest;

@@ -45,6 +45,7 @@ from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 from site_builder.commands.build.demos import EarlySite, execute_all, not_run, shown_only
 from site_builder.commands.build.options import BuildOptions, folders_of, rebuild_inputs, run_options
+from site_builder.commands.build.search_later import mark_pending, search_pending
 
 log = logging.getLogger(__name__)
 
@@ -197,7 +198,8 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         report.wall_time = time.perf_counter() - started
         return report
     files = _render_and_write(config, inputs, entries, report, previous, records_checked=not options.frozen,
-                              trusted=store.confirmed_records(), api_docs=api_docs, early=early)
+                              trusted=store.confirmed_records(), api_docs=api_docs, early=early,
+                              defer_search=options.defer_search)
     if report.published:
         pruned = prune(folders.records, names if options.prune and not options.frozen else None, files)
         report.pruned = pruned.line()
@@ -232,9 +234,10 @@ def _early_site(config: Config, entries: list[Entry], parsed: dict[str, Script |
 def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry], report: BuildReport,
                       previous: SiteState | None,
                       records_checked: bool, trusted: dict[str, str], api_docs: ApiDocs,
-                      early: EarlySite | None = None) -> list[SiteFile]:
+                      early: EarlySite | None = None, defer_search: bool = False) -> list[SiteFile]:
     """Render what changed (unchanged pages are linked from the published site, pages rendered
-    while demos ran are taken), write, remember; return the site's files."""
+    while demos ran are taken), write, remember; return the site's files.  ``defer_search``:
+    keep the published search index when the pages changed (see search_later)."""
     scripts = {b.entry.name: b.script for b in report.builds}
     info = early.info if early is not None else site_info(config, entries, api_docs, scripts)
     rebuild = Rebuild(inputs, info, report.builds, state=previous, records_checked=records_checked,
@@ -257,10 +260,15 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
     files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None)
     search_index = rebuild.search_index(files)  # None: some page's text changed
-    seeds = rebuild.index_seeds() if search_index is None else []  # then Pagefind writes only what changed
-    files += search_index or seeds
+    if search_pending(previous):  # the published index is older than the published pages
+        search_index = None
     # on_failure = "publish": the site goes out with the failed entries' pages showing their errors
     report.published = report.ok or config.on_failure == "publish"
+    if search_index is None and defer_search and report.ok:
+        search_index = rebuild.index_seeds(everything=True) or None  # kept as it is, made again later
+        report.search_pending = search_index is not None
+    seeds = rebuild.index_seeds() if search_index is None else []  # then Pagefind writes only what changed
+    files += search_index or seeds
 
     def finish(staged: Path) -> None:
         warning = None
@@ -274,7 +282,10 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
         # the next build would find nothing changed and call it good.
         if report.ok:
             # saved before the swap: a state that cannot be saved leaves the published site as it was
-            rebuild.save(rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files))
+            state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files)
+            if report.search_pending:
+                mark_pending(state)
+            rebuild.save(state)
             saved.append(True)
 
     saved: list[bool] = []

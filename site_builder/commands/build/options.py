@@ -31,6 +31,7 @@ class BuildOptions:
     shard: tuple[int, int] | None = None  # (K, N): run only shard K of N, record it, write no site
     keep_warm: bool = False  # leave the fork server running for the next build (serve)
     prune: bool = False  # once published, remove the records of entries that are gone (the demos folder is the project's)
+    defer_search: bool = False  # publish changed pages with the old search index; serve makes it later
 
 
 def folders_of(config: Config) -> Folders:

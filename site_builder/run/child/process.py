@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import time
+from typing import Any
 REAL_EXIT = os._exit  # the demo's os._exit is wrapped (see streams.report_os_exit)
 
 
@@ -32,15 +33,26 @@ def become_subreaper() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        return libc().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 
 
-def live_children(pid: int) -> list[int]:
-    """The child processes of ``pid`` that have not exited (from /proc; [] where there is none)."""
+_LIBC: list[object] = []  # the C library's handle, made once (in the fork server: its children share it)
+
+
+def libc() -> Any:
+    """The process's C library through ctypes (prctl, fflush); raises OSError where there is none."""
+    if not _LIBC:
+        import ctypes
+
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
+
+
+def live_children(pid: int, known: set[int] | frozenset[int] = frozenset()) -> list[int]:
+    """The child processes of ``pid`` that have not exited (from /proc; [] where there is none),
+    but for those in ``known`` (not looked at: each look is a /proc file the kernel then tidies)."""
     found: list[int] = []
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
@@ -52,7 +64,7 @@ def live_children(pid: int) -> list[int]:
                 found += [int(c) for c in f.read().split()]
         except (OSError, ValueError):
             continue
-    return [c for c in found if not _exited(c)]
+    return [c for c in found if c not in known and not _exited(c)]
 
 
 def _exited(pid: int) -> bool:

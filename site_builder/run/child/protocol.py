@@ -150,4 +150,7 @@ class CellRun(NamedTuple):
 
 def safe_name(block: str) -> str:
     """A block's name as it is safe in a file name (figures, displays, complete outputs)."""
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", block)
+    return _UNSAFE_IN_NAME.sub("_", block)
+
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9_.-]")  # compiled once, in the fork server, not in every child

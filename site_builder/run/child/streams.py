@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from .protocol import DisplayEvent, DisplayPayload, Event, OsExitEvent, OutEvent, RunnerEvent
-from .process import REAL_EXIT, exit_if_orphaned, kill_descendants
+from .process import REAL_EXIT, exit_if_orphaned, kill_descendants, libc
 
 MAX_EVENT_TEXT = 1 << 20  # split huge writes so no single JSON line is enormous
 
@@ -273,9 +273,7 @@ class BinaryStream(io.RawIOBase):
 
 def fflush_libc() -> None:
     try:
-        import ctypes
-
-        ctypes.CDLL(None).fflush(None)
+        libc().fflush(None)
     except Exception:
         pass
 

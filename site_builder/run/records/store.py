@@ -160,6 +160,9 @@ class RecordStore:
     trusted: dict[str, str] = field(default_factory=dict)
     confirmed: set[str] = field(default_factory=set)  # trusted records a lookup found with those very bytes
     _installed: dict[str, str | None] = field(default_factory=dict)  # per-build version cache
+    # records folder -> its names starting with "." when this build first looked (what killed
+    # builds leave there): listed once per folder, not once per entry (quadratic in a big site)
+    _dot_names: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def installed_version(self, dist: str) -> str | None:
         """The installed version of distribution ``dist`` (None when absent), cached per build."""
@@ -184,7 +187,8 @@ class RecordStore:
         """
         folder = store_dir(self.records, entry.name)
         try:
-            recover(folder)  # a build killed between the two renames of replace_dir
+            if self._left_by_killed_build(folder, f".{folder.name}.old-"):
+                recover(folder)  # a build killed between the two renames of replace_dir
             result, inputs, trusted = _read_record(folder, self.trusted.get(entry.name, ""))
         except FileNotFoundError:
             return Lookup(None, "no record")
@@ -265,8 +269,22 @@ class RecordStore:
         except BaseException:
             self.discard(staging)
             raise
-        remove_dead_temporaries(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
+        if self._left_by_killed_build(target, f".{entry.stem}.tmp-"):
+            remove_dead_temporaries(target.parent, f".{entry.stem}.tmp-")  # from builds killed mid-run
         return dataclasses.replace(result, files_dir=target)
+
+    def _left_by_killed_build(self, folder: Path, prefix: str) -> bool:
+        """Whether the folder holding record ``folder`` had a name starting with ``prefix`` when
+        this build first listed it (no other build runs meanwhile: the project's lock)."""
+        parent = os.path.dirname(folder)
+        names = self._dot_names.get(parent)
+        if names is None:
+            try:
+                names = frozenset(n for n in os.listdir(parent) if n.startswith("."))
+            except OSError:
+                names = frozenset()
+            self._dot_names[parent] = names
+        return any(n.startswith(prefix) for n in names)
 
     def discard(self, staging: Path) -> None:
         """Remove the staging folder of a run that was cancelled or could not be saved (it is no result)."""

@@ -3,7 +3,9 @@
 Each HTML page gets one external ``<script>`` tag (``templates/serve/script_tag.html``)
 added as it is served, so the pages on disk stay exactly what ``build`` writes and no
 inline script is needed.  ``/__livereload`` streams the site's version as Server-Sent
-Events; the script reloads the page when it changes.
+Events; the script reloads the page when it changes.  While the search index is older than
+the pages (``serve`` publishes pages first), the tag says so and the page shows a notice,
+which a ``search`` event removes once the index has caught up (no reload).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import re
 import secrets
 import socket
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -41,6 +43,7 @@ class SiteSnapshot:
     site_dir: Path | None  # the folder served (the output, or the failed build's pages)
     error: str | None  # a build that produced no pages at all: its one-line message
     title: str
+    search_pending: bool = False  # the pages went out before their search index
 
 
 class SiteState:
@@ -61,21 +64,29 @@ class SiteState:
         with self._changed:
             return self._snapshot
 
-    def publish(self, site_dir: Path | None, error: str | None, title: str) -> None:
-        """Serve ``site_dir`` (kept as is when None) or ``error`` from now on; reload the browsers."""
+    def publish(self, site_dir: Path | None, error: str | None, title: str, search_pending: bool = False) -> None:
+        """Serve ``site_dir`` (kept as is when None) or ``error`` from now on; reload the browsers.
+        ``search_pending``: its search index is the previous pages' until :meth:`search_ready`."""
         with self._changed:
             self._generation += 1
             keep = site_dir or self._snapshot.site_dir
-            self._snapshot = SiteSnapshot(self._version(), keep, one_line(error) if error else error, title)
+            self._snapshot = SiteSnapshot(self._version(), keep, one_line(error) if error else error, title,
+                                          search_pending)
             self._changed.notify_all()
 
-    def wait_for_change(self, seen: str | None, timeout: float) -> str:
-        """Block until the version differs from ``seen`` (or ``timeout``); return the version."""
+    def search_ready(self) -> None:
+        """The search index has caught up with the pages: tell the open pages (they do not reload)."""
+        with self._changed:
+            self._snapshot = replace(self._snapshot, search_pending=False)
+            self._changed.notify_all()
+
+    def wait_for_change(self, seen: SiteSnapshot | None, timeout: float) -> SiteSnapshot:
+        """Block until the snapshot differs from ``seen`` (or ``timeout``); return it."""
         with self._changed:
             self._changed.wait_for(
-                lambda: self.stopping or self._snapshot.version != seen, timeout=timeout
+                lambda: self.stopping or self._snapshot != seen, timeout=timeout
             )
-            return self._snapshot.version
+            return self._snapshot
 
     def stop(self) -> None:
         """Release every waiting live-reload stream."""
@@ -90,8 +101,9 @@ class _Templates:
     def __init__(self) -> None:
         self.env = jinja_environment()
 
-    def script_tag(self, version: str) -> bytes:
-        return self.env.get_template("serve/script_tag.html").render(version=version).encode("utf-8")
+    def script_tag(self, snapshot: SiteSnapshot) -> bytes:
+        return self.env.get_template("serve/script_tag.html").render(
+            version=snapshot.version, search_pending=snapshot.search_pending).encode("utf-8")
 
     def status_page(self, snapshot: SiteSnapshot, demos_hint: str) -> bytes:
         if snapshot.error:
@@ -103,7 +115,7 @@ class _Templates:
         html = self.env.get_template("serve/status.html").render(
             title=snapshot.title, heading=heading, message=message, hint=hint
         )
-        return inject_script(html.encode("utf-8"), self.script_tag(snapshot.version))
+        return inject_script(html.encode("utf-8"), self.script_tag(snapshot))
 
 
 def inject_script(page: bytes, tag: bytes) -> bytes:
@@ -185,7 +197,7 @@ class _Handler(SimpleHTTPRequestHandler):
         except OSError:  # swapped away by a rebuild between the check and the read
             self.send_error(HTTPStatus.NOT_FOUND)
             return
-        body = inject_script(data, self.server.templates.script_tag(snapshot.version))
+        body = inject_script(data, self.server.templates.script_tag(snapshot))
         self._send(status, "text/html; charset=utf-8", body, send_body)
 
     def _send(self, status: HTTPStatus, content_type: str, body: bytes, send_body: bool) -> None:
@@ -204,17 +216,21 @@ class _Handler(SimpleHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         state = self.server.state
-        seen: str | None = None
+        seen: SiteSnapshot | None = None
         try:
             self.wfile.write(b"retry: 1000\n\n")
             while not state.stopping:
-                version = state.wait_for_change(seen, _KEEPALIVE_SECONDS)
+                now = state.wait_for_change(seen, _KEEPALIVE_SECONDS)
                 if state.stopping:
                     break
-                # a comment line keeps proxies and the browser from timing the stream out
-                self.wfile.write(f"data: {version}\n\n".encode() if version != seen else b": ping\n\n")
+                if seen is None or now.version != seen.version:
+                    self.wfile.write(f"data: {now.version}\n\n".encode())
+                if seen is None or now.search_pending != seen.search_pending:
+                    self.wfile.write(f"event: search\ndata: {'pending' if now.search_pending else 'ready'}\n\n".encode())
+                if now == seen:  # a comment line keeps proxies and the browser from timing the stream out
+                    self.wfile.write(b": ping\n\n")
                 self.wfile.flush()
-                seen = version
+                seen = now
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             pass  # the tab was closed or reloaded
 

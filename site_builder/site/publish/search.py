@@ -22,6 +22,8 @@ import os
 import re
 import shutil
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,10 @@ class IndexLayoutError(Exception):
     """The index is not laid out as this module reads it (another Pagefind format)."""
 
 
+class IndexStopped(Exception):
+    """Indexing was stopped before it finished (``stop`` said so): nothing of it is kept."""
+
+
 def seedable(rel: str) -> bool:
     """True for a file of the published index (``pagefind/...``) that may seed the next one."""
     return rel.startswith(f"{SEARCH_DIR}/") and CONTENT_ADDRESSED.fullmatch(rel.rpartition("/")[2]) is not None
@@ -60,55 +66,81 @@ def pagefind_binary() -> Path | None:
         return None
 
 
-def index_site(site_dir: Path, seeded: frozenset[str] = frozenset()) -> str | None:
-    """Write the Pagefind index into ``site_dir/pagefind``; a one-line warning when it could not.
+def index_site(site_dir: Path, seeded: frozenset[str] = frozenset(), index_dir: Path | None = None,
+               stop: Callable[[], bool] | None = None) -> str | None:
+    """Write the Pagefind index of the pages in ``site_dir`` into ``index_dir`` (default
+    ``site_dir/pagefind``); a one-line warning when it could not.
 
     ``seeded``: the files (``pagefind/...``) already placed there from the published index;
     those the new index does not list are removed.  Should the new index not be laid out as
     expected, it is made again from nothing.  Raises OSError when Pagefind could not write
     its files (disk full, read-only...): that is no missing feature but a failed build.
+    ``stop``: polled while Pagefind runs; when it says so, Pagefind is ended and IndexStopped raised.
     """
     binary = pagefind_binary()
     if binary is None:
         return "search index not built: the Pagefind binary is not installed (pip install 'pagefind[bin]')"
-    warning = _run_pagefind(binary, site_dir)
+    index_dir = index_dir or site_dir / SEARCH_DIR
+    warning = _run_pagefind(binary, site_dir, index_dir, stop)
     if warning or not seeded:
         return warning
     try:
-        _prune(site_dir / SEARCH_DIR, {rel.removeprefix(f"{SEARCH_DIR}/") for rel in seeded})
+        _prune(index_dir, {rel.removeprefix(f"{SEARCH_DIR}/") for rel in seeded})
         return None
     except (IndexLayoutError, OSError) as exc:
         log.debug("search index made again from nothing: %s", exc)
-        shutil.rmtree(site_dir / SEARCH_DIR, ignore_errors=True)
-        return _run_pagefind(binary, site_dir)
+        shutil.rmtree(index_dir, ignore_errors=True)
+        return _run_pagefind(binary, site_dir, index_dir, stop)
 
 
-def _run_pagefind(binary: Path, site_dir: Path) -> str | None:
-    note_write(site_dir / SEARCH_DIR)  # Pagefind writes there
+def _run_pagefind(binary: Path, site_dir: Path, index_dir: Path, stop: Callable[[], bool] | None) -> str | None:
+    note_write(index_dir)  # Pagefind writes there
     command = [
         str(binary),
         "--site", str(site_dir),
-        "--output-subdir", SEARCH_DIR,
+        "--output-path", str(index_dir),
         "--exclude-selectors", EXCLUDE_SELECTORS,
         "--keep-index-url",  # result links then work on hosts that do not serve folder indexes
         "--silent",
     ]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=INDEX_TIMEOUT,
-                              stdin=subprocess.DEVNULL, check=False)
+        returncode, stderr = _run(command, stop)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"search index not built: Pagefind did not run ({type(exc).__name__})"
-    if done.returncode != 0:
-        os_error = _OS_ERROR.search(done.stderr)  # Rust's io::Error: "No space left on device (os error 28)"
+    if returncode != 0:
+        os_error = _OS_ERROR.search(stderr)  # Rust's io::Error: "No space left on device (os error 28)"
         if os_error:
             code = int(os_error.group(1))
             raise OSError(code, os.strerror(code))
         # Pagefind's messages name files by their staged (absolute) path: keep the last line only.
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1].replace(str(site_dir), "<site>")
+        last = (stderr.strip().splitlines() or ["no message"])[-1].replace(str(site_dir), "<site>")
         return f"search index not built: Pagefind failed ({last})"
-    _check_written(site_dir / SEARCH_DIR)
+    _check_written(index_dir)
     log.debug("search index written to %s/", SEARCH_DIR)
     return None
+
+
+def _run(command: list[str], stop: Callable[[], bool] | None) -> tuple[int, str]:
+    """Run ``command``; its exit status and standard error.  ``stop``: see index_site."""
+    if stop is None:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=INDEX_TIMEOUT,
+                              stdin=subprocess.DEVNULL, check=False)
+        return done.returncode, done.stderr
+    deadline = time.monotonic() + INDEX_TIMEOUT
+    with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True) as child:
+        try:
+            while child.poll() is None:
+                if stop():
+                    raise IndexStopped("stopped")
+                if time.monotonic() > deadline:
+                    raise subprocess.TimeoutExpired(command, INDEX_TIMEOUT)
+                time.sleep(0.05)
+        finally:
+            if child.poll() is None:  # stopped, timed out or interrupted: never left running
+                child.kill()
+                child.wait()
+        return child.returncode, child.stderr.read() if child.stderr else ""
 
 
 def _check_written(index_dir: Path) -> None:

@@ -237,11 +237,13 @@ class Rebuild:
             return None
         return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index]
 
-    def index_seeds(self) -> list[SiteFile]:
+    def index_seeds(self, everything: bool = False) -> list[SiteFile]:
         """The published index's content-addressed files, to seed a new index (see search.py);
-        none unless every file of the published index is as this builder wrote it."""
+        none unless every file of the published index is as this builder wrote it.
+        ``everything``: all its files (the published index kept as is while a new one is made)."""
         index = self._intact(f"out:{SEARCH_DIR}/") if self.state is not None else None
-        return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index or () if seedable(k[4:])]
+        return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index or ()
+                if everything or seedable(k[4:])]
 
     def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
                  render_warnings: list[str], files: list[SiteFile]) -> SiteState:

@@ -96,8 +96,7 @@ def load_bibliography(root: Path, files: list[str], style_setting: str = "") -> 
     bibliography = Bibliography(files=tuple(files))
     if not files:
         bibliography.style_name = style_setting or DEFAULT_STYLE
-        bibliography._style_source = (str(style_path(DEFAULT_STYLE, root)), DEFAULT_STYLE)
-        return bibliography
+        return bibliography  # the default style, found when a page cites (its lookup imports the styles' package)
     readings: list[tuple[str, Reading]] = []
     for rel in files:
         text, problem = _read(root, rel)

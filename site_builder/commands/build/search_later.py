@@ -1,0 +1,113 @@
+"""The search index made after the pages are published (``serve``): a page is shown as soon as
+it is written, the search catches up afterwards.
+
+A build asked to defer the search (``BuildOptions.defer_search``) publishes its pages with the
+published index as it was, and saves a state whose fingerprint says the index is pending: no
+later build takes that site as unchanged, and the next one indexes its pages again.
+:func:`catch_up_search` then indexes the published pages beside the site, swaps the new
+``pagefind/`` folder in with one rename and saves the state with its true fingerprint: the
+site is then byte for byte what a build from scratch writes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from site_builder.errors import UsageError
+from site_builder.fs import (
+    SITE_MARK,
+    check_replaceable,
+    link_or_copy,
+    make_dirs,
+    make_temp_dir,
+    relative_to_root,
+    replace_dir,
+    walk_names,
+)
+from site_builder.project.folders import Folders
+from site_builder.project.lock import project_lock
+from site_builder.site.publish.search import SEARCH_DIR, IndexStopped, index_site, seedable
+from site_builder.site.rebuild.state import SiteState, is_intact, load_state, save_state, track_files, tracked_path
+
+log = logging.getLogger(__name__)
+
+PENDING = "search-pending:"  # before the fingerprint of a site whose search index is older than its pages
+
+
+def mark_pending(state: SiteState) -> None:
+    """Say in ``state`` that its site's search index is not yet that of its pages."""
+    state.fingerprint = PENDING + state.fingerprint
+
+
+def search_pending(state: SiteState | None) -> bool:
+    """True when ``state``'s site was published before its search index was made."""
+    return state is not None and state.fingerprint.startswith(PENDING)
+
+
+def catch_up_search(folders: Folders, stop: Callable[[], bool]) -> str | None:
+    """Index the published site whose index a deferring build left behind; a one-line message
+    when that could not be done ("" when ``stop`` stopped it, or another build holds the lock:
+    then the next build indexes), None when the index is the pages' (or was already)."""
+    try:
+        with project_lock(folders, wait=False):
+            state = load_state(folders)
+            if not search_pending(state):
+                return None
+            assert state is not None
+            return _catch_up(folders, state, stop)
+    except UsageError as exc:  # another build runs, or the output folder is not ours any longer
+        log.debug("search index not caught up: %s", exc)
+        return ""
+    except IndexStopped:
+        return ""
+    except OSError as exc:
+        return f"search index not caught up: {exc.strerror or exc}"
+
+
+def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> str | None:
+    output = folders.output
+    check_replaceable(output, SITE_MARK, "a site", relative_to_root(output, folders.root))
+    published = output / SEARCH_DIR
+    if os.path.islink(published) or not published.is_dir():
+        return f"search index not caught up: {SEARCH_DIR}/ of the site is not the folder the build wrote"
+    prefix = f"out:{SEARCH_DIR}/"
+    staging = make_temp_dir(output.parent, f".{output.name}.tmp-{os.getpid()}-")
+    try:
+        # Pagefind reads the published pages as this builder wrote them (the very files: linked
+        # into a folder of ours), never a link or a file put in the site since.
+        pages = staging / "site"
+        made: set[Path] = set()
+        for key, saved in state.files.items():
+            if key.startswith("out:") and key.endswith(".html") and not key.startswith(prefix):
+                if not is_intact(tracked_path(folders, key), saved):
+                    return f"search index not caught up: {key[4:]} changed since it was published"
+                if (pages / key[4:]).parent not in made:
+                    make_dirs((pages / key[4:]).parent)
+                    made.add((pages / key[4:]).parent)
+                link_or_copy(tracked_path(folders, key), pages / key[4:])
+        index_dir = staging / SEARCH_DIR
+        make_dirs(index_dir)
+        seeds = []  # the published index's content-addressed files, as this builder wrote them
+        for key, saved in state.files.items():
+            rel = key[4:]
+            if key.startswith(prefix) and seedable(rel) and is_intact(tracked_path(folders, key), saved):
+                make_dirs((staging / rel).parent)
+                link_or_copy(tracked_path(folders, key), staging / rel)
+                seeds.append(rel)
+        warning = index_site(pages, frozenset(seeds), index_dir, stop)
+        if warning:
+            return warning
+        replace_dir(index_dir, published)  # one rename (an exchange where the system has one)
+        files = {k: v for k, v in state.files.items() if not k.startswith(prefix)}
+        files.update(track_files(folders, [f"{prefix}{rel}" for rel in walk_names(published)]))
+        state.files = files
+        state.fingerprint = state.fingerprint.removeprefix(PENDING)
+        save_state(folders, state)
+        return None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
