@@ -138,6 +138,8 @@ def deferred(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     for i, word in enumerate(["apple", "banana", "cherry"]):
         write_demo(project, f"e{i}", DEMO.format(name=f"e{i}", word=word))
     write_demo(project, "fruit/e3", DEMO.format(name="e3", word="damson"))
+    write_demo(project, "e5", LABELLED.format(name="e5"))
+    write_demo(project, "e6", REFERRING.format(name="e6"))
     assert build(load_config(project), BuildOptions()).ok
     return project, tmp_path_factory.mktemp("scratch-deferred")
 
