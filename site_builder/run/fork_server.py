@@ -300,9 +300,8 @@ class Server:
     def kill_orphans(self) -> None:
         """Kill what a runner that died (a crash, a timeout) left running: as a subreaper the
         server adopts it instead of init; its death brings the next generation here in turn."""
-        for pid in self.runner.live_children(os.getpid()):
-            if pid not in self.children:
-                self.runner.kill_tree(pid)
+        for pid in self.runner.live_children(os.getpid(), known=self.children):
+            self.runner.kill_tree(pid)
 
     def send(self, message: dict[str, Any]) -> bool:
         try:

@@ -50,8 +50,9 @@ def libc() -> Any:
     return _LIBC[0]
 
 
-def live_children(pid: int) -> list[int]:
-    """The child processes of ``pid`` that have not exited (from /proc; [] where there is none)."""
+def live_children(pid: int, known: set[int] | frozenset[int] = frozenset()) -> list[int]:
+    """The child processes of ``pid`` that have not exited (from /proc; [] where there is none),
+    but for those in ``known`` (not looked at: each look is a /proc file the kernel then tidies)."""
     found: list[int] = []
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
@@ -63,7 +64,7 @@ def live_children(pid: int) -> list[int]:
                 found += [int(c) for c in f.read().split()]
         except (OSError, ValueError):
             continue
-    return [c for c in found if not _exited(c)]
+    return [c for c in found if c not in known and not _exited(c)]
 
 
 def _exited(pid: int) -> bool:
