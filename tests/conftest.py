@@ -65,6 +65,21 @@ def copy_of(project: Path, tmp_path: Path) -> Path:
     return copy
 
 
+def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``NAME`` of this test run, which ``make`` fills once for all xdist workers (a module's
+    project that its tests only read, or copy with ``copy_of``): the first process to ask makes it,
+    the others wait for it, so a module whose tests run on two workers builds it once."""
+    folder = _run_folder(tmp_path_factory) / f"shared-{name}"
+    with open(folder.with_name(f"shared-{name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when this block ends, made or failed
+        if not folder.with_name(f"shared-{name}.made").is_file():
+            shutil.rmtree(folder, ignore_errors=True)  # a failed attempt's leftovers
+            folder.mkdir()
+            make(folder)
+            folder.with_name(f"shared-{name}.made").touch()
+    return folder
+
+
 def build_site(project: Path, timeout: float = 120, env: dict[str, str] | None = None, fresh: bool = False) -> Path:
     """Build ``project`` with ``python -m site_builder build`` (see run_cli), failing with its stderr; the built site's folder."""
     done = run_cli("build", cwd=project, timeout=timeout, env=env, fresh=fresh)
@@ -161,10 +176,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(getattr(pytest.mark, kind))
 
 
-def _real_site_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the real demos' site is built: the run's base temp folder, which xdist workers share."""
+def _run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run's base temp folder, which xdist workers share."""
     base = tmp_path_factory.getbasetemp()
-    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "real-site"
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _real_site_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the real demos' site is built."""
+    return _run_folder(tmp_path_factory) / "real-site"
 
 
 def _copy_real_project(project: Path) -> None:

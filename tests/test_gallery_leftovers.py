@@ -13,7 +13,7 @@ import pytest
 
 from site_builder.source.blocks import parse
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import MYST_FRONT_MATTER, build_site, write_demo
+from tests.conftest import MYST_FRONT_MATTER, build_site, shared_folder, write_demo
 from tests.page_reader import page, visible
 from tests.test_prose_myst import assert_no_raw_syntax
 
@@ -143,14 +143,18 @@ print(4 ** 2)
 """
 
 
-@pytest.fixture(scope="module")
-def leftovers_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("leftovers")
+def build_project(project: Path) -> None:
+    """This module's project, built in ``project``."""
     write_demo(project, "gallery", GALLERY)
     write_demo(project, "myst", MYST)
     (project / "demos" / "plot.png").write_bytes(PNG)
     (project / "demos" / "lecture.md").write_text(LECTURE, encoding="utf-8")
-    return build_site(project, timeout=170)
+    build_site(project, timeout=170)
+
+
+@pytest.fixture(scope="module")
+def leftovers_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return shared_folder(tmp_path_factory, "gallery-leftovers", build_project) / "build"
 
 
 def test_ignored_lines_run_but_are_not_shown(leftovers_site: Path) -> None:

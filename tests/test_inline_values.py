@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MYST_FRONT_MATTER, copy_of, run_cli, write_demo
+from tests.conftest import MYST_FRONT_MATTER, copy_of, run_cli, shared_folder, write_demo
 from tests.page_reader import page
 
 HOUSE = '''
@@ -200,9 +200,8 @@ After it: `{python} steps * 2` and `{python} f"{rate_2:.2f}"`; {eval}`rate_2:.1%
 '''
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("quoted")
+def build_project(project: Path) -> None:
+    """This module's shared project, built in ``project``."""
     write_demo(project, "loss", HOUSE)
     write_demo(project, "gallery_mean", GALLERY)
     write_demo(project, "curve", CURVE)
@@ -215,7 +214,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run_cli("build", cwd=project)
     assert result.returncode == 0, result.stderr
     (project / "stderr.txt").write_text(result.stderr)
-    return project
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return shared_folder(tmp_path_factory, "inline-values", build_project)
 
 
 def values(html: str) -> list[str]:

@@ -17,7 +17,7 @@ import pytest
 
 from site_builder.site.prose.label_ids import LABEL_PREFIX, QUARTO_PREFIXES, PageIds
 from site_builder.site.sitefiles import TEMPLATES_DIR
-from tests.conftest import run_cli, write_demo
+from tests.conftest import run_cli, shared_folder, write_demo
 from tests.page_reader import page as page_of, parts
 
 FIRST = '''
@@ -152,9 +152,9 @@ def parsed(site: Path, entry: str) -> Ids:
     return Ids([(e.tag, e.id) for e in read.ids], links)
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    project = tmp_path_factory.mktemp("label-ids")
+def build_project(folder: Path) -> None:
+    """The project of this module, built, in ``folder/project``; the build's stderr in ``folder/stderr.txt``."""
+    project = folder / "project"
     write_demo(project, "a_first", FIRST)
     write_demo(project, "b_second", SECOND)
     write_demo(project, "c_third", THIRD)
@@ -168,7 +168,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     nbformat.write(notebook, project / "demos" / "d_notebook.ipynb")
     result = run_cli("build", cwd=project, timeout=170)
     assert result.returncode == 0, result.stderr
-    return project / "build", result.stderr
+    (folder / "stderr.txt").write_text(result.stderr, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    folder = shared_folder(tmp_path_factory, "label-ids", build_project)
+    return folder / "project" / "build", (folder / "stderr.txt").read_text(encoding="utf-8")
 
 
 def test_every_id_on_the_page_is_unique_and_the_page_keeps_its_own(built: tuple[Path, str]) -> None:

@@ -13,7 +13,7 @@ from site_builder.config import load_config
 from site_builder.errors import UsageError
 from site_builder.run.demo_process import fork_server_enabled
 from site_builder.run.preload import script_imports
-from tests.conftest import REPO, run_cli, write_demo
+from tests.conftest import REPO, run_cli, shared_folder, write_demo
 
 pytestmark = pytest.mark.skipif(not fork_server_enabled(), reason="demos are spawned here")
 pytest.importorskip("numpy")
@@ -94,12 +94,12 @@ def _outputs(project: Path) -> dict[str, dict[str, str]]:
     return seen
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """The same project built with the fork server (preloading) and with spawned interpreters."""
+def build_both_ways(folder: Path) -> None:
+    """The same project built in ``folder`` with the fork server (preloading) and with spawned
+    interpreters; what they printed in ``results.json``."""
     results: dict[str, object] = {}
     for mode in ("forked", "spawned"):
-        project = tmp_path_factory.mktemp(mode)
+        project = folder / mode
         for name in ("a", "b"):
             write_demo(project, name, PLOTTER.format(name=name))
         write_demo(project, "plain", STDLIB_ONLY)
@@ -117,7 +117,14 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         assert done.returncode == 0, done.stderr
         results[mode] = _outputs(project)
         results[f"{mode}-stderr"] = done.stderr
-    return results
+    (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The same project built with the fork server (preloading) and with spawned interpreters."""
+    folder = shared_folder(tmp_path_factory, "preload", build_both_ways)
+    return json.loads((folder / "results.json").read_text(encoding="utf-8"))
 
 
 def test_the_server_preloads_what_the_demos_import(builds: dict[str, object]) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import copy_of, run_cli, write_demo
+from tests.conftest import copy_of, run_cli, shared_folder, write_demo
 
 SEEDED = '''
 """seeded.py — a seeded draw.
@@ -54,20 +54,28 @@ def sentence(project: Path, entry: str) -> str:
     return " ".join(re.sub(r"<[^>]+>", "", found.group(1)).split())
 
 
-@pytest.fixture(scope="module")
-def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], str]:
-    """A project built (sentences kept), then checked (its output kept), then built again."""
-    project = tmp_path_factory.mktemp("evidence")
+def build_check_rebuild(folder: Path) -> None:
+    """In ``folder/project``: a project built (sentences kept in ``before.json``), then checked (its
+    output kept in ``check.txt``), then built again."""
+    project = folder / "project"
     for name, source in (("seeded", SEEDED), ("timed", TIMED), ("plain", UNSEEDED)):
         write_demo(project, name, source)
     built = run_cli("build", cwd=project)
     assert built.returncode == 0, built.stderr
-    before = {e: sentence(project, e) for e in ("seeded", "timed", "plain")}
+    (folder / "before.json").write_text(json.dumps({e: sentence(project, e) for e in ("seeded", "timed", "plain")}))
     check = run_cli("check", cwd=project)
     assert check.returncode == 1  # timed differs between runs
+    (folder / "check.txt").write_text(check.stdout + check.stderr, encoding="utf-8")
     rebuilt = run_cli("build", cwd=project)
     assert rebuilt.returncode == 0, rebuilt.stderr
-    return project, before, check.stdout + check.stderr
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str], str]:
+    """A project built (sentences kept), then checked (its output kept), then built again."""
+    folder = shared_folder(tmp_path_factory, "reproducibility-evidence", build_check_rebuild)
+    return (folder / "project", json.loads((folder / "before.json").read_text()),
+            (folder / "check.txt").read_text(encoding="utf-8"))
 
 
 def test_never_checked_claims_nothing_exact(checked: tuple[Path, dict[str, str], str]) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from site_builder.errors import EntryError
 from site_builder.source.entries import discover, site_order
-from tests.conftest import copy_of, run_cli, write_demo
+from tests.conftest import copy_of, run_cli, shared_folder, write_demo
 
 
 def demo(summary: str, word: str) -> str:
@@ -83,9 +83,8 @@ def test_folders_without_demos_are_no_sections(tmp_path: Path) -> None:
     assert [e.name for e in discover(tmp_path / "demos", tmp_path)] == ["intro"]
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("sections")
+def build_project(project: Path) -> None:
+    """This module's shared project, built in ``project``."""
     gallery(project)
     (project / "pyproject.toml").write_text(
         '[tool.site_builder]\nsite_url = "https://example.org/g/"\n'
@@ -94,7 +93,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = run_cli("build", cwd=project)
     assert result.returncode == 0, result.stderr
     assert "names no entry" not in result.stderr  # the section-qualified override matched
-    return project
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return shared_folder(tmp_path_factory, "sections", build_project)
 
 
 def test_pages_records_and_downloads_live_under_the_section(built: Path) -> None:

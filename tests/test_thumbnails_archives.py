@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, copy_of, run_cli, write_demo
+from tests.conftest import REPO, copy_of, run_cli, shared_folder, write_demo
 
 PLOTS = '''
 """plots.py — two figures, the second one named as the thumbnail.
@@ -57,15 +57,18 @@ def thumbnail_tags(index: str) -> dict[str, str]:
     return dict(items)
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("thumbs")
+def build_project(project: Path) -> None:
+    """This module's shared project, built in ``project``."""
     write_demo(project, "plots", PLOTS)
     write_demo(project, "text", TEXT)
     write_demo(project, "more/text", TEXT)
     result = run_cli("build", cwd=project)
     assert result.returncode == 0, result.stderr
-    return project
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return shared_folder(tmp_path_factory, "thumbnails-archives", build_project)
 
 
 def test_index_shows_the_named_figure_as_a_small_lazy_image(project: Path) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_cli, write_demo
+from conftest import REPO, run_cli, shared_folder, write_demo
 
 pytest.importorskip("matplotlib")
 
@@ -121,22 +121,27 @@ def prepare_rebuild(project: Path) -> None:
     (project / "_freeze" / ".cache" / ".gitignore").unlink()
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """A project built once (the last good site and records), and the write sites of its rebuild."""
-    project = tmp_path_factory.mktemp("faults") / "project"
+def build_and_count(folder: Path) -> None:
+    """In ``folder``: the project built once (the last good site and records), and the write sites
+    of its rebuild (a linked copy's, in ``counting``) listed in ``writes.log``."""
+    project = folder / "project"
     write_demo(project, "a", FIGURE)
     write_demo(project, "b", LONG)
     write_demo(project, "sec/plain", PLAIN)
     first = run_cli("build", "-j", "1", cwd=project, timeout=240)
     assert first.returncode == 0, first.stderr
-    counting = project.parent / "counting"
+    counting = folder / "counting"
     linked_copy(project, counting)
     prepare_rebuild(counting)
-    log = project.parent / "writes.log"
-    done = drive(counting, "build", "-j", "1", env={"FAULT_LOG": str(log)})
+    done = drive(counting, "build", "-j", "1", env={"FAULT_LOG": str(folder / "writes.log")})
     assert done.returncode == 0, done.stderr
-    return {"project": project, "sites": sorted(set(log.read_text().split("\n")) - {""})}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """A project built once (the last good site and records), and the write sites of its rebuild."""
+    folder = shared_folder(tmp_path_factory, "write-failures", build_and_count)
+    return {"project": folder / "project", "sites": sorted(set((folder / "writes.log").read_text().split("\n")) - {""})}
 
 
 def test_the_counting_pass_finds_every_write_site(built: dict[str, object]) -> None:

@@ -164,7 +164,9 @@ def prepare(scripts: Iterable[Script]) -> None:
     are written sooner once the last demo ends; render_site finds everything warm.
     """
     renderer = PageRenderer(SiteInfo())
-    for template in ("entry.html", "index.html", "404.html", "timings.html", "sitemap.xml", "api.html"):
+    # the pages and what they extend, include and import (those compile when first rendered)
+    for template in renderer.env.list_templates(filter_func=lambda name: "/" not in name
+                                                and name.endswith((".html", ".xml"))):
         renderer.env.get_template(template)
     for script in scripts:
         for cell in script.code_cells:
