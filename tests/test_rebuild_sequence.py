@@ -173,6 +173,12 @@ def test_a_change_saved_while_the_search_catches_up_stops_it_and_keeps_the_site(
     _edit(project, "e1", "N = 3", "N = 3  # stopped")
     assert build(config, BuildOptions(defer_search=True)).search_pending
     before = _bytes(project / "build")
+    asked = iter(range(1_000_000))
+    # stopped while Pagefind runs (the first question is asked before the pages are linked)...
+    assert catch_up_search(folders_of(config), stop=lambda: next(asked) > 0) == ""
+    assert next(asked) > 1, "Pagefind was not asked to stop"
+    assert _bytes(project / "build") == before
+    # ... or before
     assert catch_up_search(folders_of(config), stop=lambda: True) == ""
     assert _bytes(project / "build") == before
     assert not [p.name for p in project.iterdir() if ".tmp-" in p.name], "the stopped index was left behind"
