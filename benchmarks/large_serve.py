@@ -67,12 +67,13 @@ def _until(what: str, check: object, timeout: float) -> None:
     while time.perf_counter() < deadline:
         if check():  # type: ignore[operator]
             return
-        time.sleep(0.01)
+        time.sleep(0.05)  # the polls cost serve CPU too: not too often
     raise SystemExit(f"serve benchmark: {what} never happened")
 
 
-def serve_edits(project: Path, name: str, runs: int, timeout: float = 600) -> list[ServeSample]:
-    """Edit ``demos/NAME.py`` ``runs`` + 1 times under ``serve`` (the first is not counted)."""
+def serve_edits(project: Path, name: str, runs: int, timeout: float = 600, warm_up: bool = True) -> list[ServeSample]:
+    """Edit ``demos/NAME.py`` ``runs`` + 1 times under ``serve`` (the first is not counted: it
+    starts the fork server), or ``runs`` times when not ``warm_up`` (serve's first build ran a demo)."""
     demo = project / "demos" / f"{name}.py"
     original = demo.read_text(encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "site_builder", "serve", "--port", "0", "-j", "2"],
@@ -83,7 +84,7 @@ def serve_edits(project: Path, name: str, runs: int, timeout: float = 600) -> li
         url = re.search(r"(http://\S+/) ", proc.stdout.readline()).group(1)  # type: ignore[union-attr]
         page = f"{url}{name}/"
         _until("the first build", lambda: _indexed(page), timeout)
-        for n in range(runs + 1):
+        for n in range(0 if warm_up else 1, runs + 1):
             time.sleep(1.0)  # a quiet moment, as between two saves
             version = _TAG.search(_page(page)).group(1)  # type: ignore[union-attr]
             cpu0, t0 = _cpu(proc.pid), time.perf_counter()
@@ -137,8 +138,9 @@ def bench_large_serve(workdir: Path, runs: int, entries: int = 2000) -> list[Mea
     return measures
 
 
-if __name__ == "__main__":  # python benchmarks/large_serve.py PROJECT ENTRY [RUNS]: a project built already
-    found = serve_edits(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3)
+if __name__ == "__main__":  # python benchmarks/large_serve.py PROJECT ENTRY [RUNS [--no-warm-up]]: a project built already
+    found = serve_edits(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3,
+                        warm_up="--no-warm-up" not in sys.argv)
     for sample in found:
         print(sample, file=sys.stderr)
     print(summary(found, len(list((Path(sys.argv[1]) / "demos").glob("*.py"))))[0], file=sys.stderr)

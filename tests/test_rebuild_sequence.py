@@ -23,6 +23,36 @@ DEMO = '''\
     print("[B-sum] total =", sum(range(N)), "{word}")
 '''
 
+# A label on one page, shown by a reference on another: the referring page shows its text.
+LABELLED = '''\
+    """{name}.py — holds a section.
+
+    Purpose
+    -------
+    Its purpose.
+    """
+
+    # %% B-sum
+    print("[B-sum] labelled")
+
+    # %% [markdown]
+    # ({name}-target)=
+    # ## Target
+    #
+    # The section.
+'''
+REFERRING = '''\
+    """{name}.py — refers to another.
+
+    Purpose
+    -------
+    See {{ref}}`e5-target` of the other entry.
+    """
+
+    # %% B-sum
+    print("[B-sum] referring")
+'''
+
 
 def _bytes(site: Path) -> dict[str, bytes]:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
@@ -51,6 +81,14 @@ def _remove(project: Path, name: str) -> None:
     (project / "demos" / f"{name}.py").unlink()
 
 
+def _damage_parses(project: Path) -> None:
+    """Every saved parse replaced by one of the wrong shape, under its right key (the state is data)."""
+    for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.scripts"):
+        lines = [line.split("\t", 2) for line in saved.read_text(encoding="utf-8").splitlines()]
+        saved.write_text("".join(f"{key}\t{name}\t{{\"cells\": 5}}\n" for key, name, _ in lines) + "x\n",
+                         encoding="utf-8")
+
+
 CHANGES = [
     ("a comment edited", lambda p: _edit(p, "e1", "# a comment", "# another comment")),
     ("an output changed", lambda p: _edit(p, "e2", "cherry", "cranberry")),
@@ -59,17 +97,27 @@ CHANGES = [
     ("an entry removed", lambda p: _remove(p, "e0")),
     ("nothing changed", lambda p: None),
     ("a block added", lambda p: _edit(p, "e4", 'elder")\n', 'elder")\n\n# %% B-more\nprint("more")\n')),
+    ("a label's text changed (another page shows it)", lambda p: _edit(p, "e5", "# ## Target", "# ## Goal")),
+    ("a label renamed (another page's reference to it is lost)", lambda p: _edit(p, "e5", "# (e5-target)=", "# (e5-goal)=")),
+    ("the saved parses damaged, a comment edited", lambda p: (_damage_parses(p), _edit(p, "e2", "# a comment", "# a note"))),
 ]
 
 
-@pytest.fixture(scope="module")
-def sequence(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    project = tmp_path_factory.mktemp("incremental")
+def _built_fruit(project: Path) -> Path:
+    """The sequences' project, built once: four fruit entries, one in a section, and two that refer."""
     (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "Fruit"\n', encoding="utf-8")
     for i, word in enumerate(["apple", "banana", "cherry"]):
         write_demo(project, f"e{i}", DEMO.format(name=f"e{i}", word=word))
     write_demo(project, "fruit/e3", DEMO.format(name="e3", word="damson"))
+    write_demo(project, "e5", LABELLED.format(name="e5"))
+    write_demo(project, "e6", REFERRING.format(name="e6"))
     assert build(load_config(project), BuildOptions()).ok
+    return project
+
+
+@pytest.fixture(scope="module")
+def sequence(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    project = _built_fruit(tmp_path_factory.mktemp("incremental"))
     return project, tmp_path_factory.mktemp("scratch")
 
 
@@ -90,12 +138,7 @@ def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path]) 
 
 @pytest.fixture(scope="module")
 def deferred(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    project = tmp_path_factory.mktemp("deferred")
-    (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "Fruit"\n', encoding="utf-8")
-    for i, word in enumerate(["apple", "banana", "cherry"]):
-        write_demo(project, f"e{i}", DEMO.format(name=f"e{i}", word=word))
-    write_demo(project, "fruit/e3", DEMO.format(name="e3", word="damson"))
-    assert build(load_config(project), BuildOptions()).ok
+    project = _built_fruit(tmp_path_factory.mktemp("deferred"))
     return project, tmp_path_factory.mktemp("scratch-deferred")
 
 
@@ -130,6 +173,12 @@ def test_a_change_saved_while_the_search_catches_up_stops_it_and_keeps_the_site(
     _edit(project, "e1", "N = 3", "N = 3  # stopped")
     assert build(config, BuildOptions(defer_search=True)).search_pending
     before = _bytes(project / "build")
+    asked = iter(range(1_000_000))
+    # stopped while Pagefind runs (the first question is asked before the pages are linked)...
+    assert catch_up_search(folders_of(config), stop=lambda: next(asked) > 0) == ""
+    assert next(asked) > 1, "Pagefind was not asked to stop"
+    assert _bytes(project / "build") == before
+    # ... or before
     assert catch_up_search(folders_of(config), stop=lambda: True) == ""
     assert _bytes(project / "build") == before
     assert not [p.name for p in project.iterdir() if ".tmp-" in p.name], "the stopped index was left behind"

@@ -37,9 +37,19 @@ def name_refs(raw: Any) -> tuple[NameRef, ...]:
         if not (isinstance(item, list) and len(item) == 5 and isinstance(item[3], list)):
             continue
         line, col, end, names, explicit = item
-        if not all(type(n) is int and n >= 0 for n in (line, col, end, explicit)) or line < 1 or end <= col:
+        # plain tests, no generators: a site's records hold tens of thousands of these
+        if not (type(line) is int and type(col) is int and type(end) is int and type(explicit) is int):
             continue
-        if not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME_LENGTH for n in names[:MAX_NAMES]) or not names:
+        if line < 1 or col < 0 or explicit < 0 or end <= col or not names:
             continue
-        refs.append(NameRef(line, col, end, tuple(names[:MAX_NAMES]), min(explicit, len(names[:MAX_NAMES]))))
+        kept = names[:MAX_NAMES]
+        if _well_formed(kept):
+            refs.append(NameRef(line, col, end, tuple(kept), min(explicit, len(kept))))
     return tuple(refs)
+
+
+def _well_formed(names: list[Any]) -> bool:
+    for name in names:
+        if not (isinstance(name, str) and 0 < len(name) <= MAX_NAME_LENGTH):
+            return False
+    return True

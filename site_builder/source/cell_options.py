@@ -9,6 +9,7 @@ cell runs) and the render stage (what the page shows) both read.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -103,6 +104,13 @@ def problems(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> lis
 
 def display_of(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> CellDisplay:
     """The CellDisplay of a cell with these tags and ``#|`` options (later options win)."""
+    try:  # most cells of a site have the same few option sets: each page asks again for every cell
+        return _cached_display(tuple(tags), tuple(options))
+    except TypeError:  # an unhashable item (a list where a pair goes): not cached
+        return _display(tags, options)
+
+
+def _display(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> CellDisplay:
     known = {canonical_tag(t) for t in tags}
     opts = {key: value.lower() if key in (*_FLAGS, "code-fold") else value for key, value in options}
     code: Literal["show", "fold", "open", "remove"] = "show"
@@ -131,6 +139,9 @@ def display_of(tags: tuple[str, ...], options: tuple[tuple[str, str], ...]) -> C
         table_caption=opts.get("tbl-cap", ""), table_widths=column_widths(opts.get("tbl-colwidths", "")),
         figure_size=(_number(opts.get("fig-width", "")), _number(opts.get("fig-height", ""))),
     )
+
+
+_cached_display = functools.lru_cache(maxsize=512)(_display)  # CellDisplay is frozen: safe to share
 
 
 def _number(value: str) -> float | None:

@@ -149,7 +149,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
                 fresh = [w for w in api_warnings if w not in state.warnings]
                 return _unchanged(config, entries, state, report, started, fresh)
     report.warnings.extend(api_warnings)
-    parsed = _parse_all(config, entries, report, parsed_scripts(inputs.prose, entries, previous))
+    parsed = _parse_all(config, entries, report, parsed_scripts(inputs, entries, previous))
     report.warnings.extend(config.unused_overrides(names))
     report.warnings.extend(config.unused_sections(_section_names(names)))
     for warning in report.warnings:

@@ -81,7 +81,9 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
         # into a folder of ours), never a link or a file put in the site since.
         pages = staging / "site"
         made: set[Path] = set()
-        for key, saved in state.files.items():
+        for n, (key, saved) in enumerate(state.files.items()):
+            if n % 512 == 0 and stop():  # thousands of links: a save meanwhile need not wait for them
+                raise IndexStopped("stopped")
             if key.startswith("out:") and key.endswith(".html") and not key.startswith(prefix):
                 if not is_intact(tracked_path(folders, key), saved):
                     return f"search index not caught up: {key[4:]} changed since it was published"

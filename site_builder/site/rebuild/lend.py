@@ -12,9 +12,9 @@ changed, the build stops before any of them is imported.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 
 from site_builder.project.folders import Folders
@@ -31,7 +31,9 @@ from site_builder.site.rebuild.state import (
     by_folder,
     intact_folder,
     is_intact,
+    repeated_sha,
     save_state,
+    saved_scripts,
     sha_of,
     track_files,
     tracked_path,
@@ -132,29 +134,30 @@ def lookup_base(settings: str, code: str, stamp: str) -> str:
 
 def lookup_key(base: str, entry: Entry) -> str:
     """What a record lookup of ``entry`` compares: ``base`` (lookup_base) and its script."""
-    return sha_of(base, entry.rel_path, entry.content)
+    return repeated_sha(base, entry.rel_path, entry.content)
 
 
 def parse_key(prose: str, code: str, entry: Entry) -> str:
     """What a script's parse depends on: the builder's code, the entry's ``prose`` setting, the script."""
-    return sha_of(code, prose, entry.rel_path, entry.content)
+    return repeated_sha(code, prose, entry.rel_path, entry.content)
 
 
-def parsed_scripts(prose: Mapping[str, str], entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
+def parsed_scripts(inputs: RebuildInputs, entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
     """The scripts the last published build parsed, for the entries whose parse would give the
-    same (see parse_key; ``prose``: an entry's prose setting by its name); their requirements
-    looked up again (local modules may have moved)."""
+    same (see parse_key; ``inputs.prose``: an entry's prose setting by its name); their
+    requirements looked up again (local modules may have moved)."""
     if state is None:
         return {}
     code = code_fingerprint(known_versions(state))
+    saved = saved_scripts(inputs.folders, state)
     scripts: dict[str, Script] = {}
     for entry in entries:
-        saved = state.entries.get(entry.name, {}).get("script")
-        if not isinstance(saved, dict) or saved.get("key") != parse_key(prose[entry.name], code, entry):
+        key, text = saved.get(entry.name, ("", ""))
+        if not key or key != parse_key(inputs.prose[entry.name], code, entry):
             continue
         try:
-            scripts[entry.name] = script_from_data(saved["data"], entry.path.parent)
-        except (KeyError, TypeError, ValueError, IndexError):
+            scripts[entry.name] = script_from_data(json.loads(text), entry.path.parent)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError):
             continue  # not a script this builder saved: parse it
     return scripts
 
@@ -165,7 +168,7 @@ def site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
     parts = [base]
     for entry in entries:
         installed = [f"{d}={_version(d, versions)}" for d in packages.get(entry.name, [])]
-        parts += [entry.name, sha_of(entry.content), records[entry.name], *installed]
+        parts += [entry.name, repeated_sha(entry.content), records[entry.name], *installed]
     return sha_of(*parts)
 
 
@@ -211,7 +214,7 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
         return None
     if [e.name for e in entries] != sorted(state.entries):
         return None
-    if any(state.entries[e.name].get("source") != sha_of(e.content) for e in entries):
+    if any(state.entries[e.name].get("source") != repeated_sha(e.content) for e in entries):
         return None  # an edited script: known before reading a thousand records
     records = {e.name: known_record_sha(folders, state, e.name) for e in entries}
     if any(records[name] != state.entries[name].get("record") for name in records):

