@@ -2,7 +2,7 @@
 
     python benchmarks/run.py --only m --entries 10000   # 2,000 by default
 
-``serve`` runs in the project; one entry is edited (a comment: it runs again), then, medians of
+``serve`` runs in the project; a comment of one entry is edited (its record holds: it does not run), medians of
 the runs:
 
 - from the save to the reloaded page: the page served holds the edit and the live-reload version

@@ -103,9 +103,8 @@ CHANGES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def sequence(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    project = tmp_path_factory.mktemp("incremental")
+def _built_fruit(project: Path) -> Path:
+    """The sequences' project, built once: four fruit entries, one in a section, and two that refer."""
     (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "Fruit"\n', encoding="utf-8")
     for i, word in enumerate(["apple", "banana", "cherry"]):
         write_demo(project, f"e{i}", DEMO.format(name=f"e{i}", word=word))
@@ -113,6 +112,12 @@ def sequence(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     write_demo(project, "e5", LABELLED.format(name="e5"))
     write_demo(project, "e6", REFERRING.format(name="e6"))
     assert build(load_config(project), BuildOptions()).ok
+    return project
+
+
+@pytest.fixture(scope="module")
+def sequence(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    project = _built_fruit(tmp_path_factory.mktemp("incremental"))
     return project, tmp_path_factory.mktemp("scratch")
 
 
@@ -133,14 +138,7 @@ def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path]) 
 
 @pytest.fixture(scope="module")
 def deferred(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    project = tmp_path_factory.mktemp("deferred")
-    (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "Fruit"\n', encoding="utf-8")
-    for i, word in enumerate(["apple", "banana", "cherry"]):
-        write_demo(project, f"e{i}", DEMO.format(name=f"e{i}", word=word))
-    write_demo(project, "fruit/e3", DEMO.format(name="e3", word="damson"))
-    write_demo(project, "e5", LABELLED.format(name="e5"))
-    write_demo(project, "e6", REFERRING.format(name="e6"))
-    assert build(load_config(project), BuildOptions()).ok
+    project = _built_fruit(tmp_path_factory.mktemp("deferred"))
     return project, tmp_path_factory.mktemp("scratch-deferred")
 
 
