@@ -2,8 +2,8 @@
 
     python benchmarks/run.py --only m --entries 10000   # 2,000 by default
 
-``serve`` runs in the project; a comment of one entry is edited (its record holds: it does not run), medians of
-the runs:
+``serve`` runs in the project; a comment of one entry is edited (its record holds: it does not
+run), then, medians of the runs:
 
 - from the save to the reloaded page: the page served holds the edit and the live-reload version
   moved (what makes the browser reload), less the entry's own run      target <= 1 s
