@@ -2,8 +2,8 @@
 
     python benchmarks/run.py --only m --entries 10000   # 2,000 by default
 
-``serve`` runs in the project; one entry is edited (a comment: it runs again), then, medians of
-the runs:
+``serve`` runs in the project; a comment of one entry is edited (its record holds: it does not
+run), then, medians of the runs:
 
 - from the save to the reloaded page: the page served holds the edit and the live-reload version
   moved (what makes the browser reload), less the entry's own run      target <= 1 s
@@ -62,11 +62,11 @@ def _indexed(page: str) -> bool:
     return found is not None and not found.group(2)
 
 
-def _until(what: str, check: object, timeout: float) -> None:
+def _until(what: str, check: object, timeout: float) -> bool:
     deadline = time.perf_counter() + timeout
     while time.perf_counter() < deadline:
         if check():  # type: ignore[operator]
-            return
+            return True
         time.sleep(0.05)  # the polls cost serve CPU too: not too often
     raise SystemExit(f"serve benchmark: {what} never happened")
 
@@ -83,7 +83,10 @@ def serve_edits(project: Path, name: str, runs: int, timeout: float = 600, warm_
     try:
         url = re.search(r"(http://\S+/) ", proc.stdout.readline()).group(1)  # type: ignore[union-attr]
         page = f"{url}{name}/"
-        _until("the first build", lambda: _indexed(page), timeout)
+        # the version moves when serve's first build is done (until then it serves the site as it was)
+        _until("the site served", lambda: _TAG.search(_page(page)) is not None, timeout)
+        started = _TAG.search(_page(page)).group(1)  # type: ignore[union-attr]
+        _until("the first build", lambda: _indexed(page) and f'"{started}"' not in _page(page), timeout)
         for n in range(0 if warm_up else 1, runs + 1):
             time.sleep(1.0)  # a quiet moment, as between two saves
             version = _TAG.search(_page(page)).group(1)  # type: ignore[union-attr]
@@ -107,6 +110,7 @@ def serve_edits(project: Path, name: str, runs: int, timeout: float = 600, warm_
             if n:
                 samples.append(ServeSample(reload_wall, cpu1 - cpu0, float(record["duration"]),
                                            search_wall, cpu2 - cpu0))
+                print(samples[-1], file=sys.stderr, flush=True)
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(60)
@@ -141,6 +145,4 @@ def bench_large_serve(workdir: Path, runs: int, entries: int = 2000) -> list[Mea
 if __name__ == "__main__":  # python benchmarks/large_serve.py PROJECT ENTRY [RUNS [--no-warm-up]]: a project built already
     found = serve_edits(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3,
                         warm_up="--no-warm-up" not in sys.argv)
-    for sample in found:
-        print(sample, file=sys.stderr)
     print(summary(found, len(list((Path(sys.argv[1]) / "demos").glob("*.py"))))[0], file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from site_builder.config import load_config
 from site_builder.errors import UsageError
 from site_builder.run.demo_process import fork_server_enabled
-from site_builder.run.preload import script_imports
+from site_builder.run.preload import packages_stamp, script_imports
 from tests.conftest import REPO, run_cli, shared_folder, write_demo
 
 pytestmark = pytest.mark.skipif(not fork_server_enabled(), reason="demos are spawned here")
@@ -232,3 +233,18 @@ def test_a_kept_server_serves_the_next_build_until_the_environment_changes(
         assert parent() != first  # a demo must see the new environment, also at import time
     finally:
         close_fork_server()
+
+
+def test_the_packages_stamp_is_the_same_however_the_builder_was_started(tmp_path: Path, monkeypatch) -> None:
+    """`site-builder` puts the venv's bin/ first on the path, `python -m site_builder` the
+    project folder: neither holds packages, so records trusted by one stay trusted by the other."""
+    script_folder, added = tmp_path / "bin", tmp_path / "added"
+    script_folder.mkdir()
+    added.mkdir()
+    rest = [p for p in sys.path[1:] if p != os.getcwd()]
+    monkeypatch.setattr(sys, "path", [str(script_folder), *rest])
+    started_by_script = packages_stamp()
+    monkeypatch.setattr(sys, "path", [os.getcwd(), *rest])
+    assert packages_stamp() == started_by_script
+    monkeypatch.setattr(sys, "path", [os.getcwd(), *rest, str(added)])
+    assert packages_stamp() != started_by_script  # a folder put on the path does count

@@ -107,8 +107,15 @@ def temporaries(project: Path) -> list[str]:
 
 def linked_copy(project: Path, target: Path) -> None:
     """A copy of ``project`` whose files are hard links: the same inodes, so the saved state still
-    describes its site and the rebuild reuses (links) unchanged pages, as in the original."""
-    shutil.copytree(project, target, symlinks=True, copy_function=os.link)
+    describes its site and the rebuild reuses (links) unchanged pages, as in the original.  The build
+    lock is copied: linked, the copies' builds (in two test processes at once) would wait for each other."""
+    def link(source: str, copy: str) -> None:
+        if Path(source).name == "build.lock":
+            shutil.copyfile(source, copy)
+        else:
+            os.link(source, copy)
+
+    shutil.copytree(project, target, symlinks=True, copy_function=link)
 
 
 def prepare_rebuild(project: Path) -> None:

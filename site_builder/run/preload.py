@@ -116,10 +116,13 @@ def packages_stamp(installed_only: bool = False) -> str:
     """
     parts = [sys.version]
     cwd = os.getcwd()
+    # Python puts the folder of what started it first on the path: the project folder under
+    # `python -m` (every build renames folders in it), the venv's bin/ under the
+    # `site-builder` script. Neither holds packages, and counting it would make the two ways
+    # of starting a build distrust each other's records.
+    started_from = sys.path[0] if sys.path and not sys.flags.safe_path else None
     for entry in sys.path:
-        # The project folder is on the path under `python -m`; every build renames folders
-        # in it, so its mtime says nothing about packages and would defeat the stamp.
-        if not entry or entry == cwd or (installed_only and not _installs_here(entry)):
+        if not entry or entry in (cwd, started_from) or (installed_only and not _installs_here(entry)):
             continue
         try:
             parts += [entry, str(os.stat(entry).st_mtime_ns)]

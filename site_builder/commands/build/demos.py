@@ -197,9 +197,12 @@ def _prepare_render_while_waiting(
     The demos run in child processes, so the main thread is idle; without this, the imports,
     template compilation and highlighting would all come after the last demo ends.
     """
+    unfinished = list(futures)  # each future is asked until it is done, then never again
     while not running.wait(0.02):
         INTERRUPT.check()
-        if all(future.done() for future in futures):
+        while unfinished and unfinished[-1].done():
+            unfinished.pop()
+        if not unfinished:
             return  # every result came from its record: nothing to wait for
     from site_builder.site.pages.render import prepare
 
