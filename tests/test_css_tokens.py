@@ -151,6 +151,7 @@ def test_no_token_sequence_leaves_the_box(style_sheet: str, style: str) -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(text)
+@example(" /**/ ")  # two whitespace tokens, once written as one
 def test_serialised_tokens_read_back_as_the_same_tokens(css: str) -> None:
     tokens = tinycss2.parse_component_value_list(css, skip_comments=True)
     if _comments_and_errors(tokens):

@@ -37,6 +37,8 @@ _SEPARATED: dict[str, frozenset[str]] = {
     "$": frozenset({"="}), "*": frozenset({"="}), "^": frozenset({"="}), "~": frozenset({"="}),
     "|": frozenset({"=", "|"}), "<": frozenset({"!"}),
     "unicode-range": frozenset(_NUMBERS | {"-", "?", "("}),
+    # Two whitespace tokens (a comment between them was skipped) would read back as one.
+    "whitespace": frozenset({"whitespace"}),
 }
 _EXPONENT = re.compile(r"[eE][+-]?\d")
 _NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?")
