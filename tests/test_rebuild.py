@@ -191,3 +191,36 @@ def test_a_one_entry_change_renders_only_what_shows_it(project: Path, rendered_p
     assert rebuild_after("e3", "a demo of e3", "a demo of e3, retitled") == ["404.html", "e2", "e3", "e4", "index.html", "timings.html"]
     assert rebuild_after("e3", "total =", "sum =") == ["404.html", "e3", "index.html", "timings.html"]  # ran
     assert rebuild_after("e5", "# a comment", "# the last entry") == ["e5"]
+
+
+def test_a_moved_project_renders_only_what_changed(tmp_path: Path, rendered_pages: list[str]) -> None:
+    """A project renamed (a checkout at another path, its records committed, its last site and
+    state kept): nothing changed renders nothing and rewrites no file; one summary edited renders
+    that entry, its neighbours and the site-wide pages, not every page (no key holds the project's
+    absolute folder), and the site is the one a build from scratch writes."""
+    project = tmp_path / "checkout" / "project"
+    for name in ("e0", "e1", "e2", "e3"):
+        write_demo(project, name, DEMO.format(name=name))
+    (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "Demos"\n')  # not the folder's name
+    assert build(load_config(project), BuildOptions()).ok  # the records
+    shutil.rmtree(project / "build")
+    shutil.rmtree(project / "_freeze" / CACHE_DIR)
+    assert build(load_config(project), BuildOptions(frozen=True)).ok  # as CI builds: results read back
+    moved = (tmp_path / "checkout").rename(tmp_path / "elsewhere") / "project"
+    before = _tree(moved / "build")
+    rendered_pages.clear()
+    report = build(load_config(moved), BuildOptions(frozen=True))
+    assert report.ok and report.unchanged and rendered_pages == []
+    assert _tree(moved / "build") == before
+
+    path = moved / "demos" / "e1.py"
+    path.write_text(path.read_text().replace("a demo of e1", "a demo of e1, retitled"))
+    assert build(load_config(moved), BuildOptions(frozen=True)).ok
+    assert sorted(rendered_pages) == ["404.html", "e0", "e1", "e2", "index.html", "timings.html"]
+    after = _tree(moved / "build")
+    assert after["e3/index.html"] == before["e3/index.html"]  # same bytes, same inode: linked
+
+    scratch = tmp_path / "scratch"
+    shutil.copytree(moved, scratch, ignore=shutil.ignore_patterns(CACHE_DIR, "build"))
+    assert build(load_config(scratch), BuildOptions(frozen=True)).ok
+    assert _bytes(scratch / "build") == _bytes(moved / "build")

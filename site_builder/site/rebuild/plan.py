@@ -73,9 +73,10 @@ class RenderPlan:
 
 
 def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str,
-               digests: dict[str, str]) -> tuple[dict[str, str], dict[str, str], str]:
+               digests: dict[str, str], root: Path) -> tuple[dict[str, str], dict[str, str], str]:
     """Per entry the key of its notebook and of its page; and the key of the site-wide files.
-    ``digests``: the result digests known (of records unchanged), completed here for every entry."""
+    ``digests``: the result digests known (of records unchanged), completed here for every entry;
+    ``root``: the project folder, which the results' folders are named relative to."""
     from site_builder.site.references.site import site_references  # (imports the prose's parsers)
 
     ordered = ordered_builds(builds, info)
@@ -93,7 +94,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     values = repr(info.values)
     for i, build in enumerate(ordered):
         name = build.entry.name
-        result = digests[name] = digests.get(name) or _result_digest(build)
+        result = digests[name] = digests.get(name) or _result_digest(build, root)
         notebooks[name] = sha_of(notebook_base, name, values, repeated_sha(build.entry.content), result)
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
@@ -110,9 +111,14 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     return notebooks, pages, sha_of(page_base, shown, *listed, connections.site_key(), pages.get(HOME, ""), *homes)
 
 
-def _result_digest(build: EntryBuild) -> str:
-    """Every output, time and file of the run the page shows, the same whether just run or read back."""
-    data = json.dumps(build.result, sort_keys=True, default=_plain, ensure_ascii=False)
+def _result_digest(build: EntryBuild, root: Path) -> str:
+    """Every output, time and file of the run the page shows, the same whether just run or read back,
+    and wherever the project lies: its files' folder as a path inside ``root`` (a project moved or
+    checked out elsewhere keeps its pages), the absolute path only for a folder outside it."""
+    result, folder, inside = build.result, str(build.result.files_dir), f"{root}/"
+    if folder.startswith(inside):
+        result = dataclasses.replace(result, files_dir=Path(folder[len(inside):]))
+    data = json.dumps(result, sort_keys=True, default=_plain, ensure_ascii=False)
     return sha_of(data)
 
 
@@ -160,7 +166,7 @@ class Rebuild:
         page_base = sha_of(code, templates_fingerprint(), self.inputs.settings)
         self.digests = self._saved_digests()
         self.notebook_keys, self.page_keys, self.site_key = _page_keys(
-            self.builds, self.info, code, page_base, self.digests)
+            self.builds, self.info, code, page_base, self.digests, self.inputs.folders.root)
 
     def _saved_digests(self) -> dict[str, str]:
         """The result digests of the last build for the entries whose record it trusted and
