@@ -85,21 +85,26 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
             if n % 512 == 0 and stop():  # thousands of links: a save meanwhile need not wait for them
                 raise IndexStopped("stopped")
             if key.startswith("out:") and key.endswith(".html") and not key.startswith(prefix):
-                if not is_intact(tracked_path(folders, key), saved):
-                    return f"search index not caught up: {key[4:]} changed since it was published"
                 if (pages / key[4:]).parent not in made:
                     make_dirs((pages / key[4:]).parent)
                     made.add((pages / key[4:]).parent)
                 link_or_copy(tracked_path(folders, key), pages / key[4:])
+                # Checked once linked, on our own link: a page swapped for a link or another
+                # file between a check and the link would otherwise reach the index.
+                if not is_intact(pages / key[4:], saved):
+                    return f"search index not caught up: {key[4:]} changed since it was published"
         index_dir = staging / SEARCH_DIR
         make_dirs(index_dir)
         seeds = []  # the published index's content-addressed files, as this builder wrote them
         for key, saved in state.files.items():
             rel = key[4:]
-            if key.startswith(prefix) and seedable(rel) and is_intact(tracked_path(folders, key), saved):
+            if key.startswith(prefix) and seedable(rel) and os.path.isfile(tracked_path(folders, key)):
                 make_dirs((staging / rel).parent)
                 link_or_copy(tracked_path(folders, key), staging / rel)
-                seeds.append(rel)
+                if is_intact(staging / rel, saved):  # on our own link, as the pages above
+                    seeds.append(rel)
+                else:
+                    os.unlink(staging / rel)
         warning = index_site(pages, frozenset(seeds), index_dir, stop)
         if warning:
             return warning
