@@ -279,15 +279,30 @@ def test_a_cached_script_follows_a_local_module_that_appears(project: Path) -> N
     assert _bytes(project / "build") == _full_build(project)
 
 
-def test_a_rebuild_parses_only_the_edited_script(gallery: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    parsed: list[str] = []
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The entries a build parses from here on, in order (the others' parses came from the state)."""
+    names: list[str] = []
     original = blocks.parse
 
     def counting(source: str, rel_path: str, entry: str, **kwargs: object) -> Script:
-        parsed.append(entry)
+        names.append(entry)
         return original(source, rel_path, entry, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr("site_builder.commands.build.parse", counting)
+    return names
+
+
+def test_a_rebuild_parses_only_the_edited_script(gallery: Path, parsed: list[str]) -> None:
+    _edit(gallery, "e2", "# a comment", "# reworded")
+    assert build(load_config(gallery), BuildOptions()).ok
+    assert parsed == ["e2"]
+
+
+def test_a_no_change_rebuild_keeps_the_saved_parses(gallery: Path, parsed: list[str]) -> None:
+    """A rebuild that finds nothing changed may save the state again (files it checked by content):
+    the next edit still parses only the edited script."""
+    assert build(load_config(gallery), BuildOptions()).unchanged
     _edit(gallery, "e2", "# a comment", "# reworded")
     assert build(load_config(gallery), BuildOptions()).ok
     assert parsed == ["e2"]

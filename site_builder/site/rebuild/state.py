@@ -123,7 +123,8 @@ def save_state(folders: Folders, state: SiteState) -> None:
     # JSON escapes tabs and line breaks: neither is in a line's fields.
     lines = [f"{key}\t{json.dumps(name)}\t{text}\n" for name, (key, text) in sorted((state.scripts or {}).items())]
     with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
-        write_atomic(_scripts_path(folders), "".join(lines).encode("utf-8"))
+        if state.scripts is not None:  # None: a loaded state whose parses were never read: the file holds
+            write_atomic(_scripts_path(folders), "".join(lines).encode("utf-8"))
         write_atomic(_state_path(folders), raw)  # a killed build leaves the old state or the new one
 
 
