@@ -122,25 +122,23 @@ def _run_pagefind(binary: Path, site_dir: Path, index_dir: Path, stop: Callable[
 
 def _run(command: list[str], stop: Callable[[], bool] | None) -> tuple[int, str]:
     """Run ``command``; its exit status and standard error.  ``stop``: see index_site."""
-    if stop is None:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=INDEX_TIMEOUT,
-                              stdin=subprocess.DEVNULL, check=False)
-        return done.returncode, done.stderr
     deadline = time.monotonic() + INDEX_TIMEOUT
     with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True) as child:
         try:
-            while child.poll() is None:
-                if stop():
+            while True:
+                if stop is not None and stop():
                     raise IndexStopped("stopped")
-                if time.monotonic() > deadline:
-                    raise subprocess.TimeoutExpired(command, INDEX_TIMEOUT)
-                time.sleep(0.05)
+                try:  # reads standard error meanwhile: a full pipe never stalls Pagefind
+                    _, stderr = child.communicate(timeout=0.05 if stop else max(0.0, deadline - time.monotonic()))
+                    return child.returncode, stderr
+                except subprocess.TimeoutExpired:
+                    if time.monotonic() > deadline:
+                        raise subprocess.TimeoutExpired(command, INDEX_TIMEOUT) from None
         finally:
             if child.poll() is None:  # stopped, timed out or interrupted: never left running
                 child.kill()
                 child.wait()
-        return child.returncode, child.stderr.read() if child.stderr else ""
 
 
 def _check_written(index_dir: Path) -> None:
