@@ -85,13 +85,14 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
             if n % 512 == 0 and stop():  # thousands of links: a save meanwhile need not wait for them
                 raise IndexStopped("stopped")
             if key.startswith("out:") and key.endswith(".html") and not key.startswith(prefix):
-                if (pages / key[4:]).parent not in made:
-                    make_dirs((pages / key[4:]).parent)
-                    made.add((pages / key[4:]).parent)
-                link_or_copy(tracked_path(folders, key), pages / key[4:])
+                page = pages / key[4:]
+                if page.parent not in made:
+                    make_dirs(page.parent)
+                    made.add(page.parent)
+                link_or_copy(tracked_path(folders, key), page)
                 # Checked once linked, on our own link: a page swapped for a link or another
                 # file between a check and the link would otherwise reach the index.
-                if not is_intact(pages / key[4:], saved):
+                if not is_intact(page, saved):
                     return f"search index not caught up: {key[4:]} changed since it was published"
         index_dir = staging / SEARCH_DIR
         make_dirs(index_dir)
