@@ -9,10 +9,10 @@ import importlib.util
 import os
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 CHROMIUM = "/usr/bin/chromium"
@@ -29,6 +29,7 @@ CHROMIUM_ARGS = [
 SUB_PATH = "/dictionary/sub/"
 TIMEOUT_MS = 15_000  # generous: the 2 shared cores may be busy; a passing test never waits this long
 DESKTOP = {"width": 1280, "height": 800}  # the viewport of a laptop screen
+T = TypeVar("T")
 
 
 def in_ci() -> bool:
@@ -179,6 +180,65 @@ def open_watched(browser: Any, base: str, *, timeout_ms: float | None = TIMEOUT_
     return context, page, watch
 
 
+
+SCHEMES = ("light", "dark")
+# What a look saw in the scheme its own test did not ask for, kept (in this test process) for the
+# test that asks for that scheme, usually the next one: (look's key, scheme) -> (result, watch).
+_SEEN_IN_OTHER_SCHEME: dict[tuple[Any, ...], tuple[Any, PageWatch]] = {}
+
+
+def _look_key(*functions: Callable[..., Any] | None) -> tuple[Any, ...]:
+    """Who a function is: its code and the values it closes over (so a test's parameters count)."""
+    return tuple((f.__code__, tuple(repr(c.cell_contents) for c in f.__closure__ or ())) if f else None
+                 for f in functions)
+
+
+class SchemeLooks:
+    """Looks at pages in one colour scheme, each page loaded once for both: after this test's scheme,
+    the page is switched to the other one (``emulate_media``, as when the reader changes the system
+    setting; the site's colours are media queries) and looked at again, and that result is kept for
+    the other scheme's test, which then loads nothing. Each scheme's result and trouble are its own."""
+
+    def __init__(self, open_watched_page: Callable[..., tuple[Any, PageWatch]]) -> None:
+        self._open = open_watched_page
+        self._opened: dict[str, tuple[Any, PageWatch]] = {}  # one page per context options
+
+    def seen(self, base: str, url: str, scheme: str, look: Callable[[Any, str], T], *,
+             prepare: Callable[[Any], None] | None = None, **context_options: Any) -> tuple[T, PageWatch]:
+        """What ``look(page, scheme)`` returns on ``url`` (below ``base``) shown in ``scheme``, and the
+        trouble its page's watch recorded, from loading through that look (``assert_clean`` it).
+
+        ``prepare(page)`` runs once after loading, before both looks; a look only observes (it may
+        write a file named for the scheme it is given) and takes the scheme as its argument, not
+        from a variable it closes over (that would keep the schemes' results apart: correct, slower).
+        """
+        key = (base, url, repr(sorted(context_options.items())), *_look_key(look, prepare))
+        kept = _SEEN_IN_OTHER_SCHEME.pop((*key, scheme), None)
+        if kept is not None:
+            return kept
+        options = repr(sorted(context_options.items()))
+        if options not in self._opened:
+            self._opened[options] = self._open(base, color_scheme=scheme, **context_options)
+        page, watch = self._opened[options]
+        page.emulate_media(color_scheme=scheme)  # back from a look in the other scheme
+        start = len(watch.problems)
+        page.goto(url)
+        if prepare:
+            prepare(page)
+        loaded = len(watch.problems)
+        result = look(page, scheme)
+        mine = PageWatch(base, watch.problems[start:], [url], watch.expected_failures)
+        other = SCHEMES[1 - SCHEMES.index(scheme)]
+        page.emulate_media(color_scheme=other)
+        looked = len(watch.problems)
+        try:
+            other_result = look(page, other)
+        except Exception:  # noqa: BLE001 - the other scheme's own test looks again and says why
+            return result, mine
+        trouble = watch.problems[start:loaded] + watch.problems[looked:]
+        _SEEN_IN_OTHER_SCHEME[(*key, other)] = (other_result, PageWatch(base, trouble, [url], watch.expected_failures))
+        return result, mine
+
 # Marks one element per distinct Pygments token class (and cell status) inside the code: the
 # one with the longest text, as axe leaves one- or two-character text undecided.
 _MARK_CODE_SAMPLES_JS = """() => {
@@ -231,6 +291,17 @@ def serious_violations(violations: list[dict[str, Any]]) -> list[dict[str, Any]]
     return [v for v in violations if v.get("impact") in ("serious", "critical")]
 
 
+def serious_look(page: Any, scheme: str) -> list[dict[str, Any]]:
+    """A look for SchemeLooks: the serious or critical axe violations of the page as it is."""
+    return serious_violations(axe_violations(page))
+
+
+def serious_look_with_images(page: Any, scheme: str) -> list[dict[str, Any]]:
+    """A look for SchemeLooks: the page's serious or critical axe violations once its images have loaded."""
+    load_images(page)
+    return serious_violations(axe_violations(page))
+
+
 def describe_violations(violations: list[dict[str, Any]]) -> str:
     """A readable list of axe violations: rule, impact, help text and the offending elements."""
     lines = []
@@ -244,6 +315,20 @@ def describe_violations(violations: list[dict[str, Any]]) -> str:
             lines.append(f"    ... and {len(v['nodes']) - 8} more elements")
     return "\n".join(lines)
 
+
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"  # screenshots, for a reader to look at
+
+
+def full_page_screenshot(page: Any, name: str) -> bytes:
+    """A PNG of the whole page, also written to ``test-artifacts/NAME`` (whole or not at all: another
+    test process may write the same picture meanwhile); its bytes."""
+    png: bytes = page.screenshot(full_page=True)
+    ARTIFACTS.mkdir(exist_ok=True)
+    part = ARTIFACTS / f".{name}.{os.getpid()}"
+    part.write_bytes(png)
+    part.replace(ARTIFACTS / name)
+    return png
 
 def block_source(script: Path, block: str) -> str:
     """The source lines of ``# %% BLOCK`` in ``script`` (without the marker), blank lines around them dropped."""

@@ -278,3 +278,12 @@ def open_watched_page(browser: Any) -> Iterator[Callable[..., tuple[Any, Any]]]:
     yield _open
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def scheme_looks(open_watched_page: Callable[..., tuple[Any, Any]]) -> Any:
+    """``scheme_looks.seen(base, url, scheme, look, ...)``: browser_support's SchemeLooks (a page loaded
+    once for the light and the dark scheme's tests), its pages in contexts closed when the test ends."""
+    from tests.browser_support import SchemeLooks
+
+    return SchemeLooks(open_watched_page)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import axe_violations, describe_violations, serious_violations, serve_site
+from tests.browser_support import SchemeLooks, describe_violations, serious_look, serve_site
 from tests.conftest import build_site, copy_of, run_cli, shared_folder, write_demo
 
 pytest.importorskip("matplotlib", reason="animations are Matplotlib's")
@@ -185,11 +185,9 @@ def test_the_video_shows_its_poster_until_played(open_watched_page: Any, video_u
 
 
 @pytest.mark.parametrize("which, scheme", [("image", "light"), ("image", "dark"), ("video", "dark")])
-def test_animation_pages_have_no_serious_accessibility_violation(open_watched_page: Any, request: pytest.FixtureRequest,
+def test_animation_pages_have_no_serious_accessibility_violation(scheme_looks: SchemeLooks, request: pytest.FixtureRequest,
                                                                  scheme: str, which: str) -> None:
     base = request.getfixturevalue(f"{which}_url")
-    page, watch = open_watched_page(base, color_scheme=scheme)
-    page.goto(base + "anim/index.html")
-    serious = serious_violations(axe_violations(page))
+    serious, watch = scheme_looks.seen(base, base + "anim/index.html", scheme, serious_look)
     assert not serious, describe_violations(serious)
     watch.assert_clean()

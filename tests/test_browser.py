@@ -17,11 +17,15 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.browser_support import (
+    DESKTOP,
+    full_page_screenshot,
     PageWatch,
+    SchemeLooks,
     axe_violations,
     block_source,
     describe_violations,
     load_images,
+    serious_look_with_images,
     serious_violations,
     serve_site,
 )
@@ -30,7 +34,6 @@ from tests.conftest import REPO, build_site, shared_folder, write_demo
 ENTRIES = sorted(p.stem for p in (REPO / "demos").glob("*.py"))
 ATTENTION_CELLS = ["setup", "B-corpus", "B-tokens", "B-model", "B-forward", "B-train", "B-display", "B-csv", "B-preview"]
 ATTENTION_SOURCE = REPO / "demos" / "attention.py"
-ARTIFACTS = REPO / "test-artifacts"
 
 # The page background a reader sees: body's, else html's, else the canvas white.
 BACKGROUND_LUMINANCE_JS = """() => {
@@ -275,11 +278,9 @@ def test_no_sideways_scroll_on_a_360px_phone(open_page: OpenPage, site_url: str,
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", ["index.html", "attention/index.html"])
-def test_no_serious_accessibility_violation(open_page: OpenPage, site_url: str, path: str, scheme: str) -> None:
-    page, watch = open_page(scheme=scheme)
-    page.goto(site_url + path)
-    load_images(page)
-    serious = serious_violations(axe_violations(page))
+def test_no_serious_accessibility_violation(scheme_looks: SchemeLooks, site_url: str, path: str, scheme: str) -> None:
+    serious, watch = scheme_looks.seen(site_url, site_url + path, scheme, serious_look_with_images, clipboard=True,
+                                       viewport=DESKTOP)
     assert not serious, f"axe-core on {path} ({scheme}): {len(serious)} serious or critical violations\n" + describe_violations(serious)
     watch.assert_clean()
 
@@ -310,17 +311,14 @@ def test_the_accessibility_check_sees_contrast_in_code_and_text_and_every_other_
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_screenshot_of_the_attention_page(open_page: OpenPage, site_url: str, scheme: str, width: int, height: int) -> None:
-    page, watch = open_page(scheme=scheme, width=width, height=height)
-    page.goto(site_url + "attention/index.html")
-    load_images(page)
-    luminance = page.evaluate(BACKGROUND_LUMINANCE_JS)
-    assert (luminance < 0.5) == (scheme == "dark"), f"the page does not follow the system's {scheme} setting"
+def test_screenshot_of_the_attention_page(scheme_looks: SchemeLooks, site_url: str, scheme: str, width: int, height: int) -> None:
+    def photograph(page: Any, scheme: str) -> tuple[float, bytes]:
+        load_images(page)
+        return page.evaluate(BACKGROUND_LUMINANCE_JS), full_page_screenshot(page, f"attention-{scheme}-{width}.png")
 
-    ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / f"attention-{scheme}-{width}.png"
-    page.screenshot(path=str(shot), full_page=True)
-    png = shot.read_bytes()
+    (luminance, png), watch = scheme_looks.seen(site_url, site_url + "attention/index.html", scheme, photograph,
+                                                clipboard=True, viewport={"width": width, "height": height})
+    assert (luminance < 0.5) == (scheme == "dark"), f"the page does not follow the system's {scheme} setting"
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     shot_width, shot_height = struct.unpack(">II", png[16:24])
     assert shot_width == width and shot_height > height, "not a full-page screenshot at the viewport's width"
@@ -650,18 +648,21 @@ def test_long_output_shows_every_line_without_script_and_on_paper(browser: Any, 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_folded_output_is_accessible_and_photographed(open_page: OpenPage, long_url: str, scheme: str, width: int, height: int) -> None:
-    page, watch = open_page(scheme=scheme, width=width, height=height, base=long_url)
-    page.goto(long_url + "chatty/index.html")
-    if width < 600:
-        page.locator("nav.toc-top summary").click()  # the phone's list of blocks, open
-    serious = serious_violations(axe_violations(page))
+def test_folded_output_is_accessible_and_photographed(scheme_looks: SchemeLooks, long_url: str, scheme: str, width: int, height: int) -> None:
+    def open_phone_list(page: Any) -> None:
+        if width < 600:
+            page.locator("nav.toc-top summary").click()  # the phone's list of blocks, open
+
+    def look(page: Any, scheme: str) -> tuple[list[dict[str, Any]], bytes, float]:
+        serious = serious_violations(axe_violations(page))
+        return serious, full_page_screenshot(page, f"long-output-{scheme}-{width}.png"), page.evaluate(BACKGROUND_LUMINANCE_JS)
+
+    (serious, png, luminance), watch = scheme_looks.seen(long_url, long_url + "chatty/index.html", scheme, look,
+                                                         prepare=open_phone_list, clipboard=True,
+                                                         viewport={"width": width, "height": height})
     assert not serious, f"axe-core on the folded output ({scheme}, {width} px)\n" + describe_violations(serious)
-    ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / f"long-output-{scheme}-{width}.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert struct.unpack(">II", shot.read_bytes()[16:24])[0] == width
-    assert (page.evaluate(BACKGROUND_LUMINANCE_JS) < 0.5) == (scheme == "dark")
+    assert struct.unpack(">II", png[16:24])[0] == width
+    assert (luminance < 0.5) == (scheme == "dark")
     watch.assert_clean()
 
 

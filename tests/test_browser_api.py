@@ -8,15 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import (
-    DESKTOP,
-    axe_violations,
-    block_source,
-    describe_violations,
-    load_images,
-    serious_violations,
-    serve_site,
-)
+from tests.browser_support import DESKTOP, SchemeLooks, block_source, describe_violations, serious_look_with_images, serve_site
 from tests.conftest import build_site, shared_folder, write_demo
 from tests.inventory_support import write_inventory
 
@@ -108,10 +100,7 @@ def test_copy_gives_the_plain_code(open_watched_page: Any, api_url: str, api_sit
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("path", ["waves/index.html", "api/index.html"])
-def test_no_serious_accessibility_violation(open_watched_page: Any, api_url: str, path: str, scheme: str) -> None:
-    page, watch = open_watched_page(api_url, clipboard=True, viewport=DESKTOP, color_scheme=scheme)
-    page.goto(api_url + path)
-    load_images(page)
-    serious = serious_violations(axe_violations(page))
+def test_no_serious_accessibility_violation(scheme_looks: SchemeLooks, api_url: str, path: str, scheme: str) -> None:
+    serious, watch = scheme_looks.seen(api_url, api_url + path, scheme, serious_look_with_images, clipboard=True, viewport=DESKTOP)
     assert not serious, f"axe-core on {path} ({scheme}): {len(serious)} serious or critical violations\n" + describe_violations(serious)
     watch.assert_clean()

@@ -12,11 +12,17 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import REPO, build_site, shared_folder
+from tests.browser_support import (
+    DESKTOP,
+    SchemeLooks,
+    axe_violations,
+    describe_violations,
+    full_page_screenshot,
+    serious_violations,
+    serve_site,
+)
+from tests.conftest import build_site, shared_folder
 from tests.test_notebook_document import plotting_notebook
-
-ARTIFACTS = REPO / "test-artifacts"
 
 # What the reader meets, in order, from the article's top: block elements and their first words.
 _READING_ORDER_JS = """() => [...document.querySelectorAll('article.entry > *')]
@@ -37,10 +43,21 @@ def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_notebook_page_reads_as_the_notebook(open_watched_page: Any, site_url: str, scheme: str) -> None:
-    page, watch = open_watched_page(site_url, viewport=DESKTOP, color_scheme=scheme)
-    page.goto(site_url + "03-01-plotting/index.html")
-    order = page.evaluate(_READING_ORDER_JS)
+def test_a_notebook_page_reads_as_the_notebook(scheme_looks: SchemeLooks, site_url: str, scheme: str) -> None:
+    def look(page: Any, scheme: str) -> dict[str, Any]:
+        first = page.locator("article figure.artifact-image").first
+        return {
+            "order": page.evaluate(_READING_ORDER_JS),
+            "body": page.locator("article.entry").inner_text(),
+            "cell names": page.locator("article .cell-head h3").all_inner_texts(),
+            "first figure": (first.locator("figcaption").count(), first.locator("a").get_attribute("title")),
+            "sections": page.locator("nav.toc-side .toc-section").all_inner_texts(),
+            "serious": serious_violations(axe_violations(page)),
+            "png": full_page_screenshot(page, f"notebook-document-{scheme}.png"),
+        }
+
+    seen, watch = scheme_looks.seen(site_url, site_url + "03-01-plotting/index.html", scheme, look, viewport=DESKTOP)
+    order = seen["order"]
     assert order[0] == "h1::Plotting – the “basics”", order
     # the navigation cell, then the opening prose: no framing between the title and them
     assert order[1].startswith("div:prose:< Previous | Contents >"), order
@@ -48,20 +65,16 @@ def test_a_notebook_page_reads_as_the_notebook(open_watched_page: Any, site_url:
     kinds = [item.split(":")[1] for item in order]
     assert kinds.index("cell") < len(kinds) - 1 - kinds[::-1].index("prose")  # prose after a cell
     assert order[-1].startswith("p:how-to-run:Open 03-01-plotting.ipynb"), order
-    body = page.locator("article.entry").inner_text()
+    body = seen["body"]
     assert "block-" not in body and "block by block" not in body
-    assert page.locator("article .cell-head h3").count() == 1  # the captioned figure's cell, by its name
-    assert page.locator("article .cell-head h3").inner_text() == "fig-squares"
+    assert seen["cell names"] == ["fig-squares"]  # the captioned figure's cell, by its name
     # a figure without a caption: no caption; its file and size on hover, the link to the file
-    first = page.locator("article figure.artifact-image").first
-    assert first.locator("figcaption").count() == 0
-    assert first.locator("a").get_attribute("title").endswith("kB)")
-    headings = page.locator("nav.toc-side .toc-section").all_inner_texts()
-    assert headings == ["A first line", "Captioned"]
-    serious = serious_violations(axe_violations(page))
-    assert not serious, describe_violations(serious)
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"notebook-document-{scheme}.png"), full_page=True)
+    captions, title = seen["first figure"]
+    assert captions == 0
+    assert title.endswith("kB)")
+    assert seen["sections"] == ["A first line", "Captioned"]
+    assert not seen["serious"], describe_violations(seen["serious"])
+    assert seen["png"][:8] == b"\x89PNG\r\n\x1a\n"
     watch.assert_clean()
 
 

@@ -14,11 +14,16 @@ from typing import Any
 import pytest
 
 from tests.browser_support import (
-    DESKTOP, axe_violations, describe_violations, load_images, serious_violations, serve_site,
+    DESKTOP,
+    SchemeLooks,
+    axe_violations,
+    describe_violations,
+    full_page_screenshot,
+    load_images,
+    serious_violations,
+    serve_site,
 )
-from tests.conftest import REPO, build_site, shared_folder, write_demo
-
-ARTIFACTS = REPO / "test-artifacts"
+from tests.conftest import build_site, shared_folder, write_demo
 
 
 def figure_demo(summary: str, kind: str) -> str:
@@ -97,28 +102,31 @@ def gallery_url(browser: Any, gallery_site: Path) -> Iterator[str]:
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_section_index_with_thumbnails(open_watched_page: Any, gallery_url: str, scheme: str, width: int, height: int) -> None:
-    page, watch = open_watched_page(gallery_url, viewport={"width": width, "height": height}, color_scheme=scheme)
-    page.goto(gallery_url + "index.html")
-    load_images(page)
-    headings = page.locator("main h2").all_inner_texts()
-    assert headings == ["Bars", "Lines and steps"]
-    thumbnails = page.locator("li.entry-item img.thumbnail").evaluate_all(
-        "imgs => imgs.map(i => [i.closest('li').dataset.name, i.loading, i.getAttribute('width') !== null,"
-        " i.getBoundingClientRect().width > 40])")
-    assert thumbnails == [["bars/bar", "lazy", True, True], ["lines/plot", "lazy", True, True],
-                          ["lines/step", "lazy", True, True]]
-    placeholders = page.locator("li.entry-item .thumbnail-none").evaluate_all(
-        "els => els.map(e => [e.closest('li').dataset.name, e.getBoundingClientRect().width > 40])")
-    assert placeholders == [["overview", True], ["bars/notes", True], ["lines/table", True]]
-    widths = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+def test_section_index_with_thumbnails(scheme_looks: SchemeLooks, gallery_url: str, scheme: str, width: int, height: int) -> None:
+    def look(page: Any, scheme: str) -> dict[str, Any]:
+        load_images(page)
+        return {
+            "headings": page.locator("main h2").all_inner_texts(),
+            "thumbnails": page.locator("li.entry-item img.thumbnail").evaluate_all(
+                "imgs => imgs.map(i => [i.closest('li').dataset.name, i.loading, i.getAttribute('width') !== null,"
+                " i.getBoundingClientRect().width > 40])"),
+            "placeholders": page.locator("li.entry-item .thumbnail-none").evaluate_all(
+                "els => els.map(e => [e.closest('li').dataset.name, e.getBoundingClientRect().width > 40])"),
+            "widths": page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]"),
+            "serious": serious_violations(axe_violations(page)),
+            "png": full_page_screenshot(page, f"gallery-index-{scheme}-{width}.png"),
+        }
+
+    seen, watch = scheme_looks.seen(gallery_url, gallery_url + "index.html", scheme, look,
+                                    viewport={"width": width, "height": height})
+    assert seen["headings"] == ["Bars", "Lines and steps"]
+    assert seen["thumbnails"] == [["bars/bar", "lazy", True, True], ["lines/plot", "lazy", True, True],
+                                  ["lines/step", "lazy", True, True]]
+    assert seen["placeholders"] == [["overview", True], ["bars/notes", True], ["lines/table", True]]
+    widths = seen["widths"]
     assert widths[0] <= widths[1], f"the index scrolls sideways at {width} px"
-    serious = serious_violations(axe_violations(page))
-    assert not serious, describe_violations(serious)
-    ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / f"gallery-index-{scheme}-{width}.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert struct.unpack(">II", shot.read_bytes()[16:24])[0] == width
+    assert not seen["serious"], describe_violations(seen["serious"])
+    assert struct.unpack(">II", seen["png"][16:24])[0] == width
     watch.assert_clean()
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
+from tests.browser_support import DESKTOP, SchemeLooks, describe_violations, serious_look, serve_site
 from tests.conftest import build_site, shared_folder
 
 DOCUMENT = '''---
@@ -124,10 +124,12 @@ def test_a_collapsed_callout_is_folded_and_opens_from_the_keyboard(open_watched_
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_clean_in_both_themes(open_watched_page: Any, site_url: str, scheme: str) -> None:
-    page, watch = open_watched_page(site_url, viewport=DESKTOP, color_scheme=scheme)
-    page.goto(site_url + "tabs/index.html")
-    page.locator("details.callout-fold > summary").click()
-    serious = serious_violations(axe_violations(page))
+def test_axe_clean_in_both_themes(scheme_looks: SchemeLooks, site_url: str, scheme: str) -> None:
+    serious, watch = scheme_looks.seen(site_url, site_url + "tabs/index.html", scheme, serious_look, prepare=_open_the_callout,
+                                       viewport=DESKTOP)
     assert not serious, describe_violations(serious)
     watch.assert_clean()
+
+
+def _open_the_callout(page: Any) -> None:
+    page.locator("details.callout-fold > summary").click()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
+from tests.browser_support import DESKTOP, SchemeLooks, describe_violations, serious_look, serve_site
 from tests.conftest import build_site, shared_folder, write_demo
 
 
@@ -234,12 +234,13 @@ def test_diagrams_work_from_disk(open_watched_page: Any, rich_site: Path) -> Non
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("entry", ["diagrams", "styler"])
-def test_rich_values_are_accessible(open_watched_page: Any, rich_url: str, scheme: str, entry: str) -> None:
-    page, watch = open_watched_page(rich_url, viewport=DESKTOP, color_scheme=scheme)
-    page.goto(rich_url + f"{entry}/index.html")
-    if entry == "diagrams":
-        page.locator("section#B-simple label.sk-toggleable__label").first.click()
-    serious = serious_violations(axe_violations(page))
+def test_rich_values_are_accessible(scheme_looks: SchemeLooks, rich_url: str, scheme: str, entry: str) -> None:
+    def unfold_a_diagram(page: Any) -> None:
+        if entry == "diagrams":
+            page.locator("section#B-simple label.sk-toggleable__label").first.click()
+
+    serious, watch = scheme_looks.seen(rich_url, rich_url + f"{entry}/index.html", scheme, serious_look,
+                                       prepare=unfold_a_diagram, viewport=DESKTOP)
     assert not serious, f"axe-core on {entry} ({scheme})\n" + describe_violations(serious)
     watch.assert_clean()
 
@@ -355,10 +356,12 @@ def test_plotly_js_is_the_sites_own_and_only_where_needed(plotly_site: Path) -> 
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_plotly_page_is_accessible(open_watched_page: Any, plotly_url: str, scheme: str) -> None:
-    page, watch = open_watched_page(plotly_url, viewport=DESKTOP, color_scheme=scheme)
-    page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
-    page.locator("section#B-show .main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
-    serious = serious_violations(axe_violations(page))
+def test_plotly_page_is_accessible(scheme_looks: SchemeLooks, plotly_url: str, scheme: str) -> None:
+    serious, watch = scheme_looks.seen(plotly_url, plotly_url + "plots/index.html", scheme, serious_look,
+                                       prepare=_wait_for_the_shown_figure, viewport=DESKTOP, timeout_ms=PLOTLY_LOAD_MS)
     assert not serious, f"axe-core on the Plotly page ({scheme})\n" + describe_violations(serious)
     watch.assert_clean()
+
+
+def _wait_for_the_shown_figure(page: Any) -> None:
+    page.locator("section#B-show .main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
