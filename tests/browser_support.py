@@ -203,14 +203,15 @@ class SchemeLooks:
         self._open = open_watched_page
         self._opened: dict[str, tuple[Any, PageWatch]] = {}  # one page per context options
 
-    def seen(self, base: str, url: str, scheme: str, look: Callable[[Any, str], T], *,
+    def seen(self, base: str, url: str, scheme: str, look: Callable[[Any, str], T], *, both: bool = True,
              prepare: Callable[[Any], None] | None = None, **context_options: Any) -> tuple[T, PageWatch]:
         """What ``look(page, scheme)`` returns on ``url`` (below ``base``) shown in ``scheme``, and the
         trouble its page's watch recorded, from loading through that look (``assert_clean`` it).
 
-        ``prepare(page)`` runs once after loading, before both looks; a look only observes (it may
-        write a file named for the scheme it is given) and takes the scheme as its argument, not
-        from a variable it closes over (that would keep the schemes' results apart: correct, slower).
+        ``both=False`` looks in ``scheme`` only. ``prepare(page)`` runs once after loading, before the
+        looks; a look only observes (it may write a file named for the scheme it is given) and takes
+        the scheme as its argument, not from a variable it closes over (that would keep the schemes'
+        results apart: correct, slower).
         """
         key = (base, url, repr(sorted(context_options.items())), *_look_key(look, prepare))
         kept = _SEEN_IN_OTHER_SCHEME.pop((*key, scheme), None)
@@ -228,6 +229,8 @@ class SchemeLooks:
         loaded = len(watch.problems)
         result = look(page, scheme)
         mine = PageWatch(base, watch.problems[start:], [url], watch.expected_failures)
+        if not both:
+            return result, mine
         other = SCHEMES[1 - SCHEMES.index(scheme)]
         page.emulate_media(color_scheme=other)
         looked = len(watch.problems)

@@ -57,10 +57,10 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | N
     )
 
 
-def copy_of(project: Path, tmp_path: Path) -> Path:
-    """A copy of a module's shared ``project`` in ``tmp_path`` (links kept as links), for a test that
-    rebuilds or edits it: the module's other tests read the original."""
-    copy = tmp_path / "project"
+def copy_of(project: Path, tmp_path: Path, name: str = "project") -> Path:
+    """A copy of a module's shared ``project`` in ``tmp_path`` (links kept as links), named ``name``, for a
+    test that rebuilds or edits it: the module's other tests read the original."""
+    copy = tmp_path / name
     shutil.copytree(project, copy, symlinks=True)
     return copy
 

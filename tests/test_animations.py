@@ -112,7 +112,7 @@ def test_records_keep_the_file_for_a_frozen_build(video_site: Path, tmp_path: Pa
     kinds = [a["kind"] for b in record["blocks"] for a in b["artifacts"]]
     assert kinds == ["figure", "animation", "figure", "animation"]
     before = cell(video_site, "B-func")
-    project = copy_of(video_site, tmp_path)  # the other tests read the shared one, maybe meanwhile
+    project = copy_of(video_site, tmp_path, video_site.name)  # the others read the shared one; the name is the site's title
     done = run_cli("build", "--frozen", cwd=project)
     assert done.returncode == 0, done.stderr
     assert cell(project, "B-func") == before

@@ -6,12 +6,13 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import build_site, run_cli, write_demo
+from tests.conftest import build_site, copy_of, run_cli, shared_folder, write_demo
 from tests.page_reader import cell, page
 
 # A 1x1 red PNG, made by hand (no library needed in the demo).
@@ -124,16 +125,19 @@ display({"text/plain": "raw-plain", "text/html": "<i>raw-html</i>"}, raw=True)
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("display")
-    (project / "pyproject.toml").write_text("[tool.site_builder]\ndisplay_limit = 100_000\n", encoding="utf-8")
-    write_demo(project, "reprs", REPRS)
-    try:
-        import IPython  # noqa: F401
-        write_demo(project, "displays", DISPLAYS)
-    except ImportError:
-        pass
-    build_site(project)
-    return project
+    """The project, built once per test run for every worker: its tests only read it (or copy it)."""
+
+    def make(project: Path) -> None:
+        (project / "pyproject.toml").write_text("[tool.site_builder]\ndisplay_limit = 100_000\n", encoding="utf-8")
+        write_demo(project, "reprs", REPRS)
+        try:
+            import IPython  # noqa: F401
+            write_demo(project, "displays", DISPLAYS)
+        except ImportError:
+            pass
+        build_site(project)
+
+    return shared_folder(tmp_path_factory, "display", make)
 
 
 def record(built: Path, name: str) -> dict:
@@ -227,11 +231,12 @@ def test_notebook_carries_the_same_bundles(built: Path) -> None:
     assert "".join(outputs[1]["data"]["text/html"]) == "<em>shown-html</em>"
 
 
-def test_a_second_build_shows_the_same_from_the_records(built: Path) -> None:
+def test_a_second_build_shows_the_same_from_the_records(built: Path, tmp_path: Path) -> None:
     before = page(built, "reprs")
-    result = run_cli("build", cwd=built)
+    project = copy_of(built, tmp_path, built.name)  # the others read the shared one; the name is the site's title
+    result = run_cli("build", cwd=project)
     assert result.returncode == 0, result.stderr
-    assert page(built, "reprs") == before
+    assert page(project, "reprs") == before
 
 
 def test_display_is_hooked_when_the_demo_imports_ipython_itself(tmp_path: Path) -> None:
@@ -274,19 +279,30 @@ def test_a_hostile_record_cannot_point_a_display_elsewhere(built: Path) -> None:
         parse_record(json.dumps(data).encode())
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_display_pages_have_no_serious_accessibility_violation(open_watched_page: Any, built: Path, scheme: str) -> None:
-    from tests.browser_support import axe_violations, describe_violations, serious_violations, serve_site
+@pytest.fixture(scope="module")
+def display_url(browser: Any, built: Path) -> Iterator[str]:
+    from tests.browser_support import serve_site
 
-    with serve_site(built / "build") as base:
-        page, watch = open_watched_page(base, timeout_ms=None, color_scheme=scheme)
-        # reprs has every form; the dark run checks it alone (axe costs seconds a page)
-        names = ["reprs", "displays"] if scheme == "light" else ["reprs"]
-        for name in [n for n in names if (built / "build" / n).is_dir()]:
-            page.goto(base + f"{name}/index.html")
-            assert page.locator("section#B-png img" if name == "reprs" else "section#B-mixed em").first.is_visible()
-            serious = serious_violations(axe_violations(page))
-            assert not serious, f"{name} ({scheme}): " + describe_violations(serious)
+    with serve_site(built / "build") as url:
+        yield url
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_display_pages_have_no_serious_accessibility_violation(scheme_looks: Any, display_url: str, built: Path,
+                                                               scheme: str) -> None:
+    from tests.browser_support import describe_violations, serious_look
+
+    def look(page: Any, scheme: str) -> tuple[bool, list[dict[str, Any]]]:
+        shown = page.locator("section#B-png img" if name == "reprs" else "section#B-mixed em").first.is_visible()
+        return shown, serious_look(page, scheme)
+
+    # reprs has every form; the dark run checks it alone (axe costs seconds a page)
+    names = ["reprs", "displays"] if scheme == "light" else ["reprs"]
+    for name in [n for n in names if (built / "build" / n).is_dir()]:
+        (shown, serious), watch = scheme_looks.seen(display_url, display_url + f"{name}/index.html", scheme, look,
+                                                    both=name == "reprs", timeout_ms=None)
+        assert shown
+        assert not serious, f"{name} ({scheme}): " + describe_violations(serious)
         watch.assert_clean()
 
 

@@ -21,7 +21,7 @@ from site_builder.errors import ParseError, UsageError
 from site_builder.source.blocks import parse
 from site_builder.source.cell_options import display_of, split_options
 from site_builder.source.syntax.ipython import as_python
-from tests.conftest import MYST_FRONT_MATTER, run_cli, write_demo
+from tests.conftest import MYST_FRONT_MATTER, copy_of, run_cli, shared_folder, write_demo
 from tests.page_reader import cell, markup_text as text, page, printed
 
 NOTEBOOK_FILE = "01.02 Stored Outputs.ipynb"  # named as real notebooks are: dots, spaces, capitals
@@ -133,20 +133,25 @@ def stored_output_notebook() -> nbformat.NotebookNode:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    project = tmp_path_factory.mktemp("notebooks")
-    demos = project / "demos"
-    (demos / "ui").mkdir(parents=True)
-    nbformat.write(stored_output_notebook(), demos / NOTEBOOK_FILE)
-    (demos / "book.md").write_text(MYST, encoding="utf-8")
-    (demos / "notes.md").write_text("# Notes\n\nNot a notebook: no front matter.\n", encoding="utf-8")
-    write_demo(project, "opts", PERCENT)
-    write_demo(project, "ui/window_sgskip", "open('SHOWN-ONLY-RAN', 'w').write('x')\nprint('never')\n")
-    write_demo(project, "ui/draft_ignored", "print('ignored')\n")
-    (project / "pyproject.toml").write_text(
-        '[tool.site_builder]\nrun_pattern = "^((?!sgskip).)*$"\nignore_pattern = "_ignored\\\\.py$"\n')
-    result = run_cli("build", cwd=project, timeout=170)
-    assert result.returncode == 0, result.stderr
-    return project, result.stderr
+    """The project (built once per test run, for every worker; its tests only read it) and the build's stderr."""
+
+    def make(project: Path) -> None:
+        demos = project / "demos"
+        (demos / "ui").mkdir(parents=True)
+        nbformat.write(stored_output_notebook(), demos / NOTEBOOK_FILE)
+        (demos / "book.md").write_text(MYST, encoding="utf-8")
+        (demos / "notes.md").write_text("# Notes\n\nNot a notebook: no front matter.\n", encoding="utf-8")
+        write_demo(project, "opts", PERCENT)
+        write_demo(project, "ui/window_sgskip", "open('SHOWN-ONLY-RAN', 'w').write('x')\nprint('never')\n")
+        write_demo(project, "ui/draft_ignored", "print('ignored')\n")
+        (project / "pyproject.toml").write_text(
+            '[tool.site_builder]\nrun_pattern = "^((?!sgskip).)*$"\nignore_pattern = "_ignored\\\\.py$"\n')
+        result = run_cli("build", cwd=project, timeout=170)
+        assert result.returncode == 0, result.stderr
+        (project.parent / f"{project.name}.stderr").write_text(result.stderr, encoding="utf-8")
+
+    project = shared_folder(tmp_path_factory, "notebooks", make)
+    return project, (project.parent / f"{project.name}.stderr").read_text(encoding="utf-8")
 
 
 # ---------------------------------------------------------------- notebooks
@@ -286,8 +291,8 @@ def test_shown_only_entry_has_its_page_and_no_process_or_record(built: tuple[Pat
     assert (project / "_freeze" / "opts").is_dir()
 
 
-def test_frozen_and_check_leave_shown_only_entries_alone(built: tuple[Path, str]) -> None:
-    project, _ = built
+def test_frozen_and_check_leave_shown_only_entries_alone(built: tuple[Path, str], tmp_path: Path) -> None:
+    project = copy_of(built[0], tmp_path, built[0].name)  # the others read the shared one; the name is the site's title
     frozen = run_cli("build", "--frozen", cwd=project, timeout=120)
     assert frozen.returncode == 0, frozen.stderr
     check = run_cli("check", "opts", "book", cwd=project, timeout=120)
@@ -412,16 +417,18 @@ def test_folded_code_and_output_open_with_the_keyboard(open_watched_page: Any, s
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_notebook_pages_are_accessible(open_watched_page: Any, site_url: str, scheme: str) -> None:
-    from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations
+def test_notebook_pages_are_accessible(scheme_looks: Any, site_url: str, scheme: str) -> None:
+    from tests.browser_support import DESKTOP, describe_violations, serious_look
 
-    page, watch = open_watched_page(site_url, viewport=DESKTOP, color_scheme=scheme)
     for name in (NOTEBOOK, "book", "opts", "ui/window_sgskip"):
-        page.goto(site_url + f"{name}/index.html")
-        page.evaluate("() => document.querySelectorAll('details.cell-fold').forEach(d => d.open = true)")
-        serious = serious_violations(axe_violations(page))
+        serious, watch = scheme_looks.seen(site_url, site_url + f"{name}/index.html", scheme, serious_look,
+                                           prepare=_open_every_fold, viewport=DESKTOP)
         assert not serious, f"{name}: " + describe_violations(serious)
-    watch.assert_clean()
+        watch.assert_clean()
+
+
+def _open_every_fold(page: Any) -> None:
+    page.evaluate("() => document.querySelectorAll('details.cell-fold').forEach(d => d.open = true)")
 
 
 def test_a_kernel_named_for_another_language_is_refused_without_a_language() -> None:
