@@ -70,6 +70,7 @@ SITES = [
     "swap.py:_write_tree:link_or_copy",
     "swap.py:_write_tree:write_new",
     "swap.py:write_site:replace_dir",
+    "thumbnails.py:_adopted:",
     "thumbnails.py:_store:write_atomic",
     "thumbnails.py:_store:write_atomic>write_new",
 ]
