@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.browser_support import axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import build_site, run_cli, write_demo
+from tests.conftest import build_site, copy_of, run_cli, shared_folder, write_demo
 
 pytest.importorskip("matplotlib", reason="animations are Matplotlib's")
 
@@ -51,26 +51,25 @@ noise = ArtistAnimation(fig2, frames, interval=200)
 '''
 
 
-def _build(project: Path, settings: str, env: dict[str, str] | None = None) -> Path:
+def _build(project: Path, settings: str, env: dict[str, str] | None = None) -> None:
     (project / "pyproject.toml").write_text(f"[tool.site_builder]\n{settings}\n", encoding="utf-8")
     write_demo(project, "anim", DEMO)
     build_site(project, env=env)
-    return project
 
 
 @pytest.fixture(scope="module")
 def video_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Encoded with imageio-ffmpeg's ffmpeg; B-func has more frames than animation_frames."""
     pytest.importorskip("imageio_ffmpeg", reason="the video path needs ffmpeg (the animations extra)")
-    return _build(tmp_path_factory.mktemp("video"), "animation_frames = 10")
+    return shared_folder(tmp_path_factory, "animation-video", lambda project: _build(project, "animation_frames = 10"))
 
 
 @pytest.fixture(scope="module")
 def image_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """No ffmpeg: Pillow makes animated images; B-func's is over animation_size."""
     # figure_scale = 1: a quarter of the pixels for Pillow to encode (the slower path)
-    return _build(tmp_path_factory.mktemp("image"), "animation_size = 20_000\nfigure_scale = 1",
-                  {"SITE_BUILDER_FFMPEG": "none"})
+    return shared_folder(tmp_path_factory, "animation-image", lambda project: _build(
+        project, "animation_size = 20_000\nfigure_scale = 1", {"SITE_BUILDER_FFMPEG": "none"}))
 
 
 def cell(project: Path, name: str) -> str:
@@ -108,14 +107,15 @@ def test_thumbnail_and_notebook_use_the_first_frame(video_site: Path) -> None:
     assert thumb and (video_site / "build" / thumb.group(1)).is_file()
 
 
-def test_records_keep_the_file_for_a_frozen_build(video_site: Path) -> None:
+def test_records_keep_the_file_for_a_frozen_build(video_site: Path, tmp_path: Path) -> None:
     record = json.loads((video_site / "_freeze" / "anim" / "_site_builder" / "record.json").read_text())
     kinds = [a["kind"] for b in record["blocks"] for a in b["artifacts"]]
     assert kinds == ["figure", "animation", "figure", "animation"]
     before = cell(video_site, "B-func")
-    done = run_cli("build", "--frozen", cwd=video_site)
+    project = copy_of(video_site, tmp_path)  # the other tests read the shared one, maybe meanwhile
+    done = run_cli("build", "--frozen", cwd=project)
     assert done.returncode == 0, done.stderr
-    assert cell(video_site, "B-func") == before
+    assert cell(project, "B-func") == before
 
 
 def test_without_ffmpeg_pillow_makes_an_animated_image_with_a_pause_control(image_site: Path) -> None:

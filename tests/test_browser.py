@@ -25,7 +25,7 @@ from tests.browser_support import (
     serious_violations,
     serve_site,
 )
-from tests.conftest import REPO, build_site, write_demo
+from tests.conftest import REPO, build_site, shared_folder, write_demo
 
 ENTRIES = sorted(p.stem for p in (REPO / "demos").glob("*.py"))
 ATTENTION_CELLS = ["setup", "B-corpus", "B-tokens", "B-model", "B-forward", "B-train", "B-display", "B-csv", "B-preview"]
@@ -574,24 +574,27 @@ def test_copy_button_covers_no_line_of_code(open_page: OpenPage, site_url: str, 
 @pytest.fixture(scope="module")
 def long_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A one-entry site whose block prints LONG_LINES lines (and one short block)."""
-    project = tmp_path_factory.mktemp("long-output")
-    write_demo(project, "chatty", f'''
-        """chatty.py — a demo that prints a lot.
 
-        Blocks
-        ------
-        [B-loud]   prints {LONG_LINES} lines
-        [B-quiet]  prints one line
-        """
+    def make(project: Path) -> None:
+        write_demo(project, "chatty", f'''
+            """chatty.py — a demo that prints a lot.
 
-        # %% B-loud
-        for i in range(1, {LONG_LINES + 1}):
-            print(f"[B-loud] step {{i:03d}} done")
+            Blocks
+            ------
+            [B-loud]   prints {LONG_LINES} lines
+            [B-quiet]  prints one line
+            """
 
-        # %% B-quiet
-        print("[B-quiet] one line")
-    ''')
-    return build_site(project)
+            # %% B-loud
+            for i in range(1, {LONG_LINES + 1}):
+                print(f"[B-loud] step {{i:03d}} done")
+
+            # %% B-quiet
+            print("[B-quiet] one line")
+        ''')
+        build_site(project)
+
+    return shared_folder(tmp_path_factory, "long-output", make) / "build"
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from tests.browser_support import (
     serious_violations,
     serve_site,
 )
-from tests.conftest import build_site, write_demo
+from tests.conftest import build_site, shared_folder, write_demo
 from tests.inventory_support import write_inventory
 
 DEMO = '''
@@ -40,18 +40,20 @@ ax.set_title("A sine wave")
 
 @pytest.fixture(scope="module")
 def api_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("api-browser")
-    write_demo(project, "waves", DEMO)
-    write_inventory(project / "inv" / "numpy.inv", [("numpy.linspace", "py:function", "gen/$"),
-                                                     ("numpy.ndarray", "py:class", "gen/$")])
-    write_inventory(project / "inv" / "mpl.inv", [("matplotlib.pyplot.subplots", "py:function", "gen/$"),
-                                                   ("matplotlib.axes.Axes.plot", "py:method", "gen/$")])
-    (project / "pyproject.toml").write_text(
-        "[tool.site_builder.api_docs]\n"
-        'numpy = { url = "https://numpy.test/doc/", inventory = "inv/numpy.inv" }\n'
-        'matplotlib = { url = "https://mpl.test/", inventory = "inv/mpl.inv" }\n')
-    build_site(project)
-    return project
+
+    def make(project: Path) -> None:
+        write_demo(project, "waves", DEMO)
+        write_inventory(project / "inv" / "numpy.inv", [("numpy.linspace", "py:function", "gen/$"),
+                                                         ("numpy.ndarray", "py:class", "gen/$")])
+        write_inventory(project / "inv" / "mpl.inv", [("matplotlib.pyplot.subplots", "py:function", "gen/$"),
+                                                       ("matplotlib.axes.Axes.plot", "py:method", "gen/$")])
+        (project / "pyproject.toml").write_text(
+            "[tool.site_builder.api_docs]\n"
+            'numpy = { url = "https://numpy.test/doc/", inventory = "inv/numpy.inv" }\n'
+            'matplotlib = { url = "https://mpl.test/", inventory = "inv/mpl.inv" }\n')
+        build_site(project)
+
+    return shared_folder(tmp_path_factory, "api-browser", make)
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,14 @@ axe clean in both themes. Screenshots go to test-artifacts/ for a person to look
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import REPO, build_site
+from tests.conftest import REPO, build_site, shared_folder
 from tests.test_notebook_document import plotting_notebook
 
 ARTIFACTS = REPO / "test-artifacts"
@@ -25,10 +26,13 @@ _READING_ORDER_JS = """() => [...document.querySelectorAll('article.entry > *')]
 
 @pytest.fixture(scope="module")
 def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    project = tmp_path_factory.mktemp("document-browser")
-    (project / "demos").mkdir()
-    nbformat.write(plotting_notebook(), project / "demos" / "03.01-Plotting.ipynb")
-    with serve_site(build_site(project)) as url:
+
+    def make(project: Path) -> None:
+        (project / "demos").mkdir()
+        nbformat.write(plotting_notebook(), project / "demos" / "03.01-Plotting.ipynb")
+        build_site(project)
+
+    with serve_site(shared_folder(tmp_path_factory, "document-browser", make) / "build") as url:
         yield url
 
 

@@ -16,7 +16,7 @@ import pytest
 from tests.browser_support import (
     DESKTOP, axe_violations, describe_violations, load_images, serious_violations, serve_site,
 )
-from tests.conftest import REPO, build_site, write_demo
+from tests.conftest import REPO, build_site, shared_folder, write_demo
 
 ARTIFACTS = REPO / "test-artifacts"
 
@@ -73,17 +73,20 @@ print("{name}")
 
 @pytest.fixture(scope="module")
 def gallery_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    project = tmp_path_factory.mktemp("gallery")
-    write_demo(project, "overview", PLAIN.format(name="overview"))
-    write_demo(project, "lines/plot", figure_demo("plot.py — a line plot", "plot"))
-    write_demo(project, "lines/step", figure_demo("step.py — a step plot", "step"))
-    write_demo(project, "lines/table", TABLE)
-    write_demo(project, "bars/bar", figure_demo("bar.py — a bar chart", "bar"))
-    write_demo(project, "bars/notes", PLAIN.format(name="notes"))
-    (project / "demos" / "lines" / "README.txt").write_text(
-        ".. _lines:\n\nLines and steps\n===============\n\nLine plots of every kind.\n")
-    (project / "demos" / "bars" / "README.md").write_text("# Bars\n\nBar charts, **stacked** or not.\n")
-    return build_site(project, timeout=170)
+
+    def make(project: Path) -> None:
+        write_demo(project, "overview", PLAIN.format(name="overview"))
+        write_demo(project, "lines/plot", figure_demo("plot.py — a line plot", "plot"))
+        write_demo(project, "lines/step", figure_demo("step.py — a step plot", "step"))
+        write_demo(project, "lines/table", TABLE)
+        write_demo(project, "bars/bar", figure_demo("bar.py — a bar chart", "bar"))
+        write_demo(project, "bars/notes", PLAIN.format(name="notes"))
+        (project / "demos" / "lines" / "README.txt").write_text(
+            ".. _lines:\n\nLines and steps\n===============\n\nLine plots of every kind.\n")
+        (project / "demos" / "bars" / "README.md").write_text("# Bars\n\nBar charts, **stacked** or not.\n")
+        build_site(project, timeout=170)
+
+    return shared_folder(tmp_path_factory, "browser-gallery", make) / "build"
 
 
 @pytest.fixture(scope="module")

@@ -4,12 +4,13 @@ Tab, the full name as tooltip, reading as inline code, axe clean in both themes.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import build_site, write_demo
+from tests.conftest import build_site, shared_folder, write_demo
 from tests.inventory_support import write_inventory
 
 PY = "https://docs.python.org/3/"
@@ -38,17 +39,20 @@ print(2)
 
 @pytest.fixture(scope="module")
 def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    project = tmp_path_factory.mktemp("prose-links")
-    write_demo(project, "plot_joined", LINKED)
-    write_demo(project, "plot_second", SECOND)
-    write_inventory(project / "docs" / "python.inv", [
-        ("os.path.join", "py:function", "library/os.path.html#$"),
-        ("os.path.basename", "py:function", "library/os.path.html#$"),
-        ("collections.OrderedDict", "py:class", "library/collections.html#$"),
-    ])
-    (project / "pyproject.toml").write_text(
-        f'[tool.site_builder.api_docs]\npython = {{ url = "{PY}", inventory = "docs/python.inv" }}\n', encoding="utf-8")
-    with serve_site(build_site(project)) as url:
+
+    def make(project: Path) -> None:
+        write_demo(project, "plot_joined", LINKED)
+        write_demo(project, "plot_second", SECOND)
+        write_inventory(project / "docs" / "python.inv", [
+            ("os.path.join", "py:function", "library/os.path.html#$"),
+            ("os.path.basename", "py:function", "library/os.path.html#$"),
+            ("collections.OrderedDict", "py:class", "library/collections.html#$"),
+        ])
+        (project / "pyproject.toml").write_text(
+            f'[tool.site_builder.api_docs]\npython = {{ url = "{PY}", inventory = "docs/python.inv" }}\n', encoding="utf-8")
+        build_site(project)
+
+    with serve_site(shared_folder(tmp_path_factory, "prose-links", make) / "build") as url:
         yield url
 
 

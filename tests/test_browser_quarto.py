@@ -5,12 +5,13 @@ folded and opens from the keyboard; axe clean in both themes."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import build_site
+from tests.conftest import build_site, shared_folder
 
 DOCUMENT = '''---
 title: Tabs and callouts
@@ -56,10 +57,13 @@ An open warning.
 
 @pytest.fixture(scope="module")
 def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    project = tmp_path_factory.mktemp("quarto-browser")
-    (project / "demos").mkdir()
-    (project / "demos" / "tabs.qmd").write_text(DOCUMENT, encoding="utf-8")
-    with serve_site(build_site(project)) as url:
+
+    def make(project: Path) -> None:
+        (project / "demos").mkdir()
+        (project / "demos" / "tabs.qmd").write_text(DOCUMENT, encoding="utf-8")
+        build_site(project)
+
+    with serve_site(shared_folder(tmp_path_factory, "quarto-browser", make) / "build") as url:
         yield url
 
 

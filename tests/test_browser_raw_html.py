@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import REPO, build_site, write_demo
+from tests.conftest import REPO, build_site, shared_folder, write_demo
 from tests.test_block_ids import NAMED
 from tests.test_raw_html import PNG, raw_html_notebook
 
@@ -23,12 +24,15 @@ CURRENT_JS = """() => [...document.querySelectorAll('nav.toc-side a[aria-current
 
 @pytest.fixture(scope="module")
 def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    project = tmp_path_factory.mktemp("raw-html-browser")
-    (project / "demos" / "figures").mkdir(parents=True)
-    (project / "demos" / "figures" / "x.png").write_bytes(PNG)
-    nbformat.write(raw_html_notebook(), project / "demos" / "nb.ipynb")
-    write_demo(project, "named", NAMED)
-    with serve_site(build_site(project, timeout=170)) as url:
+
+    def make(project: Path) -> None:
+        (project / "demos" / "figures").mkdir(parents=True)
+        (project / "demos" / "figures" / "x.png").write_bytes(PNG)
+        nbformat.write(raw_html_notebook(), project / "demos" / "nb.ipynb")
+        write_demo(project, "named", NAMED)
+        build_site(project, timeout=170)
+
+    with serve_site(shared_folder(tmp_path_factory, "raw-html-browser", make) / "build") as url:
         yield url
 
 

@@ -4,12 +4,13 @@ focus, close with Escape, axe clean in both themes, and without script the links
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import build_site, write_demo
+from tests.conftest import build_site, shared_folder, write_demo
 
 BIB = "@book{Friedman1956, author={Friedman, Milton}, title={A Theory of the Consumption Function}, year=1956}\n"
 CITING = '''\
@@ -53,12 +54,15 @@ print("[B-a] ok")
 
 @pytest.fixture(scope="module")
 def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    project = tmp_path_factory.mktemp("references-browser")
-    (project / "pyproject.toml").write_text('[tool.site_builder]\nbibliography = ["refs.bib"]\n')
-    (project / "refs.bib").write_text(BIB)
-    write_demo(project, "citing", CITING)
-    write_demo(project, "target", TARGET)
-    with serve_site(build_site(project)) as url:
+
+    def make(project: Path) -> None:
+        (project / "pyproject.toml").write_text('[tool.site_builder]\nbibliography = ["refs.bib"]\n')
+        (project / "refs.bib").write_text(BIB)
+        write_demo(project, "citing", CITING)
+        write_demo(project, "target", TARGET)
+        build_site(project)
+
+    with serve_site(shared_folder(tmp_path_factory, "references-browser", make) / "build") as url:
         yield url
 
 

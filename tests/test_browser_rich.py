@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
-from tests.conftest import build_site, write_demo
+from tests.conftest import build_site, shared_folder, write_demo
 
 
 DIAGRAMS = '''
@@ -141,11 +141,14 @@ PAGE_COVER_JS = """() => {
 def rich_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("sklearn", reason="scikit-learn (test extra) draws the estimator diagrams")
     pytest.importorskip("pandas", reason="pandas (test extra) makes the Styler")
-    project = tmp_path_factory.mktemp("rich-values")
-    write_demo(project, "diagrams", DIAGRAMS)
-    write_demo(project, "styler", STYLER)
-    write_demo(project, "hostile", HOSTILE)
-    return build_site(project)
+
+    def make(project: Path) -> None:
+        write_demo(project, "diagrams", DIAGRAMS)
+        write_demo(project, "styler", STYLER)
+        write_demo(project, "hostile", HOSTILE)
+        build_site(project)
+
+    return shared_folder(tmp_path_factory, "rich-values", make) / "build"
 
 
 @pytest.fixture(scope="module")
@@ -274,11 +277,14 @@ go.Figure(go.Heatmap(z=[[1, 2, 3], [3, 1, 2]]), layout={"title": "<span style='c
 @pytest.fixture(scope="module")
 def plotly_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("plotly", reason="plotly (test extra) makes the interactive figures")
-    project = tmp_path_factory.mktemp("plotly")
-    write_demo(project, "plots", PLOTS)
-    write_demo(project, "plain", '"""plain.py — no figure.\n\nPurpose\n-------\nNone.\n"""\n\n# %% B-one\nprint(1)\n')
-    # fig.show() must not open a browser: a BROWSER that fails loudly would say so
-    return build_site(project, env={"BROWSER": "false"})
+
+    def make(project: Path) -> None:
+        write_demo(project, "plots", PLOTS)
+        write_demo(project, "plain", '"""plain.py — no figure.\n\nPurpose\n-------\nNone.\n"""\n\n# %% B-one\nprint(1)\n')
+        # fig.show() must not open a browser: a BROWSER that fails loudly would say so
+        build_site(project, env={"BROWSER": "false"})
+
+    return shared_folder(tmp_path_factory, "plotly", make) / "build"
 
 
 @pytest.fixture(scope="module")

@@ -82,11 +82,13 @@ def _remove(project: Path, name: str) -> None:
 
 
 def _damage_parses(project: Path) -> None:
-    """Every saved parse replaced by one of the wrong shape, under its right key (the state is data)."""
+    """Every saved parse and page's facts replaced by ones of the wrong shape, under their right
+    keys (the state is data)."""
     for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.scripts"):
-        lines = [line.split("\t", 2) for line in saved.read_text(encoding="utf-8").splitlines()]
-        saved.write_text("".join(f"{key}\t{name}\t{{\"cells\": 5}}\n" for key, name, _ in lines) + "x\n",
-                         encoding="utf-8")
+        lines = [line.split("\t") for line in saved.read_text(encoding="utf-8").splitlines()]
+        assert lines and all(len(fields) == 5 for fields in lines)
+        saved.write_text("".join(f"{key}\t{name}\t{{\"cells\": 5}}\t{facts_key}\t{{\"labels\": [[1]]}}\n"
+                                 for key, name, _, facts_key, _ in lines) + "x\n", encoding="utf-8")
 
 
 CHANGES = [
@@ -97,9 +99,12 @@ CHANGES = [
     ("an entry removed", lambda p: _remove(p, "e0")),
     ("nothing changed", lambda p: None),
     ("a block added", lambda p: _edit(p, "e4", 'elder")\n', 'elder")\n\n# %% B-more\nprint("more")\n')),
-    ("a label's text changed (another page shows it)", lambda p: _edit(p, "e5", "# ## Target", "# ## Goal")),
+    ("a label's text changed (another page shows it)", lambda p: _edit(p, "e5", "# ## Target", "# ## Goal -- \"met\"")),
+    # the labels' texts as another page shows them are kept per page: made again for the new settings
+    ("the typography and entry_heading settings changed", lambda p: (p / "pyproject.toml").write_text(
+        '[tool.site_builder]\ntitle = "Fruit"\ntypography = false\nentry_heading = "Fruit {name}"\n', encoding="utf-8")),
     ("a label renamed (another page's reference to it is lost)", lambda p: _edit(p, "e5", "# (e5-target)=", "# (e5-goal)=")),
-    ("the saved parses damaged, a comment edited", lambda p: (_damage_parses(p), _edit(p, "e2", "# a comment", "# a note"))),
+    ("the saved parses and pages' facts damaged, a comment edited", lambda p: (_damage_parses(p), _edit(p, "e2", "# a comment", "# a note"))),
 ]
 
 
@@ -128,9 +133,9 @@ def test_a_site_built_from_scratch_matches_the_first_build(sequence: tuple[Path,
 
 def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path]) -> None:
     project, scratch = sequence
-    config = load_config(project)
     for i, (what, change) in enumerate(CHANGES):
         change(project)
+        config = load_config(project)  # as each build command does: a settings change is seen
         report = build(config, BuildOptions())
         assert report.ok, what
         assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
@@ -147,10 +152,10 @@ def test_pages_published_before_their_search_index_match_a_build_from_scratch_on
     """serve's rebuilds: the pages go out with the previous search index, which is made afterwards
     (or by the next plain build, when serve stopped first)."""
     project, scratch = deferred
-    config = load_config(project)
     for i, (what, change) in enumerate(CHANGES):
         index_before = {k: v for k, v in _bytes(project / "build").items() if k.startswith("pagefind/")}
         change(project)
+        config = load_config(project)
         report = build(config, BuildOptions(defer_search=True))
         assert report.ok, what
         index_now = {k: v for k, v in _bytes(project / "build").items() if k.startswith("pagefind/")}

@@ -100,6 +100,26 @@ def test_thumbnails_are_cached_and_not_made_again(project: Path, tmp_path: Path)
     assert [p.read_bytes() for p in published] == [marker]
 
 
+def test_the_demos_process_makes_the_thumbnail_the_figure_would_give(project: Path, tmp_path: Path) -> None:
+    from site_builder.site.outputs.thumbnails import _make
+
+    figure = (project / "_freeze" / "plots" / "_site_builder" / "B-second-figure-1.png").read_bytes()
+    assert not list((project / "_freeze").rglob("*.thumbnail.png"))  # taken into the cache by the build
+    published = list((project / "build" / "_thumbnails").glob("*.png"))
+    assert [p.read_bytes() for p in published] == [_make(figure)]  # the same bytes as made from the PNG
+    # A shard's build leaves the one its demo made in the record, for the build that assembles the site.
+    copy = copy_of(project, tmp_path)
+    shutil.rmtree(copy / "_freeze" / "plots")
+    shutil.rmtree(copy / "_freeze" / ".cache")
+    assert run_cli("build", "--shard", "1/1", cwd=copy).returncode == 0
+    made = copy / "_freeze" / "plots" / "_site_builder" / "B-second-figure-1.thumbnail.png"
+    figure = (copy / "_freeze" / "plots" / "_site_builder" / "B-second-figure-1.png").read_bytes()
+    assert made.read_bytes() == _make(figure)
+    assert [p.name for p in (copy / "_freeze").rglob("*.thumbnail.png")] == [made.name]  # the named figure's only
+    assert run_cli("build", "--frozen", cwd=copy).returncode == 0
+    assert [p.read_bytes() for p in (copy / "build" / "_thumbnails").glob("*.png")] == [made.read_bytes()]
+
+
 def test_without_pillow_the_full_figure_is_scaled_by_the_page(project: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(project / "demos", copy / "demos")

@@ -123,6 +123,7 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         "notebook": entry.format != "py",  # cells run in IPython (a script as `python demos/x.py`)
         "ipython_dir": str(builder_dir / IPYTHON_DIR),
         "figure_scale": options.figure_scale,
+        "thumbnail_number": script.thumbnail_number,  # the figure whose thumbnail the child makes
         "display_limit": options.display_limit,
         "animations": {"ffmpeg": find_ffmpeg(), "animation_frames": options.animation_frames,
                        "animation_size": options.animation_size},

@@ -134,6 +134,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
     sys.path[:0] = ["", os.path.dirname(script)] if notebook else [os.path.dirname(script)]
     sys.argv = [script]
     ns = module.__dict__
+    figures.thumbnail_of(job.get("thumbnail_number"))
     shell = shell_module.NotebookShell(module, rel_path, paths, displays, job["ipython_dir"], job["builder_dir"],
                                        job.get("figure_scale", 2.0), job.get("animations")) if notebook else None
     if environment.PRELOADED:

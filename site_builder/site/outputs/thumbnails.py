@@ -3,7 +3,10 @@
 The figure is the first one the demo made, or the one ``# sphinx_gallery_thumbnail_number = N``
 names (1-based; negative counts from the last).  A thumbnail is made once per figure
 content: it is cached in the records' cache folder (``_freeze/.cache/thumbnails/``) under
-the figure's sha256, and published as ``_thumbnails/SHA.png``.
+the figure's sha256, and published as ``_thumbnails/SHA.png``.  The demo's process makes it
+from the pixels it has (run/child/outputs/figures.py) and writes it beside the figure; the
+build that ran the demo moves it into the cache.  Otherwise (a figure counted from the end,
+an animation's poster) it is made here from the figure's PNG: the same bytes.
 
 Making one needs Pillow (which Matplotlib brings).  Without it (a ``--frozen`` build on a
 machine without Matplotlib) the index shows the full figure, scaled down by the page's CSS.
@@ -18,17 +21,23 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from site_builder.fs import make_dirs, write_atomic, write_failure
+from site_builder.fs import (
+    UnsafeFileError,
+    UnsafePathError,
+    make_dirs,
+    note_write,
+    open_regular,
+    safe_join,
+    write_atomic,
+    write_failure,
+)
+from site_builder.run.child.outputs.figures import THUMBNAIL_BOX, thumbnail_path, thumbnail_png
 from site_builder.run.execute import Artifact
 from site_builder.site.sitefiles import EntryBuild, SiteFile
 
 log = logging.getLogger(__name__)
 
-THUMBNAIL_BOX = (320, 224)  # pixels; shown at half that size, sharp on high-density screens
 THUMBNAIL_DIR = "_thumbnails"  # in the site; never an entry name (names start with a letter or digit)
-# zlib's run-length strategy: the same bytes as the default (flat colours compress as runs)
-# in half the time.
-ZLIB_RLE = 3
 THUMBNAIL_VERSION = 3  # bump when the way thumbnails are made changes: the cached ones are then remade
 
 
@@ -82,15 +91,19 @@ def _make(figure: bytes) -> bytes | None:
             mode = "RGBA" if alpha else "RGB"
             if image.mode != mode:  # (the same mode would only copy the pixels: 4 ms of 2x figure)
                 image = image.convert(mode)
-            # reducing_gap: a box filter first, then Lanczos; optimize=False: Pillow's search for
-            # the smallest encoding cost twice the rest for 3% of the size (measured on figures)
-            image.thumbnail(THUMBNAIL_BOX, Image.Resampling.LANCZOS, reducing_gap=2.0)
-            out = io.BytesIO()
-            image.save(out, format="PNG", compress_type=ZLIB_RLE)
+            return thumbnail_png(image)
     except (OSError, ValueError) as exc:
         log.debug("no thumbnail: %s", exc)
         return None
-    return out.getvalue()
+
+
+def _made_by_demo(files_dir: Path, made: str) -> bytes | None:
+    """The thumbnail the demo's process made at ``made``, when it made one."""
+    try:
+        with open_regular(files_dir, made) as f:
+            return f.read()
+    except (UnsafeFileError, UnsafePathError, OSError):
+        return None
 
 
 class Thumbnails:
@@ -100,8 +113,10 @@ class Thumbnails:
         self.cache = cache / "thumbnails" if cache else None
         self.files: dict[str, SiteFile] = {}
 
-    def of(self, build: EntryBuild, warn: bool = True) -> Thumbnail | None:
-        """The thumbnail of ``build``'s chosen figure; the figure itself when none can be made."""
+    def of(self, build: EntryBuild, warn: bool = True, adopt: bool = False) -> Thumbnail | None:
+        """The thumbnail of ``build``'s chosen figure; the figure itself when none can be made.
+        ``adopt``: the demo has just run, and the thumbnail its process made leaves its record
+        for the cache."""
         figure = chosen_figure(build, warn)
         if figure is None:
             return None
@@ -110,7 +125,11 @@ class Thumbnails:
         except OSError:
             return None
         sha = hashlib.sha256(data).hexdigest()
-        thumbnail = self._cached(sha) or self._store(sha, _make(data))
+        made = thumbnail_path(figure.path)
+        by_demo = _made_by_demo(build.result.files_dir, made)
+        thumbnail = self._cached(sha) or self._store(sha, by_demo or _make(data))
+        if adopt and by_demo is not None and self.cache is not None:
+            self._adopted(build, made)
         size = _png_size(thumbnail) if thumbnail else None
         if thumbnail is None or size is None:
             if not (figure.width and figure.height):
@@ -130,6 +149,22 @@ class Thumbnails:
         except OSError:
             return None
 
+    def _adopted(self, build: EntryBuild, made: str) -> None:
+        """Take the demo's thumbnail out of its record, now that the cache holds it: a record
+        stays what it was before the demo's process made thumbnails."""
+        path = safe_join(build.result.files_dir, made)
+        try:
+            note_write(path)
+            path.unlink(missing_ok=True)
+        except OSError as exc:  # as for the cache: a failing disk fails the build here
+            assert self.cache is not None
+            shown = f"{self.cache.parent.parent.name}/{build.entry.name}/"
+            raise write_failure(exc, "taking the demo's thumbnail from its record", shown) from None
+
+    def _shown(self) -> str:
+        assert self.cache is not None
+        return f"{self.cache.parent.parent.name}/{self.cache.parent.name}/{self.cache.name}/"
+
     def _store(self, sha: str, thumbnail: bytes | None) -> bytes | None:
         if thumbnail is None or self.cache is None:
             return thumbnail
@@ -138,12 +173,11 @@ class Thumbnails:
             make_dirs(self.cache)
             write_atomic(target, thumbnail)  # whole or absent, even if the build is killed
         except OSError as exc:  # a full disk fails the build here, not later with less said
-            shown = f"{self.cache.parent.parent.name}/{self.cache.parent.name}/{self.cache.name}/"
-            raise write_failure(exc, "caching a thumbnail", shown) from None
+            raise write_failure(exc, "caching a thumbnail", self._shown()) from None
         return thumbnail
 
 
 def prepare(build: EntryBuild, cache: Path) -> None:
     """Make ``build``'s thumbnail into ``cache`` now: the build calls this as each demo ends,
     while others still run, so the index finds it made (60 figures: 1.5 s off the end)."""
-    Thumbnails(cache).of(build, warn=False)  # the render says the warnings
+    Thumbnails(cache).of(build, warn=False, adopt=True)  # the render says the warnings
