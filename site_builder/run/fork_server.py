@@ -249,11 +249,13 @@ class Server:
         try:
             while True:
                 ready, _, _ = select.select([self.sock, self.wake_r], [], [])
-                if self.wake_r in ready:
+                if self.wake_r in ready:  # SIGCHLD: a child exited
                     while _read_some(self.wake_r):
                         pass
-                self.reap()
-                self.kill_orphans()
+                    self.reap()
+                    # a runner's orphans are this server's children once it has exited,
+                    # before its SIGCHLD is sent: nothing else brings new ones
+                    self.kill_orphans()
                 if self.sock in ready and not self.request():
                     return
         finally:
