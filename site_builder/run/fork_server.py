@@ -21,6 +21,7 @@ child's process group and exits.
 
 from __future__ import annotations
 
+import _signal
 import gc
 import importlib.util
 import json
@@ -237,7 +238,9 @@ class Server:
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
-        self.default_sigchld = signal.getsignal(signal.SIGCHLD)
+        # _signal's own value, given back to _signal in each child: signal.signal's enum
+        # conversions there would touch (and so copy) some 40 of the server's pages per run
+        self.default_sigchld = _signal.getsignal(_signal.SIGCHLD)
         # A Python handler plus the wakeup fd: select() wakes on SIGCHLD without threads.
         signal.signal(signal.SIGCHLD, lambda _signum, _frame: None)
         signal.set_wakeup_fd(self.wake_w)
@@ -246,11 +249,13 @@ class Server:
         try:
             while True:
                 ready, _, _ = select.select([self.sock, self.wake_r], [], [])
-                if self.wake_r in ready:
+                if self.wake_r in ready:  # SIGCHLD: a child exited
                     while _read_some(self.wake_r):
                         pass
-                self.reap()
-                self.kill_orphans()
+                    self.reap()
+                    # a runner's orphans are this server's children once it has exited,
+                    # before its SIGCHLD is sent: nothing else brings new ones
+                    self.kill_orphans()
                 if self.sock in ready and not self.request():
                     return
         finally:
@@ -317,7 +322,7 @@ class Server:
         """In the fork: become what a freshly spawned runner is, then run it; never returns."""
         try:
             signal.set_wakeup_fd(-1)
-            signal.signal(signal.SIGCHLD, self.default_sigchld)
+            _signal.signal(_signal.SIGCHLD, self.default_sigchld)
             os.setsid()  # its own session and group: timeouts kill the whole group
             self.sock.close()
             os.close(self.wake_r)

@@ -84,8 +84,7 @@ def set_preloaded(packages: frozenset[str], versions: dict[str, str]) -> None:
 
 
 def main(argv: list[str]) -> None:
-    with open(int(argv[1]), encoding="utf-8") as f:  # closes it: the demo must not inherit it
-        job = json.load(f)
+    job = json.loads(_read_all(int(argv[1])))  # closed: the demo must not inherit it
     events = streams.Events(int(argv[2]))
     process.become_subreaper()
     os.set_inheritable(events.fd, False)  # grandchildren must not keep the pipe open
@@ -99,6 +98,18 @@ def main(argv: list[str]) -> None:
         events.send([protocol.InternalErrorEvent(event=Event.INTERNAL_ERROR, traceback=tb)])
         process.REAL_EXIT(70)
     process.REAL_EXIT(0)  # skip interpreter shutdown: demo threads or atexit hooks must not hang us
+
+
+def _read_all(fd: int) -> bytes:
+    """The bytes of ``fd`` (then closed), without a text file object: in a forked child the
+    codec and buffer machinery of ``open`` would copy some 35 pages of the fork server."""
+    chunks = []
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def _run(job: dict[str, Any], events: Any) -> None:

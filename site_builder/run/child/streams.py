@@ -3,6 +3,7 @@ Python-level writes with what reaches fd 1/2, and the ``sys.stdout``/``sys.stder
 
 from __future__ import annotations
 
+import _thread
 import codecs
 import io
 import json
@@ -74,8 +75,12 @@ class Sink:
         self.busy = False  # the previous 10 ms window was a print loop too
         self.forked = False
         self.stopped = False
-        self.thread = threading.Thread(target=self._pump, name="site_builder-capture", daemon=True)
-        self.thread.start()
+        # A bare thread, not a threading.Thread: the demo's threading.enumerate() lists only
+        # its own threads, as under plain python, and starting it copies some 70 fewer of the
+        # fork server's pages (a Thread's events, conditions and registries).
+        # The parent is read here, not in the thread: one that first runs after the demo
+        # killed its parent would take the new one for its own and never notice.
+        _thread.start_new_thread(self._pump, (os.getppid(),))
 
     def write(self, stream: str, text: str) -> None:
         if self.forked:  # a fork of the demo: plain fd writes, the runner is not there
@@ -152,10 +157,10 @@ class Sink:
                                                     encoding="utf-8", errors="replace",
                                                     line_buffering=True))
 
-    def _pump(self) -> None:
+    def _pump(self, parent: int) -> None:
         # This thread also watches for the builder's death (one thread fewer to start:
         # thread start-up is a visible part of a small demo's run).
-        parent, ticks = os.getppid(), 0
+        ticks = 0
         while not self.stopped:
             ready = self.pump_poller.poll(10)
             with self.lock:
