@@ -23,8 +23,6 @@ from site_builder.run.records.store import store_dir
 from site_builder.site.rebuild import lend as rebuild
 from site_builder.site.rebuild import state as rebuild_state
 from site_builder.site.publish import search
-from site_builder.site.references import site as references_site
-from site_builder.site.sitefiles import EntryBuild
 from site_builder.source import blocks
 from site_builder.source.parsed import Script, script_data, script_from_data
 
@@ -295,26 +293,10 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return names
 
 
-@pytest.fixture
-def pages_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The entries whose page's labels and references a build reads from here on (the others'
-    came from the state)."""
-    names: list[str] = []
-    original = references_site.page_facts
-
-    def counting(build: EntryBuild, *args: object) -> object:
-        names.append(build.entry.name)
-        return original(build, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(references_site, "page_facts", counting)
-    return names
-
-
-def test_a_rebuild_parses_only_the_edited_script(gallery: Path, parsed: list[str], pages_read: list[str]) -> None:
+def test_a_rebuild_parses_only_the_edited_script(gallery: Path, parsed: list[str]) -> None:
     _edit(gallery, "e2", "# a comment", "# reworded")
     assert build(load_config(gallery), BuildOptions()).ok
     assert parsed == ["e2"]
-    assert pages_read == ["e2"]
 
 
 def test_a_no_change_rebuild_keeps_the_saved_parses(gallery: Path, parsed: list[str]) -> None:

@@ -82,13 +82,11 @@ def _remove(project: Path, name: str) -> None:
 
 
 def _damage_parses(project: Path) -> None:
-    """Every saved parse and page's facts replaced by ones of the wrong shape, under their right
-    keys (the state is data)."""
+    """Every saved parse replaced by one of the wrong shape, under its right key (the state is data)."""
     for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.scripts"):
-        lines = [line.split("\t") for line in saved.read_text(encoding="utf-8").splitlines()]
-        assert lines and all(len(fields) == 5 for fields in lines)
-        saved.write_text("".join(f"{key}\t{name}\t{{\"cells\": 5}}\t{facts_key}\t{{\"labels\": [[1]]}}\n"
-                                 for key, name, _, facts_key, _ in lines) + "x\n", encoding="utf-8")
+        lines = [line.split("\t", 2) for line in saved.read_text(encoding="utf-8").splitlines()]
+        saved.write_text("".join(f"{key}\t{name}\t{{\"cells\": 5}}\n" for key, name, _ in lines) + "x\n",
+                         encoding="utf-8")
 
 
 CHANGES = [
@@ -100,11 +98,10 @@ CHANGES = [
     ("nothing changed", lambda p: None),
     ("a block added", lambda p: _edit(p, "e4", 'elder")\n', 'elder")\n\n# %% B-more\nprint("more")\n')),
     ("a label's text changed (another page shows it)", lambda p: _edit(p, "e5", "# ## Target", "# ## Goal -- \"met\"")),
-    # the labels' texts as another page shows them are kept per page: made again for the new settings
     ("the typography and entry_heading settings changed", lambda p: (p / "pyproject.toml").write_text(
         '[tool.site_builder]\ntitle = "Fruit"\ntypography = false\nentry_heading = "Fruit {name}"\n', encoding="utf-8")),
     ("a label renamed (another page's reference to it is lost)", lambda p: _edit(p, "e5", "# (e5-target)=", "# (e5-goal)=")),
-    ("the saved parses and pages' facts damaged, a comment edited", lambda p: (_damage_parses(p), _edit(p, "e2", "# a comment", "# a note"))),
+    ("the saved parses damaged, a comment edited", lambda p: (_damage_parses(p), _edit(p, "e2", "# a comment", "# a note"))),
 ]
 
 

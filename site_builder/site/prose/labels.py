@@ -13,7 +13,7 @@ cells between (GateView: the template opens the ``<details>`` and closes it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -73,13 +73,8 @@ class SiteLabels:
     docs: dict[str, tuple[str, str]] = field(default_factory=dict)  # doc path -> (entry, title)
 
 
-PageLabels = tuple[dict[str, Label], dict[str, str], list[str]]  # what page_labels gives
-
-
-def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False,
-                known: Mapping[str, PageLabels] | None = None) -> SiteLabels:
-    """The labels and documents of the site, from each (build, page title), before any page renders
-    (``known``: page_labels of some entries, by name, made before).
+def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False) -> SiteLabels:
+    """The labels and documents of the site, from each (build, page title), before any page renders.
 
     A ``{ref}`` links to its own page's label first; from another page, to the first page
     defining it (Sphinx does the same, and warns).
@@ -88,8 +83,7 @@ def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False,
     for build, title in pages:
         name = build.entry.name
         site.docs.setdefault(_doc_path(build.entry), (name, title))
-        own, html_ids, problems = known[name] if known and name in known else page_labels(build, typography)
-        problems = list(problems)  # the duplicates' problems are added to it
+        own, html_ids, problems = page_labels(build, typography)
         site.pages[name] = own
         site.html_ids[name] = html_ids
         for label_name, label in own.items():

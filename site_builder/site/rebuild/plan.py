@@ -73,22 +73,15 @@ class RenderPlan:
 
 
 def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str,
-               digests: dict[str, str], root: Path, facts: dict[str, tuple[str, str]]
-               ) -> tuple[dict[str, str], dict[str, str], str]:
+               digests: dict[str, str], root: Path) -> tuple[dict[str, str], dict[str, str], str]:
     """Per entry the key of its notebook and of its page; and the key of the site-wide files.
     ``digests``: the result digests known (of records unchanged), completed here for every entry;
-    ``root``: the project folder, which the results' folders are named relative to; ``facts``:
-    entry -> (key, JSON) of its PageFacts, the saved ones still valid, completed here for every entry."""
-    from site_builder.site.references.page_facts import facts_data, facts_from_data
+    ``root``: the project folder, which the results' folders are named relative to."""
     from site_builder.site.references.site import site_references  # (imports the prose's parsers)
 
     ordered = ordered_builds(builds, info)
-    saved = {name: found for name, (_, text) in facts.items() if (found := facts_from_data(text)) is not None}
     # what each page shows of the others and of the bibliography: labels, titles, works, terms
-    connections = site_references(ordered, info, saved)
-    for name, page in connections.pages.items():
-        if name not in saved:
-            facts[name] = (facts[name][0], facts_data(page))
+    connections = site_references(ordered, info)
     neighbours = [f"{b.entry.name}\0{b.script.summary}\0{b.script.title}" for b in ordered]
     notebooks: dict[str, str] = {}
     pages: dict[str, str] = {}
@@ -161,7 +154,6 @@ class Rebuild:
     trusted: dict[str, str] = field(default_factory=dict)
     _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
     digests: dict[str, str] = field(default_factory=dict)  # entry -> the digest of its result
-    facts: dict[str, tuple[str, str]] = field(default_factory=dict)  # entry -> its PageFacts' key and JSON
 
     def __post_init__(self) -> None:
         # ``state``: the saved state when the caller has loaded it already
@@ -173,25 +165,8 @@ class Rebuild:
         code = code_fingerprint(self.versions)
         page_base = sha_of(code, templates_fingerprint(), self.inputs.settings)
         self.digests = self._saved_digests()
-        self.facts = self._saved_facts(code)
         self.notebook_keys, self.page_keys, self.site_key = _page_keys(
-            self.builds, self.info, code, page_base, self.digests, self.inputs.folders.root, self.facts)
-
-    def _saved_facts(self, code: str) -> dict[str, tuple[str, str]]:
-        """Entry -> (the key of its PageFacts, their JSON as saved when its key holds, else "")."""
-        from site_builder.site.references.page_facts import facts_key
-
-        saved: dict[str, tuple[str, str]] = {}
-        if self.state is not None:
-            saved_scripts(self.inputs.folders, self.state)  # reads the pages' facts with the parses
-            saved = self.state.pages
-        facts: dict[str, tuple[str, str]] = {}
-        for build in self.builds:
-            name = build.entry.name
-            key = facts_key(parse_key(self.inputs.prose[name], code, build.entry), name, self.info)
-            row = saved.get(name)
-            facts[name] = row if row is not None and row[0] == key else (key, "")
-        return facts
+            self.builds, self.info, code, page_base, self.digests, self.inputs.folders.root)
 
     def _saved_digests(self) -> dict[str, str]:
         """The result digests of the last build for the entries whose record it trusted and
@@ -307,7 +282,6 @@ class Rebuild:
                 "source": repeated_sha(build.entry.content),
             }
             state.scripts[name] = self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build)
-            state.pages[name] = self.facts[name]
             reads = [f"src:{rel}" for rel in build.result.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:
                 # the record its lookup trusted, whose files and reads trusted_records checked

@@ -17,8 +17,7 @@ git-ignored by its own ``.gitignore``, never published) keeps:
 - the warnings the build printed, said again when nothing changed.
 
 Each entry's parse is kept beside it (``site-ID.scripts``, a line per entry: the parse's key,
-the entry's name, the parse as JSON, then the key and JSON of what the site's connections read
-of its page: see references/page_facts), read only when something changed and kept as text
+the entry's name and the parse as JSON), read only when something changed and kept as text
 until an entry's parse is used: a site of 10,000 entries holds its parses in a third of the memory.
 """
 
@@ -38,11 +37,11 @@ from site_builder.fs import relative_to_root, walk_names, write_atomic, writing
 from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.project.folders import Folders, ensure_cache_dir
 
-STATE_FORMAT = 5  # bump when the state file's layout or meaning changes; another format is a full build
+STATE_FORMAT = 6  # bump when the state file's layout or meaning changes; another format is a full build
 # 2: published record files are copies (1 hard-linked them: a full build makes the copies)
 # 3: per entry the key of its record's lookup, the files it read (trusted_records), its parse
 # 4: the parses in a file of their own (site-ID.scripts), read when something changed
-# 5: each line of site-ID.scripts also holds its page's facts (labels, references) and their key
+# 5: (withdrawn) the pages' labels and references beside the parses; 6: as 4, never read as 5
 # A file modified this close before the state was saved could be modified again within the same
 # mtime tick without its mtime changing (git's "racily clean" files): it is also kept by content.
 RACY_NS = 100_000_000
@@ -64,8 +63,6 @@ class SiteState:
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
     # entry -> (the key of its parse, the parse as JSON text): see saved_scripts; None until read
     scripts: dict[str, tuple[str, str]] | None = None
-    # entry -> (the key of its page's facts, the facts as JSON text): read and saved with ``scripts``
-    pages: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -123,10 +120,9 @@ def save_state(folders: Folders, state: SiteState) -> None:
             "warnings": state.warnings, "entries": state.entries, "files": state.files,
             "packages_stamp": state.packages_stamp, "versions": state.versions}
     raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    # One line per entry; a parse (a page's facts) is used only under its key, whichever build
-    # wrote the line. JSON escapes tabs and line breaks: neither is in a line's fields.
-    lines = ["\t".join((key, json.dumps(name), text, *state.pages.get(name, ("", "")))) + "\n"
-             for name, (key, text) in sorted((state.scripts or {}).items())]
+    # One line per entry; a parse is used only under its key, whichever build wrote the line.
+    # JSON escapes tabs and line breaks: neither is in a line's fields.
+    lines = [f"{key}\t{json.dumps(name)}\t{text}\n" for name, (key, text) in sorted((state.scripts or {}).items())]
     with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
         if state.scripts is not None:  # None: a loaded state whose parses were never read: the file holds
             write_atomic(_scripts_path(folders), "".join(lines).encode("utf-8"))
@@ -135,8 +131,7 @@ def save_state(folders: Folders, state: SiteState) -> None:
 
 def saved_scripts(folders: Folders, state: SiteState) -> dict[str, tuple[str, str]]:
     """Entry -> (the key of its parse, the parse as JSON text) as the last build saved them
-    (read once, with the pages' facts into ``state.pages``; nothing when unreadable: every
-    entry is parsed again)."""
+    (read once; nothing when unreadable: every entry is parsed again)."""
     if state.scripts is None:
         state.scripts = {}
         try:
@@ -144,18 +139,14 @@ def saved_scripts(folders: Folders, state: SiteState) -> dict[str, tuple[str, st
         except (OSError, UnicodeDecodeError):
             return state.scripts
         for line in text.split("\n"):
-            fields = line.split("\t")
-            if len(fields) != 5:
-                continue
-            key, name, parse, facts_key, facts = fields
+            key, _, rest = line.partition("\t")
+            name, _, parse = rest.partition("\t")
             try:
                 name = json.loads(name)
             except ValueError:
                 continue
             if isinstance(name, str) and parse:
                 state.scripts[name] = (key, parse)
-                if facts_key and facts:
-                    state.pages[name] = (facts_key, facts)
     return state.scripts
 
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from site_builder.names import stem_of
 from site_builder.site.prose.html import plain
 from site_builder.site.prose.labels import SiteLabels, site_labels
 from site_builder.site.references.bibliography import Bibliography
-from site_builder.site.references.page_facts import PageFacts, page_facts, page_prose
 from site_builder.site.references.scan import _ROLE_NAME, PageScan, scan_prose
 from site_builder.site.references.terms import SiteTerms, Term, glossary_anchor, mention_pattern, term_key
 from site_builder.site.rebuild.state import sha_of
@@ -43,6 +42,14 @@ class EntryFacts:
     summary: str = ""
 
 
+def page_prose(build: EntryBuild) -> list[str]:
+    """The prose texts of an entry's page, as render shows them: its introduction, its prose
+    cells, its blocks' descriptions."""
+    script = build.script
+    intro = (script.intro if script.title else script.purpose)
+    return [intro, *(c.text if c.kind == "markdown" else c.description for c in script.cells)]
+
+
 @dataclass
 class SiteReferences:
     """See the module docstring."""
@@ -59,18 +66,16 @@ class SiteReferences:
     labels: SiteLabels = field(default_factory=SiteLabels)
     problems: list[str] = field(default_factory=list)
     aliased: bool = False  # some entry names other names of its term (an Aliases section, aliases:)
-    pages: dict[str, PageFacts] = field(default_factory=dict)  # entry -> what was read of its page
 
     @classmethod
     def build(cls, builds: list[EntryBuild], bibliography: Bibliography, link_terms: bool,
-              labels: SiteLabels, facts: dict[str, EntryFacts],
-              scans: Mapping[str, PageScan] | None = None) -> SiteReferences:
-        """The connections of the site of ``builds`` (in site order; ``scans``: some pages' scans, made before)."""
+              labels: SiteLabels, facts: dict[str, EntryFacts]) -> SiteReferences:
+        """The connections of the site of ``builds`` (in site order)."""
         site = cls(bibliography, link_terms, labels=labels, facts=facts,
                    aliased=any(b.script.aliases for b in builds))
         for build in builds:
             name = build.entry.name
-            site.scans[name] = scans[name] if scans and name in scans else scan_prose(page_prose(build))
+            site.scans[name] = scan_prose(page_prose(build))
             fact = facts.get(name, EntryFacts(name, name))
             where = build.entry.rel_path
             stem = stem_of(name)
@@ -233,23 +238,15 @@ def entry_summary(script: Script, typography: bool = False) -> str:
 _last: list[tuple[SiteInfo, list[EntryBuild], SiteReferences]] = []
 
 
-def site_references(builds: list[EntryBuild], info: SiteInfo,
-                    saved: Mapping[str, PageFacts] | None = None) -> SiteReferences:
+def site_references(builds: list[EntryBuild], info: SiteInfo) -> SiteReferences:
     """The connections of the site of ``builds`` (in site order), with its labels; made once
-    for the same builds and settings (the rebuild's keys and the render share it).
-    ``saved``: the PageFacts of the entries whose page a build before read, still valid
-    (see page_facts); every page's are in the result's ``pages``."""
+    for the same builds and settings (the rebuild's keys and the render share it)."""
     if _last and _last[0][0] is info and len(_last[0][1]) == len(builds) and all(
             a.entry is b.entry and a.script is b.script for a, b in zip(_last[0][1], builds)):
         return _last[0][2]
-    pages = {b.entry.name: (saved or {}).get(b.entry.name) or
-             page_facts(b, info, entry_heading(b, info), entry_summary(b.script, info.typography)) for b in builds}
-    labels = site_labels([(b, pages[b.entry.name].heading) for b in builds], info.typography,
-                         {name: (p.labels, p.html_ids, list(p.problems)) for name, p in pages.items()})
-    facts = {b.entry.name: EntryFacts(b.entry.name, pages[b.entry.name].heading if b.script.title else b.entry.name,
-                                      pages[b.entry.name].summary) for b in builds}
-    site = SiteReferences.build(builds, info.bibliography or Bibliography(), info.link_terms, labels, facts,
-                                {name: p.scan for name, p in pages.items()})
-    site.pages = pages
+    labels = site_labels([(b, entry_heading(b, info)) for b in builds], info.typography)
+    facts = {b.entry.name: EntryFacts(b.entry.name, entry_heading(b, info) if b.script.title else b.entry.name,
+                                      entry_summary(b.script, info.typography)) for b in builds}
+    site = SiteReferences.build(builds, info.bibliography or Bibliography(), info.link_terms, labels, facts)
     _last[:] = [(info, list(builds), site)]
     return site
