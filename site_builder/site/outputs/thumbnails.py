@@ -6,7 +6,8 @@ content: it is cached in the records' cache folder (``_freeze/.cache/thumbnails/
 the figure's sha256, and published as ``_thumbnails/SHA.png``.  The demo's process makes it
 from the pixels it has (run/child/outputs/figures.py) and writes it beside the figure; the
 build that ran the demo moves it into the cache.  Otherwise (a figure counted from the end,
-an animation's poster) it is made here from the figure's PNG: the same bytes.
+an animation's poster, a build from records, which are never trusted) it is made here from
+the figure's PNG: the same bytes.
 
 Making one needs Pillow (which Matplotlib brings).  Without it (a ``--frozen`` build on a
 machine without Matplotlib) the index shows the full figure, scaled down by the page's CSS.
@@ -126,7 +127,9 @@ class Thumbnails:
             return None
         sha = hashlib.sha256(data).hexdigest()
         made = thumbnail_path(figure.path)
-        by_demo = _made_by_demo(build.result.files_dir, made)
+        # Only a demo that has just run in this build made what lies there; a record's copy is
+        # data, never published unchecked: the thumbnail is then made from the figure again.
+        by_demo = _made_by_demo(build.result.files_dir, made) if adopt else None
         thumbnail = self._cached(sha) or self._store(sha, by_demo or _make(data))
         if adopt and by_demo is not None and self.cache is not None:
             self._adopted(build, made)
