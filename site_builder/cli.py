@@ -358,6 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if on_main_thread:
         INTERRUPT.clear()
         previous = signal.signal(signal.SIGTERM, INTERRUPT.on_signal), signal.signal(signal.SIGINT, INTERRUPT.on_signal)
+        INTERRUPT.passed_on, sys.unraisablehook = sys.unraisablehook, INTERRUPT.ignored
     try:
         if args.command in ("build", "serve"):
             source_date_epoch()  # a malformed value is refused before anything runs
@@ -384,5 +385,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous[0])
             signal.signal(signal.SIGINT, previous[1])
+            sys.unraisablehook = INTERRUPT.passed_on
         _forget_handled_interrupt()
     raise AssertionError(f"unhandled command {args.command}")

@@ -7,8 +7,9 @@ import contextlib
 import logging
 import re
 import signal
+import sys
 from collections.abc import Iterator
-from typing import TextIO
+from typing import Any, TextIO
 
 # What a terminal, a CI log or a page would not show as it is: C0 controls but tab (a newline
 # ends the line, ESC starts a terminal command, NUL ends C strings), DEL, C1 controls, the
@@ -133,6 +134,7 @@ class PendingInterrupt:
 
     def __init__(self) -> None:
         self.kind: type[KeyboardInterrupt] | None = None
+        self.passed_on: Any = sys.unraisablehook  # the hook ``ignored`` hands the rest to
 
     def on_signal(self, signum: int, frame: object) -> None:
         """The SIGINT and SIGTERM handler: note the signal, then raise it here."""
@@ -142,6 +144,13 @@ class PendingInterrupt:
     def clear(self) -> None:
         """Forget a signal noted before (a command starts)."""
         self.kind = None
+
+    def ignored(self, unraisable: Any) -> None:
+        """``sys.unraisablehook`` while a command runs: the signal raised where Python ignores
+        it is noted and raised again by ``check``, so its "Exception ignored" traceback would
+        only be noise after the one-line message; anything else is reported as Python does."""
+        if unraisable.exc_type is None or not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            self.passed_on(unraisable)
 
     def check(self) -> None:
         """Raise the signal noted again, in case it was lost where it landed (the build's waits
