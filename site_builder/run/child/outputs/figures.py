@@ -173,12 +173,13 @@ def save_png(fig: Any, path: str, dpi: float, thumbnail: str | None = None) -> N
     """Write ``fig`` to ``path`` as :func:`png_bytes` draws it, and its thumbnail to
     ``thumbnail`` when given (none when the backend gives no pixels: the builder makes it)."""
     rgba = _rgba(fig, dpi)
-    data = _png_of(fig, dpi, rgba)
+    opaque = _opaque(rgba)  # one pass over the alpha channel, for the figure and its thumbnail
+    data = _png_of(fig, dpi, rgba, opaque)
     with open(path, "wb") as f:
         f.write(data)
     if thumbnail is None or rgba is None:
         return
-    mode = "RGBX" if _opaque(rgba) else "RGBA"  # the PNG's pixels, as the builder would decode them
+    mode = "RGBX" if opaque else "RGBA"  # the PNG's pixels, as the builder would decode them
     data = thumbnail_png(sys.modules["PIL.Image"].frombuffer(mode, (rgba.shape[1], rgba.shape[0]), rgba, "raw", mode, 0, 1))
     with open(thumbnail, "wb") as f:
         f.write(data)
@@ -190,7 +191,8 @@ def png_bytes(fig: Any, dpi: float) -> bytes:
     An opaque figure (most are) then takes a quarter less to compress and to download.
     Backends that write no shaped buffer get ``savefig``'s own PNG.
     """
-    return _png_of(fig, dpi, _rgba(fig, dpi))
+    rgba = _rgba(fig, dpi)
+    return _png_of(fig, dpi, rgba, _opaque(rgba))
 
 
 def _rgba(fig: Any, dpi: float) -> Any:
@@ -208,15 +210,15 @@ def _rgba(fig: Any, dpi: float) -> Any:
 
 
 def _opaque(rgba: Any) -> bool:
-    return bool(rgba[:, :, 3].min() == 255)
+    return rgba is not None and bool(rgba[:, :, 3].min() == 255)
 
 
-def _png_of(fig: Any, dpi: float, rgba: Any) -> bytes:
+def _png_of(fig: Any, dpi: float, rgba: Any, opaque: bool) -> bytes:
     if rgba is None:
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
         return buffer.getvalue()
-    return encode_png(rgba, dpi, opaque=_opaque(rgba))
+    return encode_png(rgba, dpi, opaque=opaque)
 
 
 def figure_alt(fig: Any) -> str:
