@@ -96,7 +96,7 @@ def _parse_all(config: Config, entries: list[Entry], report: BuildReport,
             continue
         try:
             script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent, origins=entry.origins,
-                           prose=config.prose_for(entry.name))
+                           variables=entry.variables, prose=config.prose_for(entry.name))
         except ParseError as exc:
             parsed[entry.name] = exc
             report.failures.append(str(exc))
