@@ -131,7 +131,8 @@ def script_download(entry: Entry) -> bytes:
         from site_builder.source.quarto.reader import quarto_notebook
         import jupytext
 
-        return jupytext.writes(quarto_notebook(entry.source, entry.rel_path), fmt="py:percent").encode("utf-8")
+        notebook = quarto_notebook(entry.source, entry.rel_path, entry.variables)
+        return jupytext.writes(notebook, fmt="py:percent").encode("utf-8")
     from site_builder.source.notebooks import notebook_as_script
 
     return notebook_as_script(entry.source, entry.rel_path)
