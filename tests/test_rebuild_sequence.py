@@ -14,6 +14,7 @@ from site_builder.commands.build.options import folders_of
 from site_builder.commands.build.search_later import catch_up_search
 from site_builder.config import load_config
 from site_builder.project.folders import CACHE_DIR
+from site_builder.site.publish import search_shards
 
 DEMO = '''\
     """{name}: a demo that says {word}."""
@@ -209,3 +210,32 @@ def test_the_search_catching_up_reads_only_the_pages_the_build_wrote(deferred: t
     assert problem == "search index not caught up: e2/index.html changed since it was published"
     assert build(config, BuildOptions()).ok  # the next build makes the page and its index again
     assert _bytes(project / "build") == _from_scratch(project, scratch / "by-hand")
+
+
+PART_PAGES = 3  # the fruit site's pages make four parts of its search index (search_shards.py)
+
+
+@pytest.fixture(scope="module")
+def parted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search_shards, "SHARD_PAGES", PART_PAGES)
+        project = _built_fruit(tmp_path_factory.mktemp("parted"))
+    return project, tmp_path_factory.mktemp("scratch-parted")
+
+
+def test_each_rebuild_of_a_site_whose_index_is_in_parts_matches_a_build_from_scratch(
+        parted: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the parts whose pages changed are made again; the site is the one a build from scratch writes."""
+    monkeypatch.setattr(search_shards, "SHARD_PAGES", PART_PAGES)
+    project, scratch = parted
+    for i, (what, change) in enumerate(CHANGES):
+        change(project)
+        config = load_config(project)
+        assert build(config, BuildOptions()).ok, what
+        assert (project / "build" / "pagefind" / "shard-1").is_dir() or (project / "build" / "pagefind" / "shard-2").is_dir()
+        assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
+    # serve's way: the pages first, the index (in parts) once they are out
+    _edit(project, "e1", "N = 3", "N = 3  # deferred")
+    assert build(load_config(project), BuildOptions(defer_search=True)).search_pending
+    assert catch_up_search(folders_of(load_config(project)), stop=lambda: False) is None
+    assert _bytes(project / "build") == _from_scratch(project, scratch / "deferred")

@@ -50,6 +50,7 @@ from site_builder.site.rebuild.state import (
     tracked_path,
 )
 from site_builder.site.publish.search import SEARCH_DIR, seedable
+from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, shards_of
 from site_builder.site.sitefiles import (
     HOME, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds,
 )
@@ -126,6 +127,16 @@ def _in_entry_folder(rel: str, names: set[str]) -> bool:
     """True when the site file ``rel`` is in the folder of an entry (``NAME/`` or ``SECTION/NAME/``)."""
     parts = rel.split("/")
     return any("/".join(parts[:i]) in names for i in range(1, len(parts)))
+
+
+def _content(file: SiteFile) -> bytes:
+    """The bytes of ``file`` (b"" for a published file that cannot be read)."""
+    if file.data is not None:
+        return file.data
+    try:
+        return Path(file.source or "").read_bytes()
+    except OSError:
+        return b""
 
 
 def _plain(value: Any) -> Any:
@@ -218,30 +229,40 @@ class Rebuild:
                 site_pages = False
         return RenderPlan(reused, render, site_pages, notebooks, warnings)
 
-    def search_index(self, files: list[SiteFile]) -> list[SiteFile] | None:
-        """Link the rendered files equal to the published ones (in ``files``); then the published
-        search index, when every page is the published page byte for byte (else None: re-index).
-        """
-        if self.state is None:
-            return None
-        pages_equal = True
+    def search_index(self, files: list[SiteFile]) -> SearchPlan:
+        """Link the rendered files equal to the published ones (in ``files``); then the parts of
+        the published search index whose pages are the published pages byte for byte (and the
+        same pages); the others are made again, seeded (see search_shards.py)."""
+        changed: set[str] = set()
         for i, file in enumerate(files):
             if file.data is None:
                 continue
             key = f"out:{file.path}"
-            path = tracked_file(self.inputs.folders, key)
-            saved = self.state.files.get(key)
-            if saved is not None and is_intact(path, saved) and path.read_bytes() == file.data:
+            saved = self.state.files.get(key) if self.state is not None else None
+            path = tracked_file(self.inputs.folders, key) if saved is not None else None
+            if path is not None and is_intact(path, saved) and path.read_bytes() == file.data:
                 files[i] = SiteFile(file.path, source=path)  # the next build then sees it unchanged
             elif file.path.endswith(".html"):
-                pages_equal = False
-        pages = {f.path for f in files if f.path.endswith(".html")}
-        saved_pages = {k[4:] for k in self.state.files if k.startswith("out:") and k.endswith(".html")
-                       and not k.startswith(f"out:{SEARCH_DIR}/")}
-        index = self._intact(f"out:{SEARCH_DIR}/")
-        if not pages_equal or pages != saved_pages or not index:
-            return None
-        return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index]
+                changed.add(file.path)
+        pages = {f.path: f for f in files if f.path.endswith(".html")}
+        shards = shards_of(pages, {b.entry.name for b in self.builds}, lambda p: BODY_MARK in _content(pages[p]))
+        if self.state is None:
+            return SearchPlan(shards, set(shards))
+        saved_shards = shards_of((k[4:] for k in self.state.files if k.startswith("out:") and k.endswith(".html")
+                                 and not k.startswith(f"out:{SEARCH_DIR}/")), self.state.entries.keys(),
+                                 lambda p: BODY_MARK in _content(SiteFile(p, source=tracked_file(self.inputs.folders, f"out:{p}"))))
+        index = self._intact(f"out:{SEARCH_DIR}/") or []
+        plan = SearchPlan(shards, set())
+        for folder, pages in shards.items():
+            published = [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index
+                         if in_shard(k[4:], folder)]
+            if (published and pages == saved_shards.get(folder) and changed.isdisjoint(pages)
+                    and shards.keys() == saved_shards.keys()):  # the main index lists the others
+                plan.kept += published
+            else:
+                plan.stale.add(folder)
+                plan.seeds += [f for f in published if seedable(f.path)]
+        return plan
 
     def index_seeds(self, everything: bool = False) -> list[SiteFile]:
         """The published index's content-addressed files, to seed a new index (see search.py);
