@@ -256,10 +256,11 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
                                  site_pages=plan.site_pages, notebooks=plan.notebooks,
                                  thumbnail_cache=cache_dir(config.records), early=early.pages if early else None)
     rendered = [record.getMessage() for record in records]  # said again by an unchanged rebuild
-    # Made afresh every time (a zip of the scripts and notebooks costs little): they hold every
-    # script's text, which the site-wide pages' key leaves out.
+    # Made again every time: they hold every script's text, which the site-wide pages' key leaves
+    # out; when reused with those pages (the same builder, zlib included), they lend their members.
+    published = {f.path: f.source for f in files if f.path in (SCRIPTS_ZIP, NOTEBOOKS_ZIP) and f.source is not None}
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
-    files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None)
+    files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None, published)
     search = rebuild.search_index(files)  # the parts of the index whose pages changed are made again
     if search_pending(previous):  # the published index is older than the published pages
         search = search.everything_stale()
