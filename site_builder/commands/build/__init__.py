@@ -34,7 +34,7 @@ from site_builder.reports.progress import Progress
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.run.records.store import RecordStore, store_dir
 from site_builder.site.logs import captured_records
-from site_builder.site.rebuild.lend import parsed_scripts, trusted_records, unchanged_site
+from site_builder.site.rebuild.lend import parsed_scripts, saved_rows, trusted_records, unchanged_site
 from site_builder.site.rebuild.plan import Rebuild
 from site_builder.project.folders import cache_dir
 from site_builder.site.rebuild.state import RebuildInputs, SiteState, forget, load_state, spare_dir
@@ -158,7 +158,8 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     shown = {e.name: shown_only(e, s, store_dir(folders.records, e.name)) for e in entries
              if (e.is_page or not config.runs(e.demos_path)) and isinstance(s := parsed[e.name], Script)}
     all_entries, entries = entries, [e for e in entries if e.name not in shown]
-    store = RecordStore(folders.records, folders.root, trusted=trusted_records(inputs, entries, previous))
+    trusted = trusted_records(inputs, entries, previous)
+    store = RecordStore(folders.records, folders.root, trusted=trusted, rows=saved_rows(previous, trusted))
     early: EarlySite | None = None  # pages rendered while demos run
     if not options.frozen:
         # a trusted record's folder holds the record.json the last build checked: replaceable

@@ -199,11 +199,20 @@ def modules_since(mark: tuple[int, str, Any]) -> list[types.ModuleType]:
     return [m for m in list(sys.modules.values()) if m is not main]
 
 
+# What a script's globals mostly hold (its names, numbers, modules, functions, classes): never a
+# file. isinstance against the io.IOBase ABC writes its caches for each new type, which in a
+# child of the fork server copies some 40 of the server's pages per run.
+_NEVER_FILES = frozenset({str, int, float, complex, bool, type(None), bytes, tuple, list, dict, set, frozenset,
+                          type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType})
+
+
 def flush_demo_files(namespace: dict[str, Any]) -> None:
     """Flush what interpreter shutdown would (the runner skips it): a ``sys.stdout`` or
     ``sys.stderr`` the demo replaced (``sys.stdout = open("log.txt", "w")``) and files its
     globals hold open, so what it wrote is on disk before its files are listed."""
     for stream in [sys.stdout, sys.stderr, *list(namespace.values())]:
+        if type(stream) in _NEVER_FILES:
+            continue
         if isinstance(stream, io.IOBase) and not isinstance(stream, (TextStream, BinaryStream)):
             try:
                 if not stream.closed:
