@@ -242,6 +242,53 @@ class SchemeLooks:
         _SEEN_IN_OTHER_SCHEME[(*key, other)] = (other_result, PageWatch(base, trouble, [url], watch.expected_failures))
         return result, mine
 
+    def walked(self, base: str, scheme: str, walk: Callable[[Any, Callable[[Callable[[Any, str], Any]], None]], None],
+               **context_options: Any) -> tuple[list[Any], PageWatch]:
+        """What the looks of ``walk(page, look)`` saw in ``scheme``, in order, and the trouble of the walk.
+
+        ``walk`` goes where a reader goes and hovers, types, clicks, asserting as it goes (once: in the
+        scheme of the test that walks); each ``look(fn)`` in it keeps ``fn(page, scheme)``, switches the
+        page to the other scheme to keep ``fn(page, other)`` for that scheme's test, and switches back.
+        The other scheme's test then walks nothing. ``look`` functions only observe; like ``seen``'s, they
+        take the scheme as their argument, and ``walk`` closes over no scheme.
+        """
+        key = ("walk", base, repr(sorted(context_options.items())), *_look_key(walk))
+        kept = _SEEN_IN_OTHER_SCHEME.pop((*key, scheme), None)
+        if kept is not None:
+            return kept
+        page, watch = self._open(base, color_scheme=scheme, **context_options)
+        other = SCHEMES[1 - SCHEMES.index(scheme)]
+        seen: dict[str, list[Any]] = {scheme: [], other: []}
+        during: dict[str, set[int]] = {scheme: set(), other: set()}  # the trouble each scheme's looks met
+        other_failed = False
+
+        def look(fn: Callable[[Any, str], Any]) -> None:
+            nonlocal other_failed
+            start = len(watch.problems)
+            seen[scheme].append(fn(page, scheme))
+            during[scheme].update(range(start, len(watch.problems)))
+            if other_failed:
+                return
+            page.emulate_media(color_scheme=other)
+            start = len(watch.problems)
+            try:
+                seen[other].append(fn(page, other))
+            except Exception:  # noqa: BLE001 - the other scheme's own test walks again and says why
+                other_failed = True
+            during[other].update(range(start, len(watch.problems)))
+            page.emulate_media(color_scheme=scheme)
+
+        walk(page, look)
+
+        def trouble(of: str) -> PageWatch:
+            skip = during[SCHEMES[1 - SCHEMES.index(of)]]
+            return PageWatch(base, [p for i, p in enumerate(watch.problems) if i not in skip], list(watch.visited),
+                             watch.expected_failures)
+
+        if not other_failed:
+            _SEEN_IN_OTHER_SCHEME[(*key, other)] = (seen[other], trouble(other))
+        return seen[scheme], trouble(scheme)
+
 # Marks one element per distinct Pygments token class (and cell status) inside the code: the
 # one with the longest text, as axe leaves one- or two-character text undecided.
 _MARK_CODE_SAMPLES_JS = """() => {

@@ -520,15 +520,24 @@ def test_slash_focuses_search_unless_typing_and_escape_clears(open_page: OpenPag
     watch.assert_clean()
 
 
+def _underlines_look(page: Any, scheme: str) -> list[tuple[str, str, str, float]]:
+    """Each link's text (its start), underline offset, skip-ink and font size."""
+    return page.locator("main a, header a, footer a").evaluate_all(
+        """links => links.map(a => { const s = getComputedStyle(a);
+             return [a.textContent.trim().slice(0, 30), s.textUnderlineOffset, s.textDecorationSkipInk, parseFloat(s.fontSize)]; })""")
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_underlines_leave_underscores_and_descenders_visible(open_page: OpenPage, site_url: str, scheme: str) -> None:
-    page, watch = open_page(scheme=scheme)
-    for path in ("index.html", "attention/index.html"):
-        page.goto(site_url + path)
-        styles = page.locator("main a, header a, footer a").evaluate_all(
-            """links => links.map(a => { const s = getComputedStyle(a);
-                 return [a.textContent.trim().slice(0, 30), s.textUnderlineOffset, s.textDecorationSkipInk, parseFloat(s.fontSize)]; })"""
-        )
+def test_underlines_leave_underscores_and_descenders_visible(scheme_looks: SchemeLooks, site_url: str, scheme: str) -> None:
+    paths = ("index.html", "attention/index.html")
+
+    def walk(page: Any, look: Any) -> None:
+        for path in paths:
+            page.goto(site_url + path)
+            look(_underlines_look)
+
+    seen, watch = scheme_looks.walked(site_url, scheme, walk, clipboard=True, viewport=DESKTOP)
+    for path, styles in zip(paths, seen, strict=True):
         assert styles, f"no links on {path}"
         for text, offset, skip_ink, size in styles:
             assert skip_ink in ("auto", "all"), f"{path}: link {text!r} draws its underline through descenders"
