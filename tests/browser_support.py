@@ -156,10 +156,10 @@ class PageWatch:
         assert not self.problems, "trouble in the browser:\n  " + "\n  ".join(self.problems) + "\npages visited:\n  " + "\n  ".join(self.visited)
 
 
-def open_watched(browser: Any, base: str, *, timeout_ms: float | None = TIMEOUT_MS, clipboard: bool = False,
-                 **context_options: Any) -> tuple[Any, Any, PageWatch]:
-    """A page in a new context of ``browser`` (``context_options`` go to Playwright's ``new_context``: viewport,
-    color_scheme, reduced_motion, java_script_enabled...) with a PageWatch for ``base``; (context, page, watch).
+def watched_context(browser: Any, base: str, *, timeout_ms: float | None = TIMEOUT_MS, clipboard: bool = False,
+                    **context_options: Any) -> Any:
+    """A new context of ``browser`` (``context_options`` go to Playwright's ``new_context``: viewport,
+    color_scheme, reduced_motion, java_script_enabled...) for pages of the site at ``base``.
 
     ``timeout_ms`` is the default of every wait (None keeps Playwright's own); ``clipboard`` lets the pages of
     an http(s) ``base`` read and write the clipboard. The caller closes the context.
@@ -171,14 +171,27 @@ def open_watched(browser: Any, base: str, *, timeout_ms: float | None = TIMEOUT_
             context.grant_permissions(["clipboard-read", "clipboard-write"], origin=f"{parts.scheme}://{parts.netloc}")
         if timeout_ms is not None:
             context.set_default_timeout(timeout_ms)
-        page = context.new_page()
     except BaseException:
         context.close()
         raise
+    return context
+
+
+def watched_page(context: Any, base: str) -> tuple[Any, PageWatch]:
+    """A new page of ``context`` with a PageWatch for ``base``; (page, watch)."""
+    page = context.new_page()
     watch = PageWatch(base_url=base)
     watch.attach(page)
-    return context, page, watch
+    return page, watch
 
+
+def stored_anything(context: Any, page: Any) -> bool:
+    """Whether ``context`` holds a cookie, or the origin ``page`` shows holds local storage (True when
+    it cannot tell): what a test leaves for the next one if they share the context."""
+    try:
+        return bool(context.cookies()) or page.is_closed() or bool(page.evaluate("() => localStorage.length"))
+    except Exception:  # noqa: BLE001 - a crashed page, an opaque origin: assume the worst
+        return True
 
 
 SCHEMES = ("light", "dark")

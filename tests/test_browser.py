@@ -60,10 +60,13 @@ OpenPage = Callable[..., tuple[Any, PageWatch]]
 
 @pytest.fixture
 def open_page(open_watched_page: OpenPage, site_url: str) -> OpenPage:
-    """Open a watched page, clipboard allowed: ``open_page(scheme="light", width=1280, height=800, base=site_url)``."""
+    """Open a watched page, clipboard allowed: ``open_page(scheme="light", width=1280, height=800, base=site_url,
+    own_context=False)`` (see conftest's ``open_watched_page``)."""
 
-    def _open(scheme: str = "light", width: int = 1280, height: int = 800, base: str = site_url) -> tuple[Any, PageWatch]:
-        return open_watched_page(base, clipboard=True, viewport={"width": width, "height": height}, color_scheme=scheme)
+    def _open(scheme: str = "light", width: int = 1280, height: int = 800, base: str = site_url,
+              own_context: bool = False) -> tuple[Any, PageWatch]:
+        return open_watched_page(base, own_context, clipboard=True, viewport={"width": width, "height": height},
+                                 color_scheme=scheme)
 
     return _open
 
@@ -241,7 +244,7 @@ def test_previous_and_next_links_walk_all_entries(open_page: OpenPage, site_url:
 
 
 def test_theme_toggle_switches_between_light_and_dark(open_page: OpenPage, site_url: str) -> None:
-    page, watch = open_page(scheme="light")
+    page, watch = open_page(scheme="light", own_context=True)  # the toggle stores the reader's choice
     page.goto(site_url + "attention/index.html")
     assert page.evaluate(BACKGROUND_LUMINANCE_JS) > 0.5, "with a light system setting the page is not light"
 
@@ -256,7 +259,7 @@ def test_theme_toggle_switches_between_light_and_dark(open_page: OpenPage, site_
 
 
 def test_theme_choice_is_kept_on_the_next_page(open_page: OpenPage, site_url: str) -> None:
-    page, watch = open_page(scheme="light")
+    page, watch = open_page(scheme="light", own_context=True)  # the toggle stores the reader's choice
     page.goto(site_url + "attention/index.html")
     page.locator("button#theme-toggle").click()
     page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
