@@ -313,8 +313,8 @@ def open_watched_page(browser: Any, shared_contexts: dict[tuple[str, ...], Any],
 
 @pytest.fixture
 def scheme_looks(open_watched_page: Callable[..., tuple[Any, Any]]) -> Any:
-    """``scheme_looks.seen(base, url, scheme, look, ...)``: browser_support's SchemeLooks (a page loaded
-    once for the light and the dark scheme's tests), its pages in contexts closed when the test ends."""
-    from tests.browser_support import SchemeLooks
+    """``scheme_looks.seen(base, url, scheme, look, ...)``, ``.walked(...)``: tests/scheme_looks.py's SchemeLooks (a page loaded
+    once for the light and the dark scheme's tests), its pages from ``open_watched_page``."""
+    from tests.scheme_looks import SchemeLooks
 
     return SchemeLooks(open_watched_page)

@@ -20,7 +20,6 @@ from tests.browser_support import (
     DESKTOP,
     full_page_screenshot,
     PageWatch,
-    SchemeLooks,
     axe_violations,
     block_source,
     describe_violations,
@@ -30,6 +29,7 @@ from tests.browser_support import (
     serve_site,
 )
 from tests.conftest import REPO, build_site, shared_folder, write_demo
+from tests.scheme_looks import SchemeLooks
 
 ENTRIES = sorted(p.stem for p in (REPO / "demos").glob("*.py"))
 ATTENTION_CELLS = ["setup", "B-corpus", "B-tokens", "B-model", "B-forward", "B-train", "B-display", "B-csv", "B-preview"]

@@ -15,7 +15,6 @@ import pytest
 
 from tests.browser_support import (
     DESKTOP,
-    SchemeLooks,
     axe_violations,
     describe_violations,
     full_page_screenshot,
@@ -24,6 +23,7 @@ from tests.browser_support import (
     serve_site,
 )
 from tests.conftest import build_site, shared_folder, write_demo
+from tests.scheme_looks import SchemeLooks
 
 
 def figure_demo(summary: str, kind: str) -> str:

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import DESKTOP, SchemeLooks, describe_violations, serious_look, serve_site
+from tests.browser_support import DESKTOP, describe_violations, serious_look, serve_site, tab_to
 from tests.conftest import build_site, shared_folder, write_demo
 from tests.inventory_support import write_inventory
+from tests.scheme_looks import SchemeLooks
 
 PY = "https://docs.python.org/3/"
 LINKED = '''"""
@@ -69,12 +70,7 @@ def test_prose_api_links_are_focusable_code_with_their_full_name(scheme_looks: S
         page.goto(site_url + "plot_joined/index.html")
         look(_api_links_look)
         # Tab reaches the first API link
-        for _ in range(40):
-            page.keyboard.press("Tab")
-            if page.evaluate("() => document.activeElement.classList.contains('api-link')"):
-                break
-        else:
-            pytest.fail("Tab never reached an API link")
+        tab_to(page, "api-link", "an API link")
         assert page.evaluate("() => document.activeElement.title") == "os.path.join"
         # the entry reference leads to the other entry's page, read by its title
         page.locator("main .docstring, main .prose, main .purpose").get_by_role("link", name="Second", exact=True).first.click()

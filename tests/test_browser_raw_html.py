@@ -13,16 +13,10 @@ from typing import Any
 import nbformat
 import pytest
 
-from tests.browser_support import (
-    DESKTOP,
-    SchemeLooks,
-    axe_violations,
-    describe_violations,
-    full_page_screenshot,
-    serious_violations,
-    serve_site,
-)
+from tests.browser_support import (DESKTOP, axe_violations, describe_violations, full_page_screenshot,
+                                   serious_violations, serve_site)
 from tests.conftest import build_site, shared_folder, write_demo
+from tests.scheme_looks import SchemeLooks
 from tests.test_block_ids import NAMED
 from tests.test_raw_html import PNG, raw_html_notebook
 

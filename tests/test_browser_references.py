@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import DESKTOP, SchemeLooks, axe_violations, describe_violations, serious_violations, serve_site
+from tests.browser_support import (DESKTOP, axe_violations, describe_violations, serious_violations, serve_site,
+                                   tab_to)
 from tests.conftest import build_site, shared_folder, write_demo
+from tests.scheme_looks import SchemeLooks
 
 BIB = "@book{Friedman1956, author={Friedman, Milton}, title={A Theory of the Consumption Function}, year=1956}\n"
 CITING = '''\
@@ -85,12 +87,7 @@ def test_previews_open_on_hover_and_focus_and_close_with_escape(scheme_looks: Sc
         page.keyboard.press("Escape")
         preview.wait_for(state="hidden")
         # keyboard: Tab to the cross-reference, its preview opens from the other page (fetched)
-        for _ in range(40):
-            page.keyboard.press("Tab")
-            if page.evaluate("() => document.activeElement.classList.contains('xref')"):
-                break
-        else:
-            pytest.fail("Tab never reached the cross-reference")
+        tab_to(page, "xref", "the cross-reference")
         preview.wait_for(state="visible")
         text = preview.inner_text()
         assert "The target section" in text and "The first paragraph of the target section, citing (Friedman, 1956)." in text

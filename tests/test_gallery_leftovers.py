@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from site_builder.source.blocks import parse
-from tests.browser_support import DESKTOP, SchemeLooks, axe_violations, describe_violations, serious_violations, serve_site
+from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
 from tests.conftest import MYST_FRONT_MATTER, build_site, shared_folder, write_demo
 from tests.page_reader import page, visible
+from tests.scheme_looks import SchemeLooks
 from tests.test_prose_myst import assert_no_raw_syntax
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
