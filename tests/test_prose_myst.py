@@ -372,6 +372,25 @@ def test_tex_the_converter_misses_is_rewritten_or_shown_as_code() -> None:
     assert fallback == '<code class="math-tex">\\unknowncommand{&lt;b&gt;}</code>'
 
 
+def test_table_directives_are_numbered_captioned_tables_that_references_name() -> None:
+    text = ("Rates are in {numref}`rates`.\n\n"
+            "```{table} Learning *rates*\n:name: rates\n:widths: 30 70\n\n"
+            "| Optimiser | Rate |\n|:--|--:|\n| Adam | `1e-3` |\n```\n\n"
+            ":::{table}\nNo table, only words.\n:::\n")
+    page = PageProse(entry="page", labels=collect_labels("page", [text]))
+    html = prose.render(text, "markdown", id_prefix="p-", page=page)
+    table = re.search(r'<table class="myst-table" id="label-rates">(.*?)</table>', html, re.S)
+    assert table, html
+    caption = re.search(r"<caption>(.*)</caption>", table.group(1), re.S)
+    assert caption and visible(caption.group(1)) == "Table 1 Learning rates" and "<em>rates</em>" in caption.group(1)
+    assert '<col width="30%"><col width="70%">' in table.group(1)  # no style attribute: the CSP runs none
+    assert '<th align="left">Optimiser</th>' in table.group(1) and '<td align="right"><code>1e-3</code></td>' in table.group(1)
+    assert '<a class="xref xref-internal" href="#label-rates"' in html and "in Table 1." in visible(html)
+    # A {table} without a table shows its content, and the page says why.
+    assert "No table, only words." in visible(html) and "{table}" not in visible(html)
+    assert [w.message for w in page.warnings] == ["{table} holds no Markdown table: its content is shown as it is"]
+
+
 def test_list_tables_are_tables_with_their_header_rows() -> None:
     html = prose.render(
         "```{list-table} Learning rates\n:header-rows: 1\n:name: rates\n\n"

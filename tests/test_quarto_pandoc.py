@@ -87,6 +87,8 @@ Two.
 ```{=latex}
 \\newpage
 ```
+
+Version {{< var version >}}, run by {{< var engine.jupyter >}}; {{< var nowhere >}}{{< env HOME >}}.
 '''
 
 
@@ -108,6 +110,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (demos / "_notes" / "1.1" / "_old.qmd").write_text("Old.\n", encoding="utf-8")
     (demos / "v1.0").mkdir()
     (demos / "v1.0" / "_only-a-part.qmd").write_text("A part.\n", encoding="utf-8")
+    (demos / "_variables.yml").write_text('version: 1.2\nengine:\n  jupyter: "[Jupyter](https://jupyter.org)"\n',
+                                          encoding="utf-8")
     (demos / "clip.mp4").write_bytes(b"\x00\x00\x00\x18ftypmp42\x00\x00\x00\x00mp42isom")
     return build_keeping_warnings(project)
 
@@ -155,8 +159,14 @@ def test_shortcodes_show_or_warn_never_raw(project: Path, html: str) -> None:
     assert "{{&lt; lipsum" not in html and "{{< pagebreak" not in visible(html) and "{{< video" not in visible(html)
     warnings = (project / "warnings.txt").read_text()
     # line 44 of the file (50 of the document its include makes: the included part is 7 lines)
-    assert "demos/doc.qmd:45: the shortcode {{< lipsum 2 >}} is not supported here" in warnings
-    assert "demos/doc.qmd:47: the shortcode {{< meta nowhere >}} is not supported here" in warnings  # no such key
+    assert "demos/doc.qmd:45: the shortcode {{< lipsum 2 >}} is left out: it is not supported here" in warnings
+    assert "demos/doc.qmd:47: the shortcode {{< meta nowhere >}} is left out: the front matter has no" in warnings
+    # _variables.yml of the demos folder, as Quarto reads it beside _quarto.yml: text and Markdown
+    assert 'Version 1.2, run by <a href="https://jupyter.org" rel="noopener noreferrer">Jupyter</a>; .</p>' in html
+    assert "demos/doc.qmd:78: the shortcode {{< var nowhere >}} is left out: _variables.yml" in warnings
+    assert "demos/doc.qmd:78: the shortcode {{< env HOME >}} is left out: a page never shows the building " \
+           "machine's environment" in warnings
+    assert str(Path.home()) not in html
 
 
 def test_escaped_shortcodes_image_attributes_and_footnotes_in_tabs(html: str) -> None:
@@ -187,3 +197,23 @@ def test_an_include_outside_the_project_or_missing_is_refused(tmp_path: Path, ta
     assert done.returncode != 0
     assert "demos/doc.qmd:3: cannot include" in done.stderr and why in done.stderr
     assert "secret" not in done.stderr
+
+
+def test_an_edited_variable_rebuilds_the_pages_using_it_and_a_linked_file_is_refused(tmp_path: Path) -> None:
+    demos = tmp_path / "demos"
+    demos.mkdir()
+    (demos / "doc.qmd").write_text("# Doc\n\nVersion {{< var version >}}.\n", encoding="utf-8")
+    (demos / "other.qmd").write_text("# Other\n\nNo variables.\n", encoding="utf-8")
+    (demos / "_variables.yml").write_text("version: 1.2\n", encoding="utf-8")
+    assert run_cli("build", cwd=tmp_path).returncode == 0
+    page = tmp_path / "build" / "doc" / "index.html"
+    assert "Version 1.2." in page.read_text(encoding="utf-8")
+    (demos / "_variables.yml").write_text("version: 1.3\n", encoding="utf-8")
+    assert run_cli("build", cwd=tmp_path).returncode == 0  # the entry's own text did not change
+    assert "Version 1.3." in page.read_text(encoding="utf-8")
+    (tmp_path / "elsewhere.yml").write_text("version: secret\n", encoding="utf-8")
+    (demos / "_variables.yml").unlink()
+    (demos / "_variables.yml").symlink_to(tmp_path / "elsewhere.yml")
+    done = run_cli("build", cwd=tmp_path)
+    assert done.returncode != 0 and "doc: cannot read _variables.yml:" in done.stderr
+    assert "secret" not in done.stderr and "Version 1.3." in page.read_text(encoding="utf-8")  # the last good site

@@ -184,7 +184,8 @@ def _gather(config: Config, options: CheckOptions) -> list[Target]:
     problems: list[str] = []
     for entry in chosen:
         try:
-            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent, origins=entry.origins)
+            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent,
+                           origins=entry.origins, variables=entry.variables)
         except ParseError as exc:
             problems.append(f"{exc} (fix the demo, then build it)")
             continue

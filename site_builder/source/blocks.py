@@ -30,15 +30,17 @@ def is_notebook_path(rel_path: str) -> bool:
 def parse(
     source: str, rel_path: str, entry: str, *, local_dir: Path | None = None,
     prose: Literal["auto", "markdown", "rst"] = "auto", origins: tuple[tuple[str, int], ...] = (),
+    variables: str = "",
 ) -> Script:
     """Split ``source`` into cells and read its docstring (or front matter); raise ParseError on bad input.
 
     ``local_dir`` is the entry's folder: modules found there are not requirements;
     ``prose`` the language of a script's prose ("auto": see scripts.prose_language; a
-    notebook's is Markdown); ``origins``: a .qmd's includes (Entry.origins), named by its messages.
+    notebook's is Markdown); ``origins``: a .qmd's includes (Entry.origins), named by its messages;
+    ``variables``: its project variables (Entry.variables).
     """
     if rel_path.lower().endswith(".qmd"):
-        return parse_quarto(source, rel_path, entry, local_dir=local_dir, origins=origins)
+        return parse_quarto(source, rel_path, entry, local_dir=local_dir, origins=origins, variables=variables)
     if is_notebook_path(rel_path):
         return parse_notebook(source, rel_path, entry, local_dir=local_dir)
     return parse_script(source, rel_path, entry, local_dir=local_dir, prose=prose)

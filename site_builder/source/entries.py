@@ -22,7 +22,8 @@ from site_builder.errors import EntryError, UsageError, one_line
 from site_builder.fs import relative_to_root
 from site_builder.patterns import PathPattern
 from site_builder.names import HOME_DOCUMENT, MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
-from site_builder.source.quarto.shortcodes import expand_includes, place_of, remap_frames
+from site_builder.source.quarto.shortcodes import expand_includes, place_of, read_variables, remap_frames, \
+    uses_variables
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ class Entry:
     demos_path: str = ""  # the path in the demos folder, '/'-separated ("basics/plot.py")
     # a .qmd's includes: each line of ``source``'s file and line (() : the file's own lines)
     origins: tuple[tuple[str, int], ...] = field(default=(), repr=False)
+    variables: str = field(default="", repr=False)  # a .qmd's project variables (_variables.yml) when it uses one
 
     def place(self, line: int) -> str:
         """Where line ``line`` of ``source`` is, for messages: ``file:line`` (an included file's)."""
@@ -68,8 +70,11 @@ class Entry:
 
     @property
     def content(self) -> bytes:
-        """What its builds depend on: the file's bytes, and a .qmd's text with its includes."""
-        return self.source_bytes if self.format != "qmd" else self.source_bytes + b"\0" + self.source.encode("utf-8")
+        """What its builds depend on: the file's bytes, and a .qmd's text with its includes and variables."""
+        if self.format != "qmd":
+            return self.source_bytes
+        variables = b"\0" + self.variables.encode("utf-8") if self.variables else b""
+        return self.source_bytes + b"\0" + self.source.encode("utf-8") + variables
 
     @property
     def section(self) -> str:
@@ -133,9 +138,11 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
         if suffix == ".md" and not pages and not is_notebook_markdown(text):
             continue  # prose (notes): not a notebook, and the project wants no pages
         origins: tuple[tuple[str, int], ...] = ()
+        variables = ""
         if suffix == ".qmd":
             try:  # Quarto's {{< include >}}: the page and the run read the text they make
                 text, origins = expand_includes(text, rel, project_root)
+                variables = read_variables(demos_dir) if uses_variables(text) else ""
             except EntryError as exc:
                 found.append(f"{name}: {exc}")
                 continue
@@ -145,7 +152,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             entries = [e for e in entries if e.name != name]
             continue
         owners[name] = rel
-        entries.append(Entry(name, resolved, rel, text, data, demos_path, origins))
+        entries.append(Entry(name, resolved, rel, text, data, demos_path, origins, variables))
     sections = {e.section for e in entries}
     for entry in list(entries):
         if entry.name in sections:  # both would be the page folder NAME/

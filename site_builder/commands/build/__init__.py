@@ -34,11 +34,11 @@ from site_builder.reports.progress import Progress
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.run.records.store import RecordStore, store_dir
 from site_builder.site.logs import captured_records
-from site_builder.site.rebuild.lend import parsed_scripts, trusted_records, unchanged_site
+from site_builder.site.rebuild.lend import parsed_scripts, saved_rows, trusted_records, unchanged_site
 from site_builder.site.rebuild.plan import Rebuild
 from site_builder.project.folders import cache_dir
 from site_builder.site.rebuild.state import RebuildInputs, SiteState, forget, load_state, spare_dir
-from site_builder.site.publish.search import index_site
+from site_builder.site.publish.search_shards import SearchPlan, index_shards
 from site_builder.run.shards import shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
@@ -96,7 +96,7 @@ def _parse_all(config: Config, entries: list[Entry], report: BuildReport,
             continue
         try:
             script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent, origins=entry.origins,
-                           prose=config.prose_for(entry.name))
+                           variables=entry.variables, prose=config.prose_for(entry.name))
         except ParseError as exc:
             parsed[entry.name] = exc
             report.failures.append(str(exc))
@@ -158,7 +158,8 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     shown = {e.name: shown_only(e, s, store_dir(folders.records, e.name)) for e in entries
              if (e.is_page or not config.runs(e.demos_path)) and isinstance(s := parsed[e.name], Script)}
     all_entries, entries = entries, [e for e in entries if e.name not in shown]
-    store = RecordStore(folders.records, folders.root, trusted=trusted_records(inputs, entries, previous))
+    trusted = trusted_records(inputs, entries, previous)
+    store = RecordStore(folders.records, folders.root, trusted=trusted, rows=saved_rows(previous, trusted))
     early: EarlySite | None = None  # pages rendered while demos run
     if not options.frozen:
         # a trusted record's folder holds the record.json the last build checked: replaceable
@@ -259,22 +260,23 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
     # script's text, which the site-wide pages' key leaves out.
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
     files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None)
-    search_index = rebuild.search_index(files)  # None: some page's text changed
+    search = rebuild.search_index(files)  # the parts of the index whose pages changed are made again
     if search_pending(previous):  # the published index is older than the published pages
-        search_index = None
+        search = search.everything_stale()
     # on_failure = "publish": the site goes out with the failed entries' pages showing their errors
     report.published = report.ok or config.on_failure == "publish"
-    if search_index is None and defer_search and report.ok:
-        search_index = rebuild.index_seeds(everything=True) or None  # kept as it is, made again later
-        report.search_pending = search_index is not None
-    seeds = rebuild.index_seeds() if search_index is None else []  # then Pagefind writes only what changed
-    files += search_index or seeds
+    if search.stale and defer_search and report.ok:
+        kept = rebuild.index_seeds(everything=True)  # kept as it is, made again later
+        if kept:
+            search = SearchPlan(search.shards, set(), kept)
+            report.search_pending = True
+    files += search.kept + search.seeds  # seeded: Pagefind writes only what changed
 
     def finish(staged: Path) -> None:
         warning = None
-        if search_index is None:
+        if search.stale:
             with writing("writing the search index (Pagefind)", config.output, config.root):
-                warning = index_site(staged, frozenset(f.path for f in seeds))
+                warning = index_shards(staged, search)
         if warning:  # a missing Pagefind only warns
             log.warning("%s", warning)
             report.warnings.append(warning)

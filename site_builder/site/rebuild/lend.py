@@ -25,6 +25,7 @@ from site_builder.run.records import store as records
 from site_builder.run.preload import packages_stamp
 from site_builder.run.records.record_json import RECORD_FILE, record_digest
 from site_builder.run.records.store import store_dir
+from site_builder.run.results import ResultRow
 from site_builder.site.rebuild.state import (
     RebuildInputs,
     SiteState,
@@ -192,6 +193,26 @@ def trusted_records(inputs: RebuildInputs, entries: list[Entry], state: SiteStat
         if all(_read_unchanged(inputs.folders, state, rel) for rel in saved.get("reads", [])):
             trusted[entry.name] = saved["record"]
     return trusted
+
+
+def saved_rows(state: SiteState | None, trusted: dict[str, str]) -> dict[str, ResultRow]:
+    """What ``state`` kept of the results of the ``trusted`` records (see trusted_records),
+    for those it kept a well-formed row of (see Rebuild.describe)."""
+    rows: dict[str, ResultRow] = {}
+    for name, digest in trusted.items():
+        saved = (state.entries if state is not None else {}).get(name, {})
+        row, packages, reads = saved.get("row"), saved.get("packages"), saved.get("reads")
+        if saved.get("record") != digest or not (isinstance(row, list) and len(row) == 4):
+            continue
+        duration, run, total, glued = row
+        if (type(duration) in (int, float) and type(run) is int and type(total) is int and isinstance(glued, str)
+                and _strings(packages) and _strings(reads)):
+            rows[name] = ResultRow(float(duration), run, total, glued, tuple(packages), tuple(reads))
+    return rows
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _read_unchanged(folders: Folders, state: SiteState, rel: str) -> bool:

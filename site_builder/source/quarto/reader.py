@@ -14,15 +14,17 @@ from site_builder.source.markdown_head import document_head
 from site_builder.source.notebooks import cell_imports
 from site_builder.source.quarto.document import Split, document_cells, split_document
 from site_builder.source.quarto.front import FrontMatter, read_front
-from site_builder.source.quarto.shortcodes import remap_places, with_meta
+from site_builder.source.quarto.shortcodes import VARIABLES_FILE, remap_places, with_values
+from site_builder.source.syntax.yaml_guard import load_plain_yaml
 
 
 def parse_quarto(source: str, rel_path: str, entry: str, *, local_dir: Path | None = None,
-                 origins: tuple[tuple[str, int], ...] = ()) -> Script:
+                 origins: tuple[tuple[str, int], ...] = (), variables: str = "") -> Script:
     """The Script of the Quarto document ``source``; ParseError when it cannot be built; its
-    messages name an included line's own file and line (``origins``: source.entries.Entry's)."""
+    messages name an included line's own file and line (``origins``: source.entries.Entry's);
+    ``variables``: the project's _variables.yml (Entry.variables)."""
     try:
-        script = _parse(source, rel_path, entry, local_dir)
+        script = _parse(source, rel_path, entry, local_dir, variables)
     except ParseError as exc:
         if origins:  # the same error (its block, line, type kept), naming the included file
             exc.args = (remap_places(str(exc), rel_path, origins), *exc.args[1:])
@@ -32,11 +34,14 @@ def parse_quarto(source: str, rel_path: str, entry: str, *, local_dir: Path | No
     return replace(script, warnings=tuple(remap_places(w, rel_path, origins) for w in script.warnings))
 
 
-def _parse(source: str, rel_path: str, entry: str, local_dir: Path | None) -> Script:
+def _parse(source: str, rel_path: str, entry: str, local_dir: Path | None, variables: str) -> Script:
     where = f"{entry}: {rel_path}"
     found = split_document(source, where)
     front = read_front(found.front, where, lambda: _modified(local_dir, rel_path))
-    cells = [replace(cell, text=with_meta(cell.text, found.front)) if cell.kind == "markdown" else cell
+    values = load_plain_yaml(variables) if variables.strip() else {}
+    problems = [] if isinstance(values, dict) else [
+        f"{where}: {VARIABLES_FILE} is no YAML mapping (or uses anchors): its variables are left out"]
+    cells = [replace(cell, text=with_values(cell.text, found.front, values)) if cell.kind == "markdown" else cell
              for cell in document_cells(source, found, front.defaults)]
     imports = cell_imports(cells)
     head = document_head(cells, rel_path)
@@ -45,7 +50,7 @@ def _parse(source: str, rel_path: str, entry: str, local_dir: Path | None) -> Sc
     return Script(
         summary=front.description or head.summary, title=head.title, title_at=head.title_at, purpose="",
         docstring="", cells=tuple(cells), requirements=requirements_of(imports, local_dir),
-        warnings=(*found.warnings, *front.warnings, *option_warnings(cells, rel_path, entry)),
+        warnings=(*found.warnings, *front.warnings, *problems, *option_warnings(cells, rel_path, entry)),
         prose="markdown", imports=imports, aliases=front.aliases, bibliography=front.bibliography,
         subtitle=front.subtitle, authors=front.authors, date=front.date, abstract=front.abstract,
         table_widths=column_widths(dict(front.defaults).get("tbl-colwidths", "")),
@@ -67,12 +72,12 @@ def outline_quarto(source: str, rel_path: str, entry: str) -> Script:
                   title=front.title or head.title, title_at=None if front.title else head.title_at)
 
 
-def quarto_notebook(source: str, rel_path: str) -> Any:
+def quarto_notebook(source: str, rel_path: str, variables: str = "") -> Any:
     """The document as an nbformat 4 notebook (its prose and code cells, no outputs), for downloads."""
     import nbformat
 
     try:
-        script = parse_quarto(source, rel_path, "")
+        script = parse_quarto(source, rel_path, "", variables=variables)
     except ParseError:
         script = outline_quarto(source, rel_path, "")
     notebook = nbformat.v4.new_notebook()

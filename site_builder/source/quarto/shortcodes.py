@@ -3,13 +3,15 @@
 ``{{< include _part.qmd >}}`` on a line of its own is replaced by that file's text before the
 document is read (as Quarto does; messages name each line's own file and line: ``place_of``), the file named
 relative to the including one (``/part.qmd``: to the project's root) and inside the project only, read without following a link;
-a missing or outside file is an error naming both files. Every other shortcode is one
-``shortcode`` token (``meta``: name, arguments) for the renderer: ``pagebreak`` and ``video``
-show, the rest are left out with a warning naming their line.
+a missing or outside file is an error naming both files. ``{{< meta key >}}`` and ``{{< var key >}}``
+(the demos folder's ``_variables.yml``) become their values in the prose (``with_values``). Every other
+shortcode is one ``shortcode`` token (``meta``: name, arguments) for the renderer: ``pagebreak`` and
+``video`` show, the rest are left out with a warning naming their line.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import shlex
@@ -91,18 +93,20 @@ def _shortcode(state: StateInline, silent: bool) -> bool:
     return True
 
 
-_META = re.compile(r"(?<!\{)\{\{<[ \t]*meta[ \t]+([\w.-]{1,200})[ \t]*>\}\}(?!\})")
+_VALUE = re.compile(r"(?<!\{)\{\{<[ \t]*(meta|var)[ \t]+([\w.-]{1,200})[ \t]*>\}\}(?!\})")
+VARIABLES_FILE = "_variables.yml"  # Quarto's project variables, beside _quarto.yml: the demos folder's
 
 
-def with_meta(text: str, front: dict[str, object]) -> str:
-    """``text`` with each ``{{< meta key >}}`` (``key.sub`` for nested) as the front matter's value,
-    as Quarto inserts it; a key with no text value stays a shortcode (left out with a warning)."""
-    if "meta" not in text:
+def with_values(text: str, front: dict[str, object], variables: object = None) -> str:
+    """``text`` with each ``{{< meta key >}}`` as the front matter's value and each ``{{< var key >}}``
+    as ``variables``' (_variables.yml read), ``key.sub`` for nested, as Quarto inserts them; a key with
+    no text value stays a shortcode (left out with a warning)."""
+    if "meta" not in text and "var" not in text:
         return text
 
     def value(found: re.Match[str]) -> str:
-        held: object = front
-        for part in found.group(1).split("."):
+        held: object = front if found.group(1) == "meta" else variables
+        for part in found.group(2).split("."):
             held = held.get(part) if isinstance(held, dict) else None
         if isinstance(held, bool):
             return "true" if held else "false"
@@ -110,7 +114,26 @@ def with_meta(text: str, front: dict[str, object]) -> str:
             return " ".join(str(held).split())  # on the shortcode's line: a value never opens a block
         return found.group(0)
 
-    return _META.sub(value, text)
+    return _VALUE.sub(value, text)
+
+
+def uses_variables(text: str) -> bool:
+    """True when a document's ``text`` asks for a project variable (``{{< var key >}}``)."""
+    return "var" in text and any(found.group(1) == "var" for found in _VALUE.finditer(text))
+
+
+def read_variables(demos: Path) -> str:
+    """The text of the demos folder's ``_variables.yml`` ("" when there is none); EntryError when
+    it is a link, not a regular file or not UTF-8 (it is read without following a link)."""
+    try:
+        with open_regular(demos, VARIABLES_FILE) as handle:
+            return handle.read().decode("utf-8")
+    except UnsafeFileError as exc:
+        if not os.path.lexists(demos / VARIABLES_FILE):
+            return ""
+        raise EntryError(f"cannot read {VARIABLES_FILE}: {exc.reason}") from None
+    except UnicodeDecodeError:
+        raise EntryError(f"cannot read {VARIABLES_FILE}: it is not UTF-8 text") from None
 
 
 def expand_includes(text: str, rel: str, root: Path) -> tuple[str, tuple[tuple[str, int], ...]]:

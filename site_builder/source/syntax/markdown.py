@@ -14,6 +14,7 @@ markdown-it is imported on the first parse: building a site of scripts never loa
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from collections.abc import Iterable
@@ -132,8 +133,33 @@ def _keep_unreferenced_footnotes(state: Any) -> None:
 
 
 def parse(text: str, typography: bool = False, env: dict[str, Any] | None = None) -> list[Token]:
-    """The block tokens of ``text`` (inline tokens are each ``inline`` token's children)."""
-    env = {} if env is None else env
+    """The block tokens of ``text`` (inline tokens are each ``inline`` token's children), the
+    caller's own to change; ``env`` gets the parse's references and footnotes."""
+    if env:  # a parse reading what env holds already
+        return _parse(text, typography, env)
+    # A text is read by several passes of a build (its page's head, labels, expressions, the
+    # render): each gets a copy of its first parse, which costs a fraction of parsing again.
+    tokens, found = _first_parse(text, typography)
+    if env is not None:
+        env.update(copy.deepcopy(found))
+    return _copied(tokens)
+
+
+@functools.lru_cache(maxsize=256)
+def _first_parse(text: str, typography: bool) -> tuple[list[Token], dict[str, Any]]:
+    env: dict[str, Any] = {}
+    return _parse(text, typography, env), env
+
+
+def _copied(tokens: list[Token]) -> list[Token]:
+    from markdown_it.token import Token
+
+    return [Token(t.type, t.tag, t.nesting, dict(t.attrs), None if t.map is None else list(t.map), t.level,
+                  None if t.children is None else _copied(t.children), t.content, t.markup, t.info,
+                  copy.deepcopy(t.meta) if t.meta else {}, t.block, t.hidden) for t in tokens]
+
+
+def _parse(text: str, typography: bool, env: dict[str, Any]) -> list[Token]:
     tokens = markdown_parser(typography).parse(text, env)
     if tokens and tokens[0].type == "front_matter" and front_matter(tokens[0]) is None:
         # "---" lines around no YAML mapping are thematic breaks, as CommonMark reads them

@@ -1,8 +1,8 @@
 """MyST's directives that show text, code, math and figures; layout directives show their content.
 
 Admonitions look like docutils' reST asides (one stylesheet rule for both), ``{math}`` and
-``{figure}`` are numbered when labelled (figures always), code is highlighted, a list-table
-is a table. ``{raw} html`` on a notebook's page is its HTML, sanitised (markdown.raw_html),
+``{figure}`` are numbered when labelled (figures and ``{table}`` always), code is highlighted, a
+list-table is a table. ``{raw} html`` on a notebook's page is its HTML, sanitised (markdown.raw_html),
 as Jupyter Book shows it. Directives with nothing to show outside Sphinx (``{raw}`` for
 another format, ``{toctree}``, ``{index}``, ...) vanish; layout ones (tabs, dropdowns, cards, margins) show their content
 with their argument as a title; one nobody registered does too, with a warning.
@@ -21,6 +21,7 @@ from site_builder.site.prose.markdown.raw_html import define_anchors, raw_html
 from site_builder.site.prose.markdown.registry import Directive, DirectiveCall, Registry, number_equation, \
     number_figure, register_all, registers
 from site_builder.site.highlight import highlighted
+from site_builder.source.cell_options import column_widths
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -164,6 +165,34 @@ class ListTable(Directive):
         return out.macro("list_table", title, rows[:header], rows[header:], call.anchor)
 
 
+@registers("table")
+class Table(Directive):
+    """``{table} Caption``: the Markdown table of its body, numbered ("Table N", as Jupyter Book
+    numbers it) and captioned; ``:widths: 25 75`` its columns' shares."""
+
+    def resolve(self, call: DirectiveCall, page: PageContext) -> None:
+        number = page.number("table")
+        call.data["number_text"] = f"Table {number}"
+        if call.label:
+            call.data["anchor"] = page.define(call.label, f"Table {number}", str(number))
+
+    def render(self, call: DirectiveCall, out: Output) -> str:
+        children = call.children or []
+        start = next((i for i, t in enumerate(children) if t.type == "table_open"), None)
+        if start is None:
+            out.warn(call.line, "{table} holds no Markdown table: its content is shown as it is")
+            return out.body(call)
+        level = children[start].level
+        end = next(j for j in range(start + 1, len(children))
+                   if children[j].type == "table_close" and children[j].level == level)
+        widths = call.options.get("widths", "").replace(",", " ").split()
+        return (out.tokens(children[:start])
+                + out.macro("myst_table", out.tokens(children[start + 1:end]),
+                            out.inline(call.argument, call.line) if call.argument.strip() else "",
+                            call.data["number_text"], call.anchor, column_widths(f"[{', '.join(widths)}]"))
+                + out.tokens(children[end + 1:]))
+
+
 def _items(tokens: list[Token]) -> list[list[Token]]:
     """The contents of the items of the first bullet list in ``tokens`` (each a token list)."""
     start = next((i for i, t in enumerate(tokens) if t.type == "bullet_list_open"), None)
@@ -230,6 +259,6 @@ class Unknown(Container):
 
 def register(registry: Registry) -> None:
     register_all(registry, Admonition, TitledAdmonition, Version, MathBlock, CodeBlock, Figure, EvalRst,
-                 ListTable, Vanishing, BibliographyHere, Raw, Container)
+                 ListTable, Table, Vanishing, BibliographyHere, Raw, Container)
     registry.unknown_directive = Unknown()
 

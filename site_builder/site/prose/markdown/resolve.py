@@ -153,6 +153,15 @@ def _target(tokens: list[Token], index: int, page: PageContext) -> None:
 SHOWN_SHORTCODES = ("pagebreak", "video", "kbd")  # a .qmd's includes are expanded before (source.quarto.shortcodes)
 
 
+def _left_out(name: str, content: str) -> str:
+    """Why a shortcode is left out of the page."""
+    why = {"meta": "the front matter has no text, number or true/false under that key",
+           "var": "_variables.yml (in the demos folder) has no text, number or true/false under that key",
+           "env": "a page never shows the building machine's environment"}.get(
+        name, f"it is not supported here (known: {', '.join(SHOWN_SHORTCODES)}, include, meta, var)")
+    return f"the shortcode {{{{< {content} >}}}} is left out: {why}"
+
+
 def _roles(children: list[Token], page: PageContext, line: int) -> None:
     """Links to labels and pages, then roles (and Pandoc's citations, read as roles), in order."""
     registry = default_registry()
@@ -163,8 +172,7 @@ def _roles(children: list[Token], page: PageContext, line: int) -> None:
         if child.type == "html_inline" and page.notebook:
             define_anchors(child.content, page)
         if child.type == "shortcode" and child.meta.get("name") not in SHOWN_SHORTCODES:
-            page.warn(line + below if line else 0, f"the shortcode {{{{< {child.content} >}}}} is not "
-                      f"supported here: left out (known: {', '.join(SHOWN_SHORTCODES)})")
+            page.warn(line + below if line else 0, _left_out(child.meta.get("name", ""), child.content))
         if child.type == "code_inline":  # Quarto's `{python} expr` warns with its line
             child.meta["line"] = line + below if line else 0
         if child.type not in ("myst_role", CITATION_TOKEN):
