@@ -21,6 +21,7 @@ from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
 from site_builder.run.preload import packages_stamp
 from site_builder.run.records.store import store_dir
+from site_builder.run.results import LazyResult, ResultRow, result_row
 from site_builder.site.rebuild.lend import (
     bibliography_keys,
     code_fingerprint,
@@ -52,7 +53,7 @@ from site_builder.site.rebuild.state import (
 from site_builder.site.publish.search import SEARCH_DIR, seedable
 from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, shards_of
 from site_builder.site.sitefiles import (
-    HOME, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds,
+    HOME, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds, value_paths,
 )
 
 # reST's :ref: and :doc: (gallery examples by title) and Jupyter Book's {tableofcontents} (every page's)
@@ -90,7 +91,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     # its timings and environment (the result), its sitemap line; not its code or prose.
     listed: list[str] = []
     site_entries = sha_of(*neighbours)
-    glued = sha_of(*(repr(b.result.glued) for b in ordered))  # what {glue}`other.ipynb::name` pastes
+    glued = sha_of(*(b.glued_key for b in ordered))  # what {glue}`other.ipynb::name` pastes
     shown = sha_of(repr(info))  # the site-wide settings every page shows: one repr, not one per page
     values = repr(info.values)
     for i, build in enumerate(ordered):
@@ -212,8 +213,10 @@ class Rebuild:
             published = self._intact(f"out:{name}/")
             records_intact = self._intact(f"rec:{name}/") is not None
             notebook = f"out:{notebook_path(name)}"
-            if saved.get("page") == self.page_keys[name] and published and records_intact:
-                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in published]
+            values = [k for path in value_paths(name) if (k := f"out:{path}") in self.state.files]
+            if (saved.get("page") == self.page_keys[name] and published and records_intact
+                    and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in values)):
+                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in published + values]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
@@ -222,8 +225,9 @@ class Rebuild:
                 notebooks[name] = tracked_file(self.inputs.folders, notebook)
         site_pages = True
         if self.state.site_key == self.site_key:
-            shared = [k for k in self.state.files if k.startswith("out:")
-                      and not _in_entry_folder(k[4:], names) and k[4:].split("/", 1)[0] != SEARCH_DIR]
+            entry_values = {k for name in names for k in value_paths(name)}  # made with their entry's page
+            shared = [k for k in self.state.files if k.startswith("out:") and not _in_entry_folder(k[4:], names)
+                      and k[4:].split("/", 1)[0] != SEARCH_DIR and k[4:] not in entry_values]
             if shared and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in shared):
                 reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in shared]
                 site_pages = False
@@ -290,20 +294,24 @@ class Rebuild:
         known: dict[str, Signature] = {}  # checked during this build, not written since
         for build in self.builds:
             name = build.entry.name
-            listed = sorted(build.result.environment)  # packages (plus python/platform/blas: harmless)
-            packages[name] = [d for d in listed if d not in ("python", "platform", "blas")]
+            # what the next build takes of the result instead of reading its record (see saved_rows)
+            kept = build.run.row if isinstance(build.run, LazyResult) else result_row(build.result)
+            # a result shown only has no row: its record (if any) is not the result shown
+            row = kept or ResultRow(0.0, 0, 0, "", (), tuple(build.result.reads))
+            packages[name] = list(row.packages)
             state.entries[name] = {
+                "row": [row.duration, row.blocks_run, row.blocks_total, row.glued] if kept else None,
                 "record": self.trusted.get(name) or record_sha(self.inputs.folders.records, name),
                 "packages": packages[name],
                 "page": self.page_keys[name], "notebook": self.notebook_keys[name],
                 "result": self.digests[name],
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
-                "reads": list(build.result.reads),
+                "reads": list(row.reads),
                 "source": repeated_sha(build.entry.content),
             }
             state.scripts[name] = self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build)
-            reads = [f"src:{rel}" for rel in build.result.reads]
+            reads = [f"src:{rel}" for rel in row.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:
                 # the record its lookup trusted, whose files and reads trusted_records checked
                 record_files = record_folders.get(f"rec:{name}/", [])
