@@ -269,7 +269,7 @@ def run_build(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if report.pruned:
         log.info("%s", report.pruned)
-    rows = [summarize(b.result, b.entry.name in report.from_cache) for b in report.builds]
+    rows = [summarize(b.run, b.entry.name in report.from_cache) for b in report.builds]
     progress.summary(rows, report.wall_time)
     if args.shard:
         return _shard_outcome(args.shard, report, relative_to_root(config.records, config.root))
@@ -285,7 +285,7 @@ def run_build(args: argparse.Namespace) -> int:
         print_line(f"error: {failure}", sys.stderr)
     kept = output if report.published else relative_to_root(failed_dir(config.output), config.root)
     pages = [f"{kept}/{b.entry.name}/index.html" for b in report.builds
-             if b.result.failure and b.entry.name not in report.not_run]
+             if b.run.failure and b.entry.name not in report.not_run]
     shown = ", ".join(pages[:5]) + (f" and {len(pages) - 5} more" if len(pages) > 5 else "")
     if report.published:  # on_failure = "publish"
         where = f"the site was written to {output} (on_failure = \"publish\"), the failed entries' pages showing their errors"

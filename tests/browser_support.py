@@ -9,11 +9,13 @@ import importlib.util
 import os
 import shutil
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import urlsplit
+
+import pytest
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -29,7 +31,6 @@ CHROMIUM_ARGS = [
 SUB_PATH = "/dictionary/sub/"
 TIMEOUT_MS = 15_000  # generous: the 2 shared cores may be busy; a passing test never waits this long
 DESKTOP = {"width": 1280, "height": 800}  # the viewport of a laptop screen
-T = TypeVar("T")
 
 
 def in_ci() -> bool:
@@ -156,10 +157,10 @@ class PageWatch:
         assert not self.problems, "trouble in the browser:\n  " + "\n  ".join(self.problems) + "\npages visited:\n  " + "\n  ".join(self.visited)
 
 
-def open_watched(browser: Any, base: str, *, timeout_ms: float | None = TIMEOUT_MS, clipboard: bool = False,
-                 **context_options: Any) -> tuple[Any, Any, PageWatch]:
-    """A page in a new context of ``browser`` (``context_options`` go to Playwright's ``new_context``: viewport,
-    color_scheme, reduced_motion, java_script_enabled...) with a PageWatch for ``base``; (context, page, watch).
+def watched_context(browser: Any, base: str, *, timeout_ms: float | None = TIMEOUT_MS, clipboard: bool = False,
+                    **context_options: Any) -> Any:
+    """A new context of ``browser`` (``context_options`` go to Playwright's ``new_context``: viewport,
+    color_scheme, reduced_motion, java_script_enabled...) for pages of the site at ``base``.
 
     ``timeout_ms`` is the default of every wait (None keeps Playwright's own); ``clipboard`` lets the pages of
     an http(s) ``base`` read and write the clipboard. The caller closes the context.
@@ -171,76 +172,28 @@ def open_watched(browser: Any, base: str, *, timeout_ms: float | None = TIMEOUT_
             context.grant_permissions(["clipboard-read", "clipboard-write"], origin=f"{parts.scheme}://{parts.netloc}")
         if timeout_ms is not None:
             context.set_default_timeout(timeout_ms)
-        page = context.new_page()
     except BaseException:
         context.close()
         raise
+    return context
+
+
+def watched_page(context: Any, base: str) -> tuple[Any, PageWatch]:
+    """A new page of ``context`` with a PageWatch for ``base``; (page, watch)."""
+    page = context.new_page()
     watch = PageWatch(base_url=base)
     watch.attach(page)
-    return context, page, watch
+    return page, watch
 
 
+def stored_anything(context: Any, page: Any) -> bool:
+    """Whether ``context`` holds a cookie, or the origin ``page`` shows holds local storage (True when
+    it cannot tell): what a test leaves for the next one if they share the context."""
+    try:
+        return bool(context.cookies()) or page.is_closed() or bool(page.evaluate("() => localStorage.length"))
+    except Exception:  # noqa: BLE001 - a crashed page, an opaque origin: assume the worst
+        return True
 
-SCHEMES = ("light", "dark")
-# What a look saw in the scheme its own test did not ask for, kept (in this test process) for the
-# test that asks for that scheme, usually the next one: (look's key, scheme) -> (result, watch).
-_SEEN_IN_OTHER_SCHEME: dict[tuple[Any, ...], tuple[Any, PageWatch]] = {}
-
-
-def _look_key(*functions: Callable[..., Any] | None) -> tuple[Any, ...]:
-    """Who a function is: its code and the values it closes over (so a test's parameters count)."""
-    return tuple((f.__code__, tuple(repr(c.cell_contents) for c in f.__closure__ or ())) if f else None
-                 for f in functions)
-
-
-class SchemeLooks:
-    """Looks at pages in one colour scheme, each page loaded once for both: after this test's scheme,
-    the page is switched to the other one (``emulate_media``, as when the reader changes the system
-    setting; the site's colours are media queries) and looked at again, and that result is kept for
-    the other scheme's test, which then loads nothing. Each scheme's result and trouble are its own."""
-
-    def __init__(self, open_watched_page: Callable[..., tuple[Any, PageWatch]]) -> None:
-        self._open = open_watched_page
-        self._opened: dict[str, tuple[Any, PageWatch]] = {}  # one page per context options
-
-    def seen(self, base: str, url: str, scheme: str, look: Callable[[Any, str], T], *, both: bool = True,
-             prepare: Callable[[Any], None] | None = None, **context_options: Any) -> tuple[T, PageWatch]:
-        """What ``look(page, scheme)`` returns on ``url`` (below ``base``) shown in ``scheme``, and the
-        trouble its page's watch recorded, from loading through that look (``assert_clean`` it).
-
-        ``both=False`` looks in ``scheme`` only. ``prepare(page)`` runs once after loading, before the
-        looks; a look only observes (it may write a file named for the scheme it is given) and takes
-        the scheme as its argument, not from a variable it closes over (that would keep the schemes'
-        results apart: correct, slower).
-        """
-        key = (base, url, repr(sorted(context_options.items())), *_look_key(look, prepare))
-        kept = _SEEN_IN_OTHER_SCHEME.pop((*key, scheme), None)
-        if kept is not None:
-            return kept
-        options = repr(sorted(context_options.items()))
-        if options not in self._opened:
-            self._opened[options] = self._open(base, color_scheme=scheme, **context_options)
-        page, watch = self._opened[options]
-        page.emulate_media(color_scheme=scheme)  # back from a look in the other scheme
-        start = len(watch.problems)
-        page.goto(url)
-        if prepare:
-            prepare(page)
-        loaded = len(watch.problems)
-        result = look(page, scheme)
-        mine = PageWatch(base, watch.problems[start:], [url], watch.expected_failures)
-        if not both:
-            return result, mine
-        other = SCHEMES[1 - SCHEMES.index(scheme)]
-        page.emulate_media(color_scheme=other)
-        looked = len(watch.problems)
-        try:
-            other_result = look(page, other)
-        except Exception:  # noqa: BLE001 - the other scheme's own test looks again and says why
-            return result, mine
-        trouble = watch.problems[start:loaded] + watch.problems[looked:]
-        _SEEN_IN_OTHER_SCHEME[(*key, other)] = (other_result, PageWatch(base, trouble, [url], watch.expected_failures))
-        return result, mine
 
 # Marks one element per distinct Pygments token class (and cell status) inside the code: the
 # one with the longest text, as axe leaves one- or two-character text undecided.
@@ -339,6 +292,15 @@ def block_source(script: Path, block: str) -> str:
     start = next(i for i, line in enumerate(lines) if line.strip() == f"# %% {block}") + 1
     end = next((i for i in range(start, len(lines)) if lines[i].startswith("# %%")), len(lines))
     return "\n".join(lines[start:end]).strip("\n")
+
+
+def tab_to(page: Any, css_class: str, what: str) -> None:
+    """Press Tab (40 times at most) until the focused element has ``css_class``; fail naming ``what`` if it never does."""
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("name => document.activeElement.classList.contains(name)", css_class):
+            return
+    pytest.fail(f"Tab never reached {what}")
 
 
 def load_images(page: Any) -> None:

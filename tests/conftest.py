@@ -287,28 +287,59 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-@pytest.fixture
-def open_watched_page(browser: Any) -> Iterator[Callable[..., tuple[Any, Any]]]:
-    """``open_watched_page(base, **options)``: (page, watch) from browser_support's ``open_watched`` (same
-    options), in a context of its own that closes when the test ends."""
-    from tests.browser_support import open_watched
-
-    contexts: list[Any] = []
-
-    def _open(base: str, **options: Any) -> tuple[Any, Any]:
-        context, page, watch = open_watched(browser, base, **options)
-        contexts.append(context)
-        return page, watch
-
-    yield _open
-    for context in contexts:
+@pytest.fixture(scope="session")
+def shared_contexts(browser: Any) -> Iterator[dict[tuple[str, ...], Any]]:
+    """The browser contexts that tests of one module asking for the same options share (see
+    ``open_watched_page``), by (module, base URL, options); closed when the test process ends."""
+    contexts: dict[tuple[str, ...], Any] = {}
+    yield contexts
+    for context in contexts.values():
         context.close()
 
 
 @pytest.fixture
+def open_watched_page(browser: Any, shared_contexts: dict[tuple[str, ...], Any],
+                      request: pytest.FixtureRequest) -> Iterator[Callable[..., tuple[Any, Any]]]:
+    """``open_watched_page(base, own_context=False, **options)``: (page, watch): a new page watched for
+    trouble (browser_support's ``watched_page``) in a context of those options (``watched_context``),
+    closed when the test ends.
+
+    Its context (about 0.25 CPU-s of Chromium to make) is shared with the module's other tests that ask
+    for the same base and options: pages of one context share cookies, storage, the HTTP cache and
+    permissions. A test that stores something on purpose (the theme toggle) asks for ``own_context``;
+    a shared context found holding a cookie or local storage after a test is closed, not shared again.
+    """
+    from tests.browser_support import stored_anything, watched_context, watched_page
+
+    opened: list[tuple[tuple[str, ...] | None, Any, Any]] = []
+
+    def _open(base: str, own_context: bool = False, **options: Any) -> tuple[Any, Any]:
+        key = None if own_context else (request.module.__name__, base, repr(sorted(options.items())))
+        if key is None:
+            context = watched_context(browser, base, **options)
+        else:
+            if key not in shared_contexts:
+                shared_contexts[key] = watched_context(browser, base, **options)
+            context = shared_contexts[key]
+        page, watch = watched_page(context, base)
+        opened.append((key, context, page))
+        return page, watch
+
+    yield _open
+    for key, context, page in opened:
+        if key is None:
+            context.close()
+        elif shared_contexts.get(key) is context and stored_anything(context, page):
+            del shared_contexts[key]
+            context.close()
+        else:
+            page.close()
+
+
+@pytest.fixture
 def scheme_looks(open_watched_page: Callable[..., tuple[Any, Any]]) -> Any:
-    """``scheme_looks.seen(base, url, scheme, look, ...)``: browser_support's SchemeLooks (a page loaded
-    once for the light and the dark scheme's tests), its pages in contexts closed when the test ends."""
-    from tests.browser_support import SchemeLooks
+    """``scheme_looks.seen(base, url, scheme, look, ...)``, ``.walked(...)``: tests/scheme_looks.py's SchemeLooks (a page loaded
+    once for the light and the dark scheme's tests), its pages from ``open_watched_page``."""
+    from tests.scheme_looks import SchemeLooks
 
     return SchemeLooks(open_watched_page)

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import SchemeLooks, describe_violations, serious_look, serve_site
+from tests.browser_support import describe_violations, serious_look, serve_site
 from tests.conftest import build_site, copy_of, run_cli, shared_folder, write_demo
+from tests.scheme_looks import SchemeLooks
 
 pytest.importorskip("matplotlib", reason="animations are Matplotlib's")
 

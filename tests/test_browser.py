@@ -20,7 +20,6 @@ from tests.browser_support import (
     DESKTOP,
     full_page_screenshot,
     PageWatch,
-    SchemeLooks,
     axe_violations,
     block_source,
     describe_violations,
@@ -30,6 +29,7 @@ from tests.browser_support import (
     serve_site,
 )
 from tests.conftest import REPO, build_site, shared_folder, write_demo
+from tests.scheme_looks import SchemeLooks
 
 ENTRIES = sorted(p.stem for p in (REPO / "demos").glob("*.py"))
 ATTENTION_CELLS = ["setup", "B-corpus", "B-tokens", "B-model", "B-forward", "B-train", "B-display", "B-csv", "B-preview"]
@@ -60,10 +60,13 @@ OpenPage = Callable[..., tuple[Any, PageWatch]]
 
 @pytest.fixture
 def open_page(open_watched_page: OpenPage, site_url: str) -> OpenPage:
-    """Open a watched page, clipboard allowed: ``open_page(scheme="light", width=1280, height=800, base=site_url)``."""
+    """Open a watched page, clipboard allowed: ``open_page(scheme="light", width=1280, height=800, base=site_url,
+    own_context=False)`` (see conftest's ``open_watched_page``)."""
 
-    def _open(scheme: str = "light", width: int = 1280, height: int = 800, base: str = site_url) -> tuple[Any, PageWatch]:
-        return open_watched_page(base, clipboard=True, viewport={"width": width, "height": height}, color_scheme=scheme)
+    def _open(scheme: str = "light", width: int = 1280, height: int = 800, base: str = site_url,
+              own_context: bool = False) -> tuple[Any, PageWatch]:
+        return open_watched_page(base, own_context, clipboard=True, viewport={"width": width, "height": height},
+                                 color_scheme=scheme)
 
     return _open
 
@@ -241,7 +244,7 @@ def test_previous_and_next_links_walk_all_entries(open_page: OpenPage, site_url:
 
 
 def test_theme_toggle_switches_between_light_and_dark(open_page: OpenPage, site_url: str) -> None:
-    page, watch = open_page(scheme="light")
+    page, watch = open_page(scheme="light", own_context=True)  # the toggle stores the reader's choice
     page.goto(site_url + "attention/index.html")
     assert page.evaluate(BACKGROUND_LUMINANCE_JS) > 0.5, "with a light system setting the page is not light"
 
@@ -256,7 +259,7 @@ def test_theme_toggle_switches_between_light_and_dark(open_page: OpenPage, site_
 
 
 def test_theme_choice_is_kept_on_the_next_page(open_page: OpenPage, site_url: str) -> None:
-    page, watch = open_page(scheme="light")
+    page, watch = open_page(scheme="light", own_context=True)  # the toggle stores the reader's choice
     page.goto(site_url + "attention/index.html")
     page.locator("button#theme-toggle").click()
     page.wait_for_function("() => document.documentElement.dataset.theme === 'dark'")
@@ -520,15 +523,24 @@ def test_slash_focuses_search_unless_typing_and_escape_clears(open_page: OpenPag
     watch.assert_clean()
 
 
+def _underlines_look(page: Any, scheme: str) -> list[tuple[str, str, str, float]]:
+    """Each link's text (its start), underline offset, skip-ink and font size."""
+    return page.locator("main a, header a, footer a").evaluate_all(
+        """links => links.map(a => { const s = getComputedStyle(a);
+             return [a.textContent.trim().slice(0, 30), s.textUnderlineOffset, s.textDecorationSkipInk, parseFloat(s.fontSize)]; })""")
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_underlines_leave_underscores_and_descenders_visible(open_page: OpenPage, site_url: str, scheme: str) -> None:
-    page, watch = open_page(scheme=scheme)
-    for path in ("index.html", "attention/index.html"):
-        page.goto(site_url + path)
-        styles = page.locator("main a, header a, footer a").evaluate_all(
-            """links => links.map(a => { const s = getComputedStyle(a);
-                 return [a.textContent.trim().slice(0, 30), s.textUnderlineOffset, s.textDecorationSkipInk, parseFloat(s.fontSize)]; })"""
-        )
+def test_underlines_leave_underscores_and_descenders_visible(scheme_looks: SchemeLooks, site_url: str, scheme: str) -> None:
+    paths = ("index.html", "attention/index.html")
+
+    def walk(page: Any, look: Any) -> None:
+        for path in paths:
+            page.goto(site_url + path)
+            look(_underlines_look)
+
+    seen, watch = scheme_looks.walked(site_url, scheme, walk, clipboard=True, viewport=DESKTOP)
+    for path, styles in zip(paths, seen, strict=True):
         assert styles, f"no links on {path}"
         for text, offset, skip_ink, size in styles:
             assert skip_ink in ("auto", "all"), f"{path}: link {text!r} draws its underline through descenders"

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import DESKTOP, SchemeLooks, block_source, describe_violations, serious_look_with_images, serve_site
+from tests.browser_support import DESKTOP, block_source, describe_violations, serious_look_with_images, serve_site
 from tests.conftest import build_site, shared_folder, write_demo
 from tests.inventory_support import write_inventory
+from tests.scheme_looks import SchemeLooks
 
 DEMO = '''
 """waves.py — a sine wave.

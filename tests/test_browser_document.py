@@ -14,7 +14,6 @@ import pytest
 
 from tests.browser_support import (
     DESKTOP,
-    SchemeLooks,
     axe_violations,
     describe_violations,
     full_page_screenshot,
@@ -23,6 +22,7 @@ from tests.browser_support import (
 )
 from tests.conftest import build_site, shared_folder
 from tests.test_notebook_document import plotting_notebook
+from tests.scheme_looks import SchemeLooks
 
 # What the reader meets, in order, from the article's top: block elements and their first words.
 _READING_ORDER_JS = """() => [...document.querySelectorAll('article.entry > *')]

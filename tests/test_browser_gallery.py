@@ -15,7 +15,6 @@ import pytest
 
 from tests.browser_support import (
     DESKTOP,
-    SchemeLooks,
     axe_violations,
     describe_violations,
     full_page_screenshot,
@@ -24,6 +23,7 @@ from tests.browser_support import (
     serve_site,
 )
 from tests.conftest import build_site, shared_folder, write_demo
+from tests.scheme_looks import SchemeLooks
 
 
 def figure_demo(summary: str, kind: str) -> str:
@@ -141,14 +141,23 @@ def test_filter_hides_empty_sections(open_watched_page: Any, gallery_url: str) -
     watch.assert_clean()
 
 
+def _values_look(page: Any, scheme: str) -> tuple[list[str], str, list[dict[str, Any]]]:
+    """The HTML value's cells, the plain value's text and the page's serious axe violations."""
+    return (page.locator(".value-html table td").all_inner_texts(), page.locator("pre.value").inner_text(),
+            serious_violations(axe_violations(page)))
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_values_on_an_entry_page_are_accessible(open_watched_page: Any, gallery_url: str, scheme: str) -> None:
-    page, watch = open_watched_page(gallery_url, viewport=DESKTOP, color_scheme=scheme)
-    page.goto(gallery_url + "lines/table/index.html")
-    assert page.locator(".value-html table td").all_inner_texts() == ["1", "2.5"]
-    assert page.locator("pre.value").inner_text() == "42"
-    serious = serious_violations(axe_violations(page))
+def test_values_on_an_entry_page_are_accessible(scheme_looks: SchemeLooks, gallery_url: str, scheme: str) -> None:
+    def walk(page: Any, look: Any) -> None:
+        page.goto(gallery_url + "lines/table/index.html")
+        look(_values_look)
+        page.locator("a[rel=prev]").click()
+        page.wait_for_url("**/lines/step/index.html")
+
+    # the looks in both schemes from one walk (the click checked once)
+    [(cells, number, serious)], watch = scheme_looks.walked(gallery_url, scheme, walk, viewport=DESKTOP)
+    assert cells == ["1", "2.5"]
+    assert number == "42"
     assert not serious, describe_violations(serious)
-    page.locator("a[rel=prev]").click()
-    page.wait_for_url("**/lines/step/index.html")
     watch.assert_clean()

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
+from tests.browser_support import DESKTOP, describe_violations, serious_look, serve_site, tab_to
 from tests.conftest import build_site, shared_folder, write_demo
 from tests.inventory_support import write_inventory
+from tests.scheme_looks import SchemeLooks
 
 PY = "https://docs.python.org/3/"
 LINKED = '''"""
@@ -56,34 +57,37 @@ def site_url(browser: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield url
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_prose_api_links_are_focusable_code_with_their_full_name(open_watched_page: Any, site_url: str, scheme: str) -> None:
-    page, watch = open_watched_page(site_url, viewport=DESKTOP, color_scheme=scheme)
-    page.goto(site_url + "plot_joined/index.html")
+def _api_links_look(page: Any, scheme: str) -> tuple[list[list[str]], str]:
+    """The API links' tooltips, targets, texts and fonts, and the font of the page's inline code."""
     links = page.locator("a.api-link").evaluate_all(
         "els => els.map(a => [a.title, a.href, a.textContent, getComputedStyle(a.firstElementChild).fontFamily])")
+    return links, page.locator("main .literal").last.evaluate("el => getComputedStyle(el).fontFamily")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_prose_api_links_are_focusable_code_with_their_full_name(scheme_looks: SchemeLooks, site_url: str, scheme: str) -> None:
+    def walk(page: Any, look: Any) -> None:
+        page.goto(site_url + "plot_joined/index.html")
+        look(_api_links_look)
+        # Tab reaches the first API link
+        tab_to(page, "api-link", "an API link")
+        assert page.evaluate("() => document.activeElement.title") == "os.path.join"
+        # the entry reference leads to the other entry's page, read by its title
+        page.locator("main .docstring, main .prose, main .purpose").get_by_role("link", name="Second", exact=True).first.click()
+        page.wait_for_url("**/plot_second/index.html")
+        look(serious_look)
+        page.goto(site_url + "plot_joined/index.html")
+        look(serious_look)
+
+    # the looks in both schemes from one walk (typing and clicking checked once)
+    ((links, code_font), serious_second, serious_joined), watch = scheme_looks.walked(site_url, scheme, walk, viewport=DESKTOP)
     assert [link[:3] for link in links] == [
         ["os.path.join", f"{PY}library/os.path.html#os.path.join", "os.path.join()"],
         ["os.path.basename", f"{PY}library/os.path.html#os.path.basename", "basename()"],
         ["collections.OrderedDict", f"{PY}library/collections.html#collections.OrderedDict",
          "collections.OrderedDict"],
     ]
-    code_font = page.locator("main .literal").last.evaluate("el => getComputedStyle(el).fontFamily")
     assert all(link[3] == code_font for link in links)  # still reads as inline code
-    # Tab reaches the first API link
-    for _ in range(40):
-        page.keyboard.press("Tab")
-        if page.evaluate("() => document.activeElement.classList.contains('api-link')"):
-            break
-    else:
-        pytest.fail("Tab never reached an API link")
-    assert page.evaluate("() => document.activeElement.title") == "os.path.join"
-    # the entry reference leads to the other entry's page, read by its title
-    page.locator("main .docstring, main .prose, main .purpose").get_by_role("link", name="Second", exact=True).first.click()
-    page.wait_for_url("**/plot_second/index.html")
-    serious = serious_violations(axe_violations(page))
-    assert not serious, describe_violations(serious)
-    page.goto(site_url + "plot_joined/index.html")
-    serious = serious_violations(axe_violations(page))
-    assert not serious, f"axe-core ({scheme}):\n" + describe_violations(serious)
+    assert not serious_second, describe_violations(serious_second)
+    assert not serious_joined, f"axe-core ({scheme}):\n" + describe_violations(serious_joined)
     watch.assert_clean()

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import DESKTOP, SchemeLooks, describe_violations, serious_look, serve_site
+from tests.browser_support import DESKTOP, describe_violations, serious_look, serve_site
 from tests.conftest import build_site, shared_folder, write_demo
+from tests.scheme_looks import SchemeLooks
 
 
 DIAGRAMS = '''

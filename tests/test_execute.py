@@ -367,6 +367,25 @@ def test_reads_and_environment(tmp_path: Path) -> None:
     assert "platform" in r.environment
 
 
+def test_project_modules_are_found_however_they_were_imported(tmp_path: Path) -> None:
+    """The modules a demo imported are those after the run's mark in sys.modules (its last
+    entry when the demo started); importlib.import_module's too, and when the demo took the
+    mark's own entry out of sys.modules, every module is looked at: the packages the
+    project's modules import are in the environment either way."""
+    root = tmp_path / "project"
+    (root / "demos").mkdir(parents=True)
+    (root / "demos" / "_by_name.py").write_text("import numpy\n")
+    (root / "demos" / "_after_del.py").write_text("import pygments\n")
+    r = run(tmp_path, [
+        ("setup", "import sys, importlib\nmark = next(reversed(sys.modules))\n"
+                  "importlib.import_module('_by_name')"),
+        ("B-del", "del sys.modules[mark]\nimport _after_del"),
+    ])
+    assert r.ok, r.failure
+    assert r.reads == ("demos/_after_del.py", "demos/_by_name.py")
+    assert {"numpy", "pygments"} <= {name.lower() for name in r.environment}
+
+
 def test_the_cost_of_resolving_names_is_said_at_debug_level(tmp_path: Path,
                                                             caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG, logger="site_builder.run.execute"):

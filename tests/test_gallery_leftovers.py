@@ -15,6 +15,7 @@ from site_builder.source.blocks import parse
 from tests.browser_support import DESKTOP, axe_violations, describe_violations, serious_violations, serve_site
 from tests.conftest import MYST_FRONT_MATTER, build_site, shared_folder, write_demo
 from tests.page_reader import page, visible
+from tests.scheme_looks import SchemeLooks
 from tests.test_prose_myst import assert_no_raw_syntax
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
@@ -327,30 +328,43 @@ def leftovers_url(browser: Any, leftovers_site: Path) -> Iterator[str]:
         yield url
 
 
+def _maths_look(tab: Any, scheme: str) -> tuple[int, list[dict[str, Any]]]:
+    """How many formulas the page shows, and its serious axe violations."""
+    return tab.locator("math").count(), serious_violations(axe_violations(tab))
+
+
+def _asides_look(tab: Any, scheme: str) -> tuple[int, list[dict[str, Any]]]:
+    """How many headings On this page lists, and the page's serious axe violations."""
+    return tab.locator("nav.toc-side .toc-heading").count(), serious_violations(axe_violations(tab))
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_solution_folds_with_the_keyboard_and_the_page_is_accessible(open_watched_page: Any, leftovers_url: str,
+def test_solution_folds_with_the_keyboard_and_the_page_is_accessible(scheme_looks: SchemeLooks, leftovers_url: str,
                                                                       scheme: str) -> None:
-    tab, watch = open_watched_page(leftovers_url, viewport=DESKTOP, color_scheme=scheme)
-    tab.goto(leftovers_url + "myst/index.html")
-    solution = tab.locator("details.solution")
-    answer = solution.get_by_text("It is 9.")
-    assert not answer.is_visible()
-    solution.locator("summary").focus()
-    tab.keyboard.press("Enter")
-    answer.wait_for(state="visible")
-    assert solution.evaluate("d => d.open")
-    tab.keyboard.press("Space")
-    answer.wait_for(state="hidden")
-    assert tab.locator("math").count() >= 3
-    serious = serious_violations(axe_violations(tab))
-    assert not serious, describe_violations(serious)
-    solution.locator("summary").click()
-    serious = serious_violations(axe_violations(tab))
-    assert not serious, describe_violations(serious)
-    tab.goto(leftovers_url + "gallery/index.html")  # headings in On this page, reST asides
-    assert tab.locator("nav.toc-side .toc-heading").count() == 2
-    serious = serious_violations(axe_violations(tab))
-    assert not serious, describe_violations(serious)
+    def walk(tab: Any, look: Any) -> None:
+        tab.goto(leftovers_url + "myst/index.html")
+        solution = tab.locator("details.solution")
+        answer = solution.get_by_text("It is 9.")
+        assert not answer.is_visible()
+        solution.locator("summary").focus()
+        tab.keyboard.press("Enter")
+        answer.wait_for(state="visible")
+        assert solution.evaluate("d => d.open")
+        tab.keyboard.press("Space")
+        answer.wait_for(state="hidden")
+        look(_maths_look)
+        solution.locator("summary").click()
+        look(_maths_look)
+        tab.goto(leftovers_url + "gallery/index.html")  # headings in On this page, reST asides
+        look(_asides_look)
+
+    # the looks in both schemes from one walk (the keyboard checked once)
+    ((maths, folded), (_, unfolded), (toc_headings, asides)), watch = scheme_looks.walked(
+        leftovers_url, scheme, walk, viewport=DESKTOP)
+    assert maths >= 3
+    for serious in (folded, unfolded, asides):
+        assert not serious, describe_violations(serious)
+    assert toc_headings == 2
     watch.assert_clean()
 
 

@@ -18,8 +18,10 @@ from site_builder.commands.build import BuildOptions, build
 from site_builder.commands.build.options import folders_of
 from site_builder.config import load_config
 from site_builder.run.records import schema as record_schema
-from site_builder.run.records.record_json import RECORD_FILE
-from site_builder.run.records.store import store_dir
+from site_builder.run.records.record_json import RECORD_FILE, record_digest
+from site_builder.run.records.store import RecordChangedError, RecordStore, store_dir
+from site_builder.run.results import ResultRow
+from site_builder.source.entries import discover
 from site_builder.site.rebuild import lend as rebuild
 from site_builder.site.rebuild import state as rebuild_state
 from site_builder.site.publish import search
@@ -160,6 +162,25 @@ def test_a_record_changed_after_the_build_is_checked_again(gallery: Path, monkey
     assert checked[0] >= 2  # e0 (changed bytes) and e1 (changed script)
     assert "e0" not in report.from_cache  # refused, run again
     assert any("e0: ignoring the run record" in r.getMessage() for r in caplog.records)
+
+
+def test_a_trusted_record_read_after_its_bytes_changed_stops_the_build(gallery: Path, tmp_path: Path) -> None:
+    """A trusted record kept as its row is parsed when a page needs it: bytes changed since the
+    build hashed them (while it ran) are no result it may use."""
+    config = load_config(gallery)
+    records = tmp_path / "copy" / "_freeze"
+    shutil.copytree(config.records, records)
+    record = store_dir(records, "e0") / RECORD_FILE
+    (entry,) = [e for e in discover(config.demos, config.root) if e.name == "e0"]
+    row = ResultRow(1.0, 1, 1, "", (), ())
+    kept = RecordStore(records, config.root, trusted={"e0": record_digest(record.read_bytes())}, rows={"e0": row})
+    assert kept.trusted_row(entry).result().entry == "e0"
+    lazy = kept.trusted_row(entry)
+    assert lazy is not None and kept.confirmed == {"e0"}
+    record.write_bytes(record.read_bytes().replace(b'"entry"', b'"entry" ', 1))
+    with pytest.raises(RecordChangedError, match="e0: its run record changed while the build ran"):
+        lazy.result()
+    assert kept.trusted_row(entry) is None  # the next look finds other bytes: the record is checked
 
 
 def test_a_data_file_changed_makes_its_reader_run_again(project: Path) -> None:

@@ -3,17 +3,21 @@ from scratch writes from the same demos and records (no saved state, nothing reu
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import write_demo
+from conftest import MYST_FRONT_MATTER, write_demo
 from site_builder.commands.build import BuildOptions, build
 from site_builder.commands.build.options import folders_of
 from site_builder.commands.build.search_later import catch_up_search
 from site_builder.config import load_config
 from site_builder.project.folders import CACHE_DIR
+from site_builder.run.records import store
+from site_builder.site.downloads import archives
+from site_builder.site.publish import search_shards
 
 DEMO = '''\
     """{name}: a demo that says {word}."""
@@ -54,6 +58,29 @@ REFERRING = '''\
 '''
 
 
+# A notebook gluing a value, and one pasting it: the pasting page shows the other's result.
+GLUING = MYST_FRONT_MATTER + '''
+# Gluing
+
+```{code-cell} python
+from IPython.core.formatters import format_display_data
+from IPython.display import display
+bundle, metadata = format_display_data("plum")
+metadata["scrapbook"] = dict(name="fruit", mime_prefix="application/papermill.record/")
+display({"application/papermill.record/" + k: v for k, v in bundle.items()}, raw=True, metadata=metadata)
+```
+'''
+PASTING = MYST_FRONT_MATTER + '''
+# Pasting
+
+The fruit: {glue:text}`gluing.md::fruit`.
+
+```{code-cell} python
+x = 1  # a comment
+```
+'''
+
+
 def _bytes(site: Path) -> dict[str, bytes]:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
@@ -77,6 +104,13 @@ def _edit(project: Path, name: str, old: str, new: str) -> None:
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+def _edit_notebook(project: Path, name: str, old: str, new: str) -> None:
+    path = project / "demos" / f"{name}.md"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
 def _remove(project: Path, name: str) -> None:
     (project / "demos" / f"{name}.py").unlink()
 
@@ -87,6 +121,15 @@ def _damage_parses(project: Path) -> None:
         lines = [line.split("\t", 2) for line in saved.read_text(encoding="utf-8").splitlines()]
         saved.write_text("".join(f"{key}\t{name}\t{{\"cells\": 5}}\n" for key, name, _ in lines) + "x\n",
                          encoding="utf-8")
+
+
+def _damage_rows(project: Path) -> None:
+    """Every saved result row replaced by one of the wrong shape (the state is data)."""
+    for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.json"):
+        state = json.loads(saved.read_bytes())
+        for i, entry in enumerate(state["entries"].values()):
+            entry["row"] = [[None, 1, 1, ""], "x", [1.0, 2, 3], None][i % 4]
+        saved.write_text(json.dumps(state), encoding="utf-8")
 
 
 CHANGES = [
@@ -102,6 +145,10 @@ CHANGES = [
         '[tool.site_builder]\ntitle = "Fruit"\ntypography = false\nentry_heading = "Fruit {name}"\n', encoding="utf-8")),
     ("a label renamed (another page's reference to it is lost)", lambda p: _edit(p, "e5", "# (e5-target)=", "# (e5-goal)=")),
     ("the saved parses damaged, a comment edited", lambda p: (_damage_parses(p), _edit(p, "e2", "# a comment", "# a note"))),
+    ("a glued value changed (another page pastes it)", lambda p: _edit_notebook(p, "gluing", '"plum"', '"quince"')),
+    ("the pasting page's comment edited (the glued result unchanged)",
+     lambda p: _edit_notebook(p, "pasting", "# a comment", "# a note")),
+    ("the saved rows damaged, a comment edited", lambda p: (_damage_rows(p), _edit(p, "e1", "# another", "# a third"))),
 ]
 
 
@@ -113,6 +160,8 @@ def _built_fruit(project: Path) -> Path:
     write_demo(project, "fruit/e3", DEMO.format(name="e3", word="damson"))
     write_demo(project, "e5", LABELLED.format(name="e5"))
     write_demo(project, "e6", REFERRING.format(name="e6"))
+    (project / "demos" / "gluing.md").write_text(GLUING, encoding="utf-8")
+    (project / "demos" / "pasting.md").write_text(PASTING, encoding="utf-8")
     assert build(load_config(project), BuildOptions()).ok
     return project
 
@@ -128,13 +177,32 @@ def test_a_site_built_from_scratch_matches_the_first_build(sequence: tuple[Path,
     assert _bytes(project / "build") == _from_scratch(project, scratch / "first")
 
 
-def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path]) -> None:
+# The run records a rebuild reads: an unchanged entry's record only when a page shows its result.
+RECORDS_READ = {
+    "a comment edited": {"e1"},
+    "the pasting page's comment edited (the glued result unchanged)": {"pasting", "gluing"},
+}
+
+
+def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     project, scratch = sequence
+    read: list[str] = []
+    reading = store._read_record
+    monkeypatch.setattr(store, "_read_record", lambda folder, *a: (read.append(folder.name), reading(folder, *a))[1])
+    lent: list[int] = []  # members the published archives lent the new ones
+    lending = archives.published_members
+    monkeypatch.setattr(archives, "published_members", lambda path: (m := lending(path), lent.append(len(m)))[0])
     for i, (what, change) in enumerate(CHANGES):
         change(project)
         config = load_config(project)  # as each build command does: a settings change is seen
+        read.clear()
+        lent.clear()
         report = build(config, BuildOptions())
         assert report.ok, what
+        if what in RECORDS_READ:
+            assert sorted(read) == sorted(RECORDS_READ[what]), what
+            assert lent and min(lent) > 0, what  # the site-wide pages reused: the archives updated
         assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
 
 
@@ -209,3 +277,32 @@ def test_the_search_catching_up_reads_only_the_pages_the_build_wrote(deferred: t
     assert problem == "search index not caught up: e2/index.html changed since it was published"
     assert build(config, BuildOptions()).ok  # the next build makes the page and its index again
     assert _bytes(project / "build") == _from_scratch(project, scratch / "by-hand")
+
+
+PART_PAGES = 3  # the fruit site's pages make four parts of its search index (search_shards.py)
+
+
+@pytest.fixture(scope="module")
+def parted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(search_shards, "SHARD_PAGES", PART_PAGES)
+        project = _built_fruit(tmp_path_factory.mktemp("parted"))
+    return project, tmp_path_factory.mktemp("scratch-parted")
+
+
+def test_each_rebuild_of_a_site_whose_index_is_in_parts_matches_a_build_from_scratch(
+        parted: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the parts whose pages changed are made again; the site is the one a build from scratch writes."""
+    monkeypatch.setattr(search_shards, "SHARD_PAGES", PART_PAGES)
+    project, scratch = parted
+    for i, (what, change) in enumerate(CHANGES):
+        change(project)
+        config = load_config(project)
+        assert build(config, BuildOptions()).ok, what
+        assert (project / "build" / "pagefind" / "shard-1").is_dir() or (project / "build" / "pagefind" / "shard-2").is_dir()
+        assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
+    # serve's way: the pages first, the index (in parts) once they are out
+    _edit(project, "e1", "N = 3", "N = 3  # deferred")
+    assert build(load_config(project), BuildOptions(defer_search=True)).search_pending
+    assert catch_up_search(folders_of(load_config(project)), stop=lambda: False) is None
+    assert _bytes(project / "build") == _from_scratch(project, scratch / "deferred")

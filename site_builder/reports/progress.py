@@ -15,6 +15,7 @@ from typing import TextIO
 
 from site_builder.errors import one_line
 from site_builder.run.execute import BlockEvent, RunResult
+from site_builder.run.results import LazyResult
 from site_builder.site.formatting import format_duration
 from site_builder.site.pages.timings import entry_status
 
@@ -33,8 +34,11 @@ class EntrySummary:
     cached: bool
 
 
-def summarize(result: RunResult, cached: bool) -> EntrySummary:
+def summarize(result: RunResult | LazyResult, cached: bool) -> EntrySummary:
     """The summary row of one entry's result."""
+    if isinstance(result, LazyResult):  # a good result, its record not read
+        row = result.row
+        return EntrySummary(result.entry, "ok", row.duration, row.blocks_run, row.blocks_total, cached)
     return EntrySummary(
         name=result.entry,
         status=entry_status(result),

@@ -6,6 +6,8 @@ them from here or through ``execute``.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -187,3 +189,56 @@ class BlockEvent:
 
 
 # Called from the event-reader thread of each running demo: implementations must lock.
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """What the rebuild state keeps of a good result besides its record: what the build's summary,
+    its new state and the page keys take of it (the pages themselves read the record)."""
+
+    duration: float  # seconds, whole run
+    blocks_run: int
+    blocks_total: int
+    glued: str  # glued_key of the result: "" when its glue() kept nothing
+    packages: tuple[str, ...]  # the distributions its environment lists
+    reads: tuple[str, ...]  # project-relative paths of files the demo read
+
+
+def glued_key(result: RunResult) -> str:
+    """What another page pasting from ``result``'s glued values depends on ("" when there are none)."""
+    return repr(result.glued) if result.glued else ""
+
+
+def result_row(result: RunResult) -> ResultRow | None:
+    """``result``'s row (None for a failed or shown-only result, which the state never trusts)."""
+    if result.failure is not None or result.shown_only:
+        return None
+    listed = sorted(result.environment)  # packages (plus python/platform/blas: harmless)
+    return ResultRow(result.duration, sum(b.status != "not-run" for b in result.blocks), len(result.blocks),
+                     glued_key(result), tuple(d for d in listed if d not in ("python", "platform", "blas")),
+                     tuple(result.reads))
+
+
+class LazyResult:
+    """A good result whose record the build trusts, read only when something needs more of it than
+    its ``row`` (a page showing it, the site-wide pages): a rebuild of a large site where one entry
+    changed reads no other record."""
+
+    failure = None  # rows are kept of good results only
+    shown_only = False
+
+    def __init__(self, entry: str, row: ResultRow, load: Callable[[], RunResult]) -> None:
+        self.entry, self.row, self._load = entry, row, load
+        self._result: RunResult | None = None
+        self._lock = threading.Lock()  # pages may render from the pool's threads
+
+    @property
+    def duration(self) -> float:
+        return self.row.duration
+
+    def result(self) -> RunResult:
+        """The result, read from its record the first time it is asked for."""
+        with self._lock:
+            if self._result is None:
+                self._result = self._load()
+            return self._result

@@ -151,7 +151,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
     if environment.PRELOADED:
         environment.track_preloaded_imports()
     audit = files.ReadAudit()
-    preloaded = dict(sys.modules)
+    preloaded = files.modules_mark()
 
     expressions = job.get("expressions", [])
 

@@ -15,6 +15,7 @@ from site_builder.names import HOME_DOCUMENT, stem_of
 from site_builder.source.parsed import Script
 from site_builder.source.entries import Entry, Section, site_order
 from site_builder.run.execute import RunResult
+from site_builder.run.results import LazyResult, glued_key
 
 if TYPE_CHECKING:
     from site_builder.site.references.bibliography import Bibliography
@@ -32,7 +33,17 @@ class EntryBuild:
 
     entry: Entry
     script: Script
-    result: RunResult
+    run: RunResult | LazyResult  # lazy: a trusted record, read when something needs more than its row
+
+    @property
+    def result(self) -> RunResult:
+        """The entry's result (a trusted record is read the first time this is asked for)."""
+        return self.run.result() if isinstance(self.run, LazyResult) else self.run
+
+    @property
+    def glued_key(self) -> str:
+        """What another page pasting this entry's glued values depends on ("" when it glued none)."""
+        return self.run.row.glued if isinstance(self.run, LazyResult) else glued_key(self.run)
 
 
 @dataclass(frozen=True)
@@ -97,6 +108,14 @@ def is_section_home(name: str, fmt: str) -> bool:
     at ``SECTION/index.html`` above the section's list of entries."""
     section, _, stem = name.rpartition("/")
     return bool(section) and stem == HOME and fmt != "py"
+
+
+VALUES_FOLDER = "_downloads/values"  # an entry's values, made with its page (downloads/values.py)
+
+
+def value_paths(name: str) -> tuple[str, str]:
+    """Where the values of the entry ``name`` are in the site (when it has any), beside its page."""
+    return f"{VALUES_FOLDER}/{name}.json", f"{VALUES_FOLDER}/{name}.tex"
 
 
 def notebook_path(name: str) -> str:

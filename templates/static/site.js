@@ -227,10 +227,23 @@ function setUpSearch() {
         return import(new URL("pagefind/pagefind.js", SITE_ROOT).href);
       }).then(function (module) {
         module.options({ baseUrl: SITE_ROOT.pathname });
-        return module.init().then(function () { return module; });
+        return module.init().then(function () { return mergeParts(module); })
+          .then(function () { return module; });
       });
     }
     return pagefind;
+  }
+  // A large site's index comes in parts (site/publish/search_shards.py): the main index's
+  // pagefind-entry.json names the others, which Pagefind merges into its search.
+  function mergeParts(module) {
+    return fetch(new URL("pagefind/pagefind-entry.json", SITE_ROOT).href, { cache: "no-cache" })
+      .then(function (response) { return response.json(); })
+      .then(function (entry) {
+        return Promise.all((entry.shards || []).map(function (folder) {
+          return module.mergeIndex(new URL("pagefind/" + folder + "/", SITE_ROOT).pathname,
+            { baseUrl: SITE_ROOT.pathname });
+        }));
+      });
   }
   // serve made the search index again after this page was loaded (templates/serve/livereload.js)
   document.addEventListener("site-builder:search-updated", function () {

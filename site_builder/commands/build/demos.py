@@ -20,6 +20,7 @@ from site_builder.source.entries import Entry
 from site_builder.errors import INTERRUPT, ParseError
 from site_builder.run.child.protocol import Outcome
 from site_builder.run.execute import BlockResult, RunCancelled, RunResult, run_demo
+from site_builder.run.results import LazyResult
 from site_builder.fs import writing
 from site_builder.reports.build_report import BuildReport
 from site_builder.reports.progress import Progress, summarize
@@ -69,7 +70,7 @@ def execute_all(
     report: BuildReport,
     progress: Progress,
     early: EarlySite | None = None,
-) -> dict[str, RunResult]:
+) -> dict[str, RunResult | LazyResult]:
     """Run every parsable demo, ``options.jobs`` at a time, the longest expected first.
 
     Results are taken as they complete, so ``--fail-fast`` stops at once: running demos
@@ -77,15 +78,18 @@ def execute_all(
     page that ran is rendered as its demo finishes, into ``early`` (the builder only waits then).
     """
     runnable = [e for e in entries if isinstance(parsed[e.name], Script)]
-    results: dict[str, RunResult] = {}
+    results: dict[str, RunResult | LazyResult] = {}
     cancel = threading.Event()
     running = threading.Event()  # set once some demo really runs (not from its record)
     progress.start(len(runnable))
 
-    def recorded(entry: Entry) -> RunResult | None:
+    def recorded(entry: Entry) -> RunResult | LazyResult | None:
         """The entry's recorded result when it still holds, else None (it must run)."""
         if options.force or entry.name in options.force_names:
             return None
+        if (row := store.trusted_row(entry)) is not None:  # its record read only if a page needs it
+            report.from_cache.add(entry.name)
+            return row
         script = parsed[entry.name]
         assert isinstance(script, Script)
         cached = store.lookup(entry, script, run_options(config, entry.name))
@@ -95,7 +99,7 @@ def execute_all(
         log.debug("%s: running (%s)", entry.name, cached.reason)
         return None
 
-    def run_one(entry: Entry, looked_up: bool = False) -> RunResult | None:
+    def run_one(entry: Entry, looked_up: bool = False) -> RunResult | LazyResult | None:
         """The entry's result, or None when the build was cancelled before it finished."""
         if cancel.is_set():
             return None
@@ -123,7 +127,7 @@ def execute_all(
             cancel.set()
         return store.commit(entry, script, result, entry_options)
 
-    def take(result: RunResult | None, entry: Entry) -> None:
+    def take(result: RunResult | LazyResult | None, entry: Entry) -> None:
         """Keep one finished entry's result (None: cancelled); the first failure may stop the rest."""
         if result is None:
             script = parsed[entry.name]
@@ -148,7 +152,7 @@ def execute_all(
         for future in futures:
             future.cancel()
 
-    futures: dict[Future[RunResult | None], Entry] = {}  # stop_all may run before the pool starts
+    futures: dict[Future[RunResult | LazyResult | None], Entry] = {}  # stop_all may run before the pool starts
     # A trusted record is a hit in microseconds: looked up here, without a worker or an estimate.
     to_check = []
     for entry in runnable:
@@ -185,7 +189,7 @@ def execute_all(
 
 def _prepare_render_while_waiting(
     running: threading.Event,
-    futures: dict[Future[RunResult | None], Entry],
+    futures: dict[Future[RunResult | LazyResult | None], Entry],
     runnable: list[Entry],
     parsed: dict[str, Script | ParseError],
     report: BuildReport,

@@ -30,7 +30,9 @@ from site_builder.fs import (
 )
 from site_builder.project.folders import Folders
 from site_builder.project.lock import project_lock
-from site_builder.site.publish.search import SEARCH_DIR, IndexStopped, index_site, seedable
+from site_builder.site.publish.search import SEARCH_DIR, IndexStopped, seedable
+from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, index_shards, shards_of
+from site_builder.site.sitefiles import SiteFile
 from site_builder.site.rebuild.state import SiteState, is_intact, load_state, save_state, track_files, tracked_path
 
 log = logging.getLogger(__name__)
@@ -106,7 +108,11 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
                     seeds.append(rel)
                 else:
                     os.unlink(staging / rel)
-        warning = index_site(pages, frozenset(seeds), index_dir, stop)
+        shards = shards_of((k[4:] for k in state.files if k.startswith("out:") and k.endswith(".html")
+                           and not k.startswith(prefix)), state.entries.keys(),
+                           lambda p: BODY_MARK in (pages / p).read_bytes())
+        plan = SearchPlan(shards, set(shards), seeds=[SiteFile(rel) for rel in seeds])
+        warning = index_shards(pages, plan, staging, stop)
         if warning:
             return warning
         replace_dir(index_dir, published)  # one rename (an exchange where the system has one)

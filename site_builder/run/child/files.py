@@ -164,15 +164,46 @@ def reads(audit: ReadAudit, paths: Paths, modules: list[types.ModuleType]) -> li
     return sorted(r for r in rels if r)
 
 
-def modules_since(preloaded: dict[str, Any]) -> list[types.ModuleType]:
-    """Modules imported since ``preloaded`` (a copy of sys.modules) was taken, ``__main__`` aside.
+def modules_mark() -> tuple[int, str, Any]:
+    """How many modules ``sys.modules`` holds now and its last entry, for ``modules_since``: a
+    dict keeps its insertion order, so what is imported from now on comes after that entry.
+    (A copy of ``sys.modules`` would write the reference count of every module and name in
+    it: in a child of the fork server, some 130 of the server's pages copied per run.)"""
+    name = next(reversed(sys.modules))
+    return len(sys.modules), name, sys.modules[name]
+
+
+def modules_since(mark: tuple[int, str, Any]) -> list[types.ModuleType]:
+    """Modules imported since ``mark`` (``modules_mark()``) was taken, ``__main__`` aside.
 
     What the interpreter loaded before the demo started (the standard library, site) is
-    never a project file, and looking each of them up again costs a small demo's run time.
+    never a project file, and looking each of them up again costs a small demo's run time:
+    only the entries after the mark are read.  When the mark's entry is gone or has moved,
+    or the modules before it are no longer as many (the demo took some out of
+    ``sys.modules``), every module is listed.
     """
+    count, last, module_then = mark
     main = sys.modules.get("__main__")
-    return [m for name, m in list(sys.modules.items())
-            if preloaded.get(name) is not m and m is not main]
+    since: list[types.ModuleType] = []
+    try:
+        after = 0
+        for name, module in reversed(sys.modules.items()):
+            if name == last:
+                if module is module_then and len(sys.modules) - after == count:
+                    return [m for m in reversed(since) if m is not main]
+                break
+            since.append(module)
+            after += 1
+    except RuntimeError:  # a thread the demo left running imported meanwhile
+        pass
+    return [m for m in list(sys.modules.values()) if m is not main]
+
+
+# What a script's globals mostly hold (its names, numbers, modules, functions, classes): never a
+# file. isinstance against the io.IOBase ABC writes its caches for each new type, which in a
+# child of the fork server copies some 40 of the server's pages per run.
+_NEVER_FILES = frozenset({str, int, float, complex, bool, type(None), bytes, tuple, list, dict, set, frozenset,
+                          type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType})
 
 
 def flush_demo_files(namespace: dict[str, Any]) -> None:
@@ -180,6 +211,8 @@ def flush_demo_files(namespace: dict[str, Any]) -> None:
     ``sys.stderr`` the demo replaced (``sys.stdout = open("log.txt", "w")``) and files its
     globals hold open, so what it wrote is on disk before its files are listed."""
     for stream in [sys.stdout, sys.stderr, *list(namespace.values())]:
+        if type(stream) in _NEVER_FILES:
+            continue
         if isinstance(stream, io.IOBase) and not isinstance(stream, (TextStream, BinaryStream)):
             try:
                 if not stream.closed:

@@ -60,17 +60,28 @@ def live_children(pid: int, known: set[int] | frozenset[int] = frozenset()) -> l
         return found
     for tid in tasks:  # an adopted orphan is the child of whichever thread adopted it
         try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                found += [int(c) for c in f.read().split()]
+            found += [int(c) for c in _read_proc(f"/proc/{pid}/task/{tid}/children").split()]
         except (OSError, ValueError):
             continue
     return [c for c in found if c not in known and not _exited(c)]
 
 
+def _read_proc(path: str) -> bytes:
+    """A /proc file's bytes, read with os.read: the fork server reads them after each fork,
+    and a buffered file object would write (and so copy) some 20 more of its pages each time."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 4096):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _exited(pid: int) -> bool:
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
+        stat = _read_proc(f"/proc/{pid}/stat")
     except OSError:
         return True
     return stat[stat.rfind(b")") + 2:][:1] in (b"Z", b"X")  # a zombie: dead, not yet reaped

@@ -38,6 +38,7 @@ from site_builder.source.parsed import Script
 from site_builder.source.entries import Entry
 from site_builder.errors import SiteBuilderError
 from site_builder.run.execute import RunOptions, RunResult
+from site_builder.run.results import LazyResult, ResultRow
 from site_builder.fs import (
     UnsafeFileError,
     check_replaceable,
@@ -76,6 +77,10 @@ EXECUTION_VERSION = 8  # 2: blocks keep the value of their last expression; 3: n
 # 6: names in function and class bodies scoped by symtable; parameters from the calls seen (3.12+)
 # 7: notebooks run in IPython (magics, help, the displayhook); tracebacks keep the run folder's frames
 # 8: an {eval} of a value whose only rich form is an image (a Matplotlib figure) gives that image
+
+
+class RecordChangedError(SiteBuilderError):
+    """A trusted record's bytes changed between the build's check and its read (exit status 1)."""
 
 
 class FrozenError(SiteBuilderError):
@@ -159,6 +164,9 @@ class RecordStore:
     # that record is a hit without being checked again
     trusted: dict[str, str] = field(default_factory=dict)
     confirmed: set[str] = field(default_factory=set)  # trusted records a lookup found with those very bytes
+    # entry -> what the last published build kept of its trusted record's result: such a
+    # record is read only when a page needs it (see trusted_row)
+    rows: dict[str, ResultRow] = field(default_factory=dict)
     _installed: dict[str, str | None] = field(default_factory=dict)  # per-build version cache
     # records folder -> its names starting with "." when this build first looked (what killed
     # builds leave there): listed once per folder, not once per entry (quadratic in a big site)
@@ -201,6 +209,35 @@ class RecordStore:
             return Lookup(result)
         reason = self._mismatch(entry, script, options, inputs, frozen)
         return Lookup(None, reason) if reason else Lookup(result)
+
+    def trusted_row(self, entry: Entry) -> LazyResult | None:
+        """The trusted record of ``entry`` as the row the last build kept of it, parsed only when
+        asked for (None when there is no row, or its bytes are not the trusted ones: look it up).
+        Its bytes are hashed now, as a lookup does; read again later, they must still be those,
+        or the build stops (the record changed while it ran)."""
+        row, digest = self.rows.get(entry.name), self.trusted.get(entry.name, "")
+        if row is None or not digest:
+            return None
+        folder = store_dir(self.records, entry.name)
+        try:
+            with open_regular(folder, RECORD_FILE) as f:
+                if record_digest(f.read()) != digest:
+                    return None
+        except (UnsafeFileError, OSError):
+            return None
+
+        def load() -> RunResult:
+            try:
+                result, _, same = _read_record(folder, digest)
+            except (OSError, RecordError) as exc:
+                raise RecordChangedError(f"{entry.name}: its run record changed while the build ran ({exc}): "
+                                         "build again") from None
+            if not same:
+                raise RecordChangedError(f"{entry.name}: its run record changed while the build ran: build again")
+            return result
+
+        self.confirmed.add(entry.name)
+        return LazyResult(entry.name, row, load)
 
     def _mismatch(self, entry: Entry, script: Script, options: RunOptions, inputs: RunInputs,
                   frozen: bool) -> str:

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 
 from site_builder.run.results import GluedValue, QuotedValue, RunResult
 from site_builder.site.prose.quoting import formatted
-from site_builder.site.sitefiles import SiteFile
+from site_builder.site.sitefiles import SiteFile, value_paths
 
 log = logging.getLogger(__name__)
 
 VALUES_FORMAT = 1  # bump when the JSON layout changes
-VALUES_FOLDER = "_downloads/values"
 # says nothing, and differs on every run; or names only its class (IPython's HTML, Markdown...)
 _DEFAULT_REPR = re.compile(r"<[^\n]* at 0x[0-9a-fA-F]+>|\A<[\w.]+ object>\Z")
 _WORD = re.compile(r"[A-Za-z]+|[0-9]")
@@ -102,5 +101,5 @@ def value_files(entry: str, result: RunResult) -> list[SiteFile]:
             continue
         macros[v.macro] = v.name
         lines.append(f"\\newcommand{{\\{v.macro}}}{{{latex_text(v.value)}}}")
-    return [SiteFile(f"{VALUES_FOLDER}/{entry}.json", text.encode("utf-8")),
-            SiteFile(f"{VALUES_FOLDER}/{entry}.tex", ("\n".join(lines) + "\n").encode("utf-8"))]
+    json_path, tex_path = value_paths(entry)
+    return [SiteFile(json_path, text.encode("utf-8")), SiteFile(tex_path, ("\n".join(lines) + "\n").encode("utf-8"))]

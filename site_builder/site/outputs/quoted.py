@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from site_builder.run.execute import RunResult
@@ -47,8 +47,27 @@ class Pasted:
     view: Callable[[], DisplayView]
 
 
+class _GluedByEntry(Mapping[str, dict[str, Pasted]]):
+    """Entry ("": this page's) -> its glued values by name, each entry's made when first asked
+    for: another entry's run (its record) is read only by a page pasting from it."""
+
+    def __init__(self, entries: Iterable[str], glued_of: Callable[[str], dict[str, Pasted]]) -> None:
+        self._entries, self._glued_of = frozenset(entries), functools.cache(glued_of)
+
+    def __getitem__(self, entry: str) -> dict[str, Pasted]:
+        if entry not in self._entries:
+            raise KeyError(entry)
+        return self._glued_of(entry)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._entries))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 def run_values(result: RunResult, others: Mapping[str, RunResult], files: FilePublisher, assets: PageAssets
-               ) -> tuple[Callable[[Display], DisplayView], dict[str, dict[str, Pasted]]]:
+               ) -> tuple[Callable[[Display], DisplayView], Mapping[str, dict[str, Pasted]]]:
     """What a page's prose pastes of the runs: ``show`` (a Display of this page's run -> its view,
     as a block's value shows: HTML sanitised, images published beside the page) and the glued
     values by entry ("" : this page's; another's images are published with this page) and name."""
@@ -62,10 +81,10 @@ def run_values(result: RunResult, others: Mapping[str, RunResult], files: FilePu
     def pasted(entry: str, display: Display) -> Pasted:
         return Pasted(display, lambda: shower(entry)(display))
 
-    glued = {entry: {g.name: pasted(entry, g.display) for g in run.glued}
-             for entry, run in others.items() if entry != result.entry}
-    glued[""] = {g.name: pasted("", g.display) for g in result.glued}
-    return shower(""), glued
+    def glued_of(entry: str) -> dict[str, Pasted]:
+        return {g.name: pasted(entry, g.display) for g in (others[entry] if entry else result).glued}
+
+    return shower(""), _GluedByEntry([""] + [e for e in others if e != result.entry], glued_of)
 
 
 def display_sizes(result: RunResult) -> dict[str, tuple[int | None, int | None]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from urllib.parse import quote
 
@@ -78,7 +78,7 @@ class PageRenderer(CellViews):
         self.linkable: tuple[SiteEntry, ...] = ()  # the entries prose may link to (site_entries)
         self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
         self.references = SiteReferences()  # works cited, terms, who refers to whom (references.site)
-        self.glued: dict[str, RunResult] = {}  # entry -> its run, when its glue() kept values
+        self.glued: Mapping[str, RunResult] = {}  # entry -> its run, when its glue() kept values
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -87,7 +87,7 @@ class PageRenderer(CellViews):
             return functools.cache(lambda: self.heading(build) if build.script.title else build.entry.name)
 
         self.linkable = tuple(SiteEntry(b.entry.name, title(b)) for b in builds)
-        self.glued = {b.entry.name: b.result for b in builds if b.result.glued}  # {glue}`other::name`
+        self.glued = _Results({b.entry.name: b for b in builds if b.glued_key})  # {glue}`other::name`
 
     def prose_links(self, entry: Entry) -> ProseLinks:
         """What the prose of ``entry``'s page links to: its imports' documentation, the other entries."""
@@ -253,6 +253,22 @@ class PageRenderer(CellViews):
         if not self.info.site_url:
             return None
         return self.info.site_url.rstrip("/") + "/" + rel
+
+
+class _Results(Mapping[str, RunResult]):
+    """Entry -> its result, read (a trusted record) only when a page asks for it."""
+
+    def __init__(self, builds: dict[str, EntryBuild]) -> None:
+        self._builds = builds
+
+    def __getitem__(self, name: str) -> RunResult:
+        return self._builds[name].result
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._builds)
+
+    def __len__(self) -> int:
+        return len(self._builds)
 
 
 def neighbours(ordered: list[EntryBuild]) -> dict[str, tuple[EntryLink | None, EntryLink | None]]:

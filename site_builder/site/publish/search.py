@@ -32,6 +32,7 @@ from site_builder.fs import note_write, walk_names
 log = logging.getLogger(__name__)
 
 SEARCH_DIR = "pagefind"
+SHARD_PREFIX = "shard-"  # pagefind/shard-N/: a part of a large site's index (see search_shards.py)
 INDEX_TIMEOUT = 120.0  # seconds; Pagefind indexes thousands of pages per second
 # Line numbers are the script's, not words of the entry.
 EXCLUDE_SELECTORS = ".linenos"
@@ -89,7 +90,8 @@ def index_site(site_dir: Path, seeded: frozenset[str] = frozenset(), index_dir: 
         return None
     except (IndexLayoutError, OSError) as exc:
         log.debug("search index made again from nothing: %s", exc)
-        shutil.rmtree(index_dir, ignore_errors=True)
+        for rel in _own_names(index_dir):  # the other parts' folders stay
+            os.unlink(index_dir / rel)
         return _run_pagefind(binary, site_dir, index_dir, stop)
 
 
@@ -163,7 +165,7 @@ def _check_written(index_dir: Path) -> None:
 def _prune(index_dir: Path, seeded: set[str]) -> None:
     """Remove the seeds the index in ``index_dir`` does not list; IndexLayoutError when a file
     Pagefind wrote is not listed either, or a listed one is missing (the layout is not understood)."""
-    present = set(walk_names(index_dir))
+    present = _own_names(index_dir)
     listed = index_files(index_dir)
     unexplained = sorted(present - listed - seeded)
     missing = sorted(listed - present)
@@ -188,13 +190,18 @@ def index_files(index_dir: Path) -> set[str]:
             raise IndexLayoutError(f"pagefind-entry.json names no meta file: {language!r}")
         listed.add(f"pagefind.{meta_hash}.pf_meta")
         hashes.update(_strings(_meta(index_dir / f"pagefind.{meta_hash}.pf_meta")))
-    for rel in walk_names(index_dir):
+    for rel in _own_names(index_dir):
         name = rel.rpartition("/")[2]
         if "/" not in rel and not CONTENT_ADDRESSED.fullmatch(name):
             listed.add(rel)  # pagefind.js, the UI, the WebAssembly: rewritten by every run
         elif "/" in rel and name.rpartition(".")[0] in hashes:
             listed.add(rel)
     return listed
+
+
+def _own_names(index_dir: Path) -> set[str]:
+    """The files of the index in ``index_dir`` (relative), not those of the parts inside it."""
+    return {rel for rel in walk_names(index_dir) if not rel.startswith(SHARD_PREFIX)}
 
 
 def _json(path: Path) -> Any:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import zlib
 from pathlib import Path
 
 from site_builder.project.folders import Folders
@@ -25,6 +26,7 @@ from site_builder.run.records import store as records
 from site_builder.run.preload import packages_stamp
 from site_builder.run.records.record_json import RECORD_FILE, record_digest
 from site_builder.run.records.store import store_dir
+from site_builder.run.results import ResultRow
 from site_builder.site.rebuild.state import (
     RebuildInputs,
     SiteState,
@@ -82,7 +84,8 @@ def code_fingerprint(versions: dict[str, str]) -> str:
     """The builder's code, Python and the rendering libraries: what a notebook's bytes depend on."""
     code = [(p.relative_to(PACKAGE_DIR).as_posix(), p) for p in sorted(PACKAGE_DIR.rglob("*.py"))]
     dists = [f"{d}={_version(d, versions)}" for d in RENDER_DISTRIBUTIONS]
-    behaviour = f"execution={records.EXECUTION_VERSION} record={record_file.RECORD_FORMAT}"
+    # zlib: PNGs and the archives' deflated members (taken again from the published ones)
+    behaviour = f"execution={records.EXECUTION_VERSION} record={record_file.RECORD_FORMAT} zlib={zlib.ZLIB_RUNTIME_VERSION}"
     return sha_of(sys.version, behaviour, *dists, *_files_signature(code))
 
 
@@ -192,6 +195,26 @@ def trusted_records(inputs: RebuildInputs, entries: list[Entry], state: SiteStat
         if all(_read_unchanged(inputs.folders, state, rel) for rel in saved.get("reads", [])):
             trusted[entry.name] = saved["record"]
     return trusted
+
+
+def saved_rows(state: SiteState | None, trusted: dict[str, str]) -> dict[str, ResultRow]:
+    """What ``state`` kept of the results of the ``trusted`` records (see trusted_records),
+    for those it kept a well-formed row of (see Rebuild.describe)."""
+    rows: dict[str, ResultRow] = {}
+    for name, digest in trusted.items():
+        saved = (state.entries if state is not None else {}).get(name, {})
+        row, packages, reads = saved.get("row"), saved.get("packages"), saved.get("reads")
+        if saved.get("record") != digest or not (isinstance(row, list) and len(row) == 4):
+            continue
+        duration, run, total, glued = row
+        if (type(duration) in (int, float) and type(run) is int and type(total) is int and isinstance(glued, str)
+                and _strings(packages) and _strings(reads)):
+            rows[name] = ResultRow(float(duration), run, total, glued, tuple(packages), tuple(reads))
+    return rows
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _read_unchanged(folders: Folders, state: SiteState, rel: str) -> bool:

@@ -21,6 +21,7 @@ from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
 from site_builder.run.preload import packages_stamp
 from site_builder.run.records.store import store_dir
+from site_builder.run.results import LazyResult, ResultRow, result_row
 from site_builder.site.rebuild.lend import (
     bibliography_keys,
     code_fingerprint,
@@ -50,8 +51,9 @@ from site_builder.site.rebuild.state import (
     tracked_path,
 )
 from site_builder.site.publish.search import SEARCH_DIR, seedable
+from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, shards_of
 from site_builder.site.sitefiles import (
-    HOME, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds,
+    HOME, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds, value_paths,
 )
 
 # reST's :ref: and :doc: (gallery examples by title) and Jupyter Book's {tableofcontents} (every page's)
@@ -89,7 +91,7 @@ def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
     # its timings and environment (the result), its sitemap line; not its code or prose.
     listed: list[str] = []
     site_entries = sha_of(*neighbours)
-    glued = sha_of(*(repr(b.result.glued) for b in ordered))  # what {glue}`other.ipynb::name` pastes
+    glued = sha_of(*(b.glued_key for b in ordered))  # what {glue}`other.ipynb::name` pastes
     shown = sha_of(repr(info))  # the site-wide settings every page shows: one repr, not one per page
     values = repr(info.values)
     for i, build in enumerate(ordered):
@@ -126,6 +128,16 @@ def _in_entry_folder(rel: str, names: set[str]) -> bool:
     """True when the site file ``rel`` is in the folder of an entry (``NAME/`` or ``SECTION/NAME/``)."""
     parts = rel.split("/")
     return any("/".join(parts[:i]) in names for i in range(1, len(parts)))
+
+
+def _content(file: SiteFile) -> bytes:
+    """The bytes of ``file`` (b"" for a published file that cannot be read)."""
+    if file.data is not None:
+        return file.data
+    try:
+        return Path(file.source or "").read_bytes()
+    except OSError:
+        return b""
 
 
 def _plain(value: Any) -> Any:
@@ -201,8 +213,10 @@ class Rebuild:
             published = self._intact(f"out:{name}/")
             records_intact = self._intact(f"rec:{name}/") is not None
             notebook = f"out:{notebook_path(name)}"
-            if saved.get("page") == self.page_keys[name] and published and records_intact:
-                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in published]
+            values = [k for path in value_paths(name) if (k := f"out:{path}") in self.state.files]
+            if (saved.get("page") == self.page_keys[name] and published and records_intact
+                    and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in values)):
+                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in published + values]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
@@ -211,37 +225,48 @@ class Rebuild:
                 notebooks[name] = tracked_file(self.inputs.folders, notebook)
         site_pages = True
         if self.state.site_key == self.site_key:
-            shared = [k for k in self.state.files if k.startswith("out:")
-                      and not _in_entry_folder(k[4:], names) and k[4:].split("/", 1)[0] != SEARCH_DIR]
+            entry_values = {k for name in names for k in value_paths(name)}  # made with their entry's page
+            shared = [k for k in self.state.files if k.startswith("out:") and not _in_entry_folder(k[4:], names)
+                      and k[4:].split("/", 1)[0] != SEARCH_DIR and k[4:] not in entry_values]
             if shared and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in shared):
                 reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in shared]
                 site_pages = False
         return RenderPlan(reused, render, site_pages, notebooks, warnings)
 
-    def search_index(self, files: list[SiteFile]) -> list[SiteFile] | None:
-        """Link the rendered files equal to the published ones (in ``files``); then the published
-        search index, when every page is the published page byte for byte (else None: re-index).
-        """
-        if self.state is None:
-            return None
-        pages_equal = True
+    def search_index(self, files: list[SiteFile]) -> SearchPlan:
+        """Link the rendered files equal to the published ones (in ``files``); then the parts of
+        the published search index whose pages are the published pages byte for byte (and the
+        same pages); the others are made again, seeded (see search_shards.py)."""
+        changed: set[str] = set()
         for i, file in enumerate(files):
             if file.data is None:
                 continue
             key = f"out:{file.path}"
-            path = tracked_file(self.inputs.folders, key)
-            saved = self.state.files.get(key)
-            if saved is not None and is_intact(path, saved) and path.read_bytes() == file.data:
+            saved = self.state.files.get(key) if self.state is not None else None
+            path = tracked_file(self.inputs.folders, key) if saved is not None else None
+            if path is not None and is_intact(path, saved) and path.read_bytes() == file.data:
                 files[i] = SiteFile(file.path, source=path)  # the next build then sees it unchanged
             elif file.path.endswith(".html"):
-                pages_equal = False
-        pages = {f.path for f in files if f.path.endswith(".html")}
-        saved_pages = {k[4:] for k in self.state.files if k.startswith("out:") and k.endswith(".html")
-                       and not k.startswith(f"out:{SEARCH_DIR}/")}
-        index = self._intact(f"out:{SEARCH_DIR}/")
-        if not pages_equal or pages != saved_pages or not index:
-            return None
-        return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index]
+                changed.add(file.path)
+        pages = {f.path: f for f in files if f.path.endswith(".html")}
+        shards = shards_of(pages, {b.entry.name for b in self.builds}, lambda p: BODY_MARK in _content(pages[p]))
+        if self.state is None:
+            return SearchPlan(shards, set(shards))
+        saved_shards = shards_of((k[4:] for k in self.state.files if k.startswith("out:") and k.endswith(".html")
+                                 and not k.startswith(f"out:{SEARCH_DIR}/")), self.state.entries.keys(),
+                                 lambda p: BODY_MARK in _content(SiteFile(p, source=tracked_file(self.inputs.folders, f"out:{p}"))))
+        index = self._intact(f"out:{SEARCH_DIR}/") or []
+        plan = SearchPlan(shards, set())
+        for folder, pages in shards.items():
+            published = [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index
+                         if in_shard(k[4:], folder)]
+            if (published and pages == saved_shards.get(folder) and changed.isdisjoint(pages)
+                    and shards.keys() == saved_shards.keys()):  # the main index lists the others
+                plan.kept += published
+            else:
+                plan.stale.add(folder)
+                plan.seeds += [f for f in published if seedable(f.path)]
+        return plan
 
     def index_seeds(self, everything: bool = False) -> list[SiteFile]:
         """The published index's content-addressed files, to seed a new index (see search.py);
@@ -269,20 +294,24 @@ class Rebuild:
         known: dict[str, Signature] = {}  # checked during this build, not written since
         for build in self.builds:
             name = build.entry.name
-            listed = sorted(build.result.environment)  # packages (plus python/platform/blas: harmless)
-            packages[name] = [d for d in listed if d not in ("python", "platform", "blas")]
+            # what the next build takes of the result instead of reading its record (see saved_rows)
+            kept = build.run.row if isinstance(build.run, LazyResult) else result_row(build.result)
+            # a result shown only has no row: its record (if any) is not the result shown
+            row = kept or ResultRow(0.0, 0, 0, "", (), tuple(build.result.reads))
+            packages[name] = list(row.packages)
             state.entries[name] = {
+                "row": [row.duration, row.blocks_run, row.blocks_total, row.glued] if kept else None,
                 "record": self.trusted.get(name) or record_sha(self.inputs.folders.records, name),
                 "packages": packages[name],
                 "page": self.page_keys[name], "notebook": self.notebook_keys[name],
                 "result": self.digests[name],
                 "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
-                "reads": list(build.result.reads),
+                "reads": list(row.reads),
                 "source": repeated_sha(build.entry.content),
             }
             state.scripts[name] = self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build)
-            reads = [f"src:{rel}" for rel in build.result.reads]
+            reads = [f"src:{rel}" for rel in row.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:
                 # the record its lookup trusted, whose files and reads trusted_records checked
                 record_files = record_folders.get(f"rec:{name}/", [])

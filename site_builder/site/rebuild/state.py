@@ -37,11 +37,12 @@ from site_builder.fs import relative_to_root, walk_names, write_atomic, writing
 from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.project.folders import Folders, ensure_cache_dir
 
-STATE_FORMAT = 6  # bump when the state file's layout or meaning changes; another format is a full build
+STATE_FORMAT = 7  # bump when the state file's layout or meaning changes; another format is a full build
 # 2: published record files are copies (1 hard-linked them: a full build makes the copies)
 # 3: per entry the key of its record's lookup, the files it read (trusted_records), its parse
 # 4: the parses in a file of their own (site-ID.scripts), read when something changed
 # 5: (withdrawn) the pages' labels and references beside the parses; 6: as 4, never read as 5
+# 7: per entry a row of its result (duration, blocks run and in all, its glued values' key)
 # A file modified this close before the state was saved could be modified again within the same
 # mtime tick without its mtime changing (git's "racily clean" files): it is also kept by content.
 RACY_NS = 100_000_000

@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 from urllib.parse import unquote
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,7 +101,7 @@ class PageContext:
     # glue() kept, by entry ("" : this one) and name (GluedValue), and the place of the text being
     # read: the code cell it follows (Script.code_cells; -1: none; None: after the whole run)
     quoted: dict[tuple[int | None, str], Any] = field(default_factory=dict)
-    glued: dict[str, dict[str, Any]] = field(default_factory=dict)  # site.outputs.quoted.Pasted
+    glued: Mapping[str, dict[str, Any]] = field(default_factory=dict)  # site.outputs.quoted.Pasted
     # a Display of the run -> its richest safe form on the page (site.outputs.displays.DisplayView)
     show_value: Callable[[Any], Any] | None = None
     after: int | None = None
