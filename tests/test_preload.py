@@ -235,6 +235,23 @@ def test_a_kept_server_serves_the_next_build_until_the_environment_changes(
         close_fork_server()
 
 
+def test_a_build_refused_before_its_demos_run_leaves_no_fork_server(tmp_path: Path) -> None:
+    """A demo without a record starts the fork server while the build parses; a build refused
+    after that (a folder in a record's place) stops it again."""
+    from site_builder.commands.build import BuildOptions, build
+    from site_builder.run import demo_process
+
+    write_demo(tmp_path, "np", '"""np: numpy."""\nimport numpy\n')
+    (tmp_path / "_freeze" / "np").mkdir(parents=True)
+    (tmp_path / "_freeze" / "np" / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(UsageError, match="is not a run record made by site_builder"):
+        build(load_config(tmp_path), BuildOptions())
+    for starting in list(demo_process._starting):  # none left when the build stopped it
+        starting.join()
+    assert demo_process._server is None and not demo_process._retired
+    assert (tmp_path / "_freeze" / "np" / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
 def test_the_packages_stamp_is_the_same_however_the_builder_was_started(tmp_path: Path, monkeypatch) -> None:
     """`site-builder` puts the venv's bin/ first on the path, `python -m site_builder` the
     project folder: neither holds packages, so records trusted by one stay trusted by the other."""

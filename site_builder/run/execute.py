@@ -22,7 +22,7 @@ from typing import Any, Callable
 from site_builder.fs import adopt_dir, link_names, make_dirs, remove_links
 from site_builder.source.parsed import Script
 from site_builder.source.cell_options import display_of
-from site_builder.run.demo_process import DemoProcess, start_demo_process
+from site_builder.run.demo_process import DemoProcess, start_demo_process, start_fork_server
 from site_builder.run.encoders import find_ffmpeg
 from site_builder.run.child.files import BUILDER_DIR
 from site_builder.run.child.protocol import Event, Interruption, Outcome
@@ -66,6 +66,13 @@ CHILD_ENV = {
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
 }
+
+
+def start_early() -> None:
+    """Get the demos' processes ready in the background while the builder still parses: the
+    fork server's preloads, and the ffmpeg lookup (an import and a run of ffmpeg) each job names."""
+    start_fork_server({**os.environ, **CHILD_ENV})
+    threading.Thread(target=find_ffmpeg, name="find-ffmpeg", daemon=True).start()
 
 
 def run_demo(

@@ -22,7 +22,7 @@ from site_builder.run.demo_process import close_fork_server, set_preload
 from site_builder.run.preload import preload_for
 from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import INTERRUPT, ParseError, UsageError
-from site_builder.run.execute import BlockError, RunResult
+from site_builder.run.execute import BlockError, RunResult, start_early
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_files
 from site_builder.site.publish.housekeeping import prune
 from site_builder.project.leftovers import remove_leftovers
@@ -45,7 +45,7 @@ from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 from site_builder.commands.build.demos import EarlySite, execute_all, not_run, shown_only
 from site_builder.commands.build.options import BuildOptions, folders_of, rebuild_inputs, run_options
-from site_builder.commands.build.search_later import mark_pending, search_pending
+from site_builder.commands.build.search_later import mark_pending, pending_parts, search_pending
 
 log = logging.getLogger(__name__)
 
@@ -149,21 +149,32 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
                 fresh = [w for w in api_warnings if w not in state.warnings]
                 return _unchanged(config, entries, state, report, started, fresh)
     report.warnings.extend(api_warnings)
-    parsed = _parse_all(config, entries, report, parsed_scripts(inputs, entries, previous))
-    report.warnings.extend(config.unused_overrides(names))
-    report.warnings.extend(config.unused_sections(_section_names(names)))
-    for warning in report.warnings:
-        log.warning("%s", warning)
     # Entries the run_pattern setting leaves out, and pages, are shown only: no process, no record.
-    shown = {e.name: shown_only(e, s, store_dir(folders.records, e.name)) for e in entries
-             if (e.is_page or not config.runs(e.demos_path)) and isinstance(s := parsed[e.name], Script)}
-    all_entries, entries = entries, [e for e in entries if e.name not in shown]
-    trusted = trusted_records(inputs, entries, previous)
-    store = RecordStore(folders.records, folders.root, trusted=trusted, rows=saved_rows(previous, trusted))
+    to_run = [e for e in entries if not e.is_page and config.runs(e.demos_path)]
+    running = {e.name for e in to_run}
+    if not options.frozen:  # the fork server starts when a demo first needs it, or now
+        set_preload(lambda: preload_for(config.preload, folders.demos, folders.root, to_run,
+                                        [store_dir(folders.records, e.name) / RECORD_FILE for e in to_run]))
+        _start_demos_early(options, to_run, folders.records)
+    try:
+        parsed = _parse_all(config, entries, report, parsed_scripts(inputs, entries, previous))
+        report.warnings.extend(config.unused_overrides(names))
+        report.warnings.extend(config.unused_sections(_section_names(names)))
+        for warning in report.warnings:
+            log.warning("%s", warning)
+        shown = {e.name: shown_only(e, s, store_dir(folders.records, e.name)) for e in entries
+                 if e.name not in running and isinstance(s := parsed[e.name], Script)}
+        all_entries, entries = entries, [e for e in entries if e.name not in shown]
+        trusted = trusted_records(inputs, entries, previous)
+        store = RecordStore(folders.records, folders.root, trusted=trusted, rows=saved_rows(previous, trusted))
+        if not options.frozen:
+            # a trusted record's folder holds the record.json the last build checked: replaceable
+            store.check_replaceable([e for e in entries if e.name not in store.trusted])
+    except BaseException:
+        if not options.keep_warm:
+            close_fork_server()  # started early, for demos that will not run now
+        raise
     early: EarlySite | None = None  # pages rendered while demos run
-    if not options.frozen:
-        # a trusted record's folder holds the record.json the last build checked: replaceable
-        store.check_replaceable([e for e in entries if e.name not in store.trusted])
     if options.frozen:
         results = store.frozen_results(entries, parsed, {e.name: run_options(config, e.name) for e in entries})
         report.from_cache.update(results)
@@ -175,13 +186,9 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         }
         report.not_run.extend(sorted(results))
     else:
-        runnable = [e for e in entries if isinstance(parsed[e.name], Script)]
-        # Computed only when a demo really runs (the fork server starts then).
-        set_preload(lambda: preload_for(config.preload, folders.demos, folders.root, runnable,
-                                        [store_dir(folders.records, e.name) / RECORD_FILE for e in runnable]))
-        if not options.shard:
-            early = _early_site(config, all_entries, parsed, shown, api_docs)
         try:
+            if not options.shard:
+                early = _early_site(config, all_entries, parsed, shown, api_docs)
             results = execute_all(entries, parsed, config, options, store, report, progress, early)
         finally:
             if not options.keep_warm:
@@ -206,6 +213,15 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         report.pruned = pruned.line()
     report.wall_time = time.perf_counter() - started
     return report
+
+
+def _start_demos_early(options: BuildOptions, to_run: list[Entry], records: Path) -> None:
+    """Start the demos' fork server now, while the builder parses, when a demo is sure to run
+    (one has no run record, or demos are forced). Else it starts when a demo first needs it:
+    every record may still hold, and a fail-fast build may run none."""
+    if not options.fail_fast and (options.force or options.force_names or any(
+            not (store_dir(records, e.name) / RECORD_FILE).is_file() for e in to_run)):
+        start_early()
 
 
 def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: BuildReport,
@@ -256,15 +272,17 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
                                  site_pages=plan.site_pages, notebooks=plan.notebooks,
                                  thumbnail_cache=cache_dir(config.records), early=early.pages if early else None)
     rendered = [record.getMessage() for record in records]  # said again by an unchanged rebuild
-    # Made afresh every time (a zip of the scripts and notebooks costs little): they hold every
-    # script's text, which the site-wide pages' key leaves out.
+    # Made again every time: they hold every script's text, which the site-wide pages' key leaves
+    # out; when reused with those pages (the same builder, zlib included), they lend their members.
+    published = {f.path: f.source for f in files if f.path in (SCRIPTS_ZIP, NOTEBOOKS_ZIP) and f.source is not None}
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
-    files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None)
+    files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None, published)
     search = rebuild.search_index(files)  # the parts of the index whose pages changed are made again
-    if search_pending(previous):  # the published index is older than the published pages
-        search = search.everything_stale()
+    if previous is not None and search_pending(previous):  # parts of the index older than their pages
+        search = search.also_stale(pending_parts(previous))
     # on_failure = "publish": the site goes out with the failed entries' pages showing their errors
     report.published = report.ok or config.on_failure == "publish"
+    pending = search.stale
     if search.stale and defer_search and report.ok:
         kept = rebuild.index_seeds(everything=True)  # kept as it is, made again later
         if kept:
@@ -286,7 +304,7 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
             # saved before the swap: a state that cannot be saved leaves the published site as it was
             state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files)
             if report.search_pending:
-                mark_pending(state)
+                mark_pending(state, pending)
             rebuild.save(state)
             saved.append(True)
 
