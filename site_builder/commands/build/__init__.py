@@ -45,7 +45,7 @@ from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 from site_builder.commands.build.demos import EarlySite, execute_all, not_run, shown_only
 from site_builder.commands.build.options import BuildOptions, folders_of, rebuild_inputs, run_options
-from site_builder.commands.build.search_later import mark_pending, search_pending
+from site_builder.commands.build.search_later import mark_pending, pending_parts, search_pending
 
 log = logging.getLogger(__name__)
 
@@ -278,10 +278,11 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
     files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None, published)
     search = rebuild.search_index(files)  # the parts of the index whose pages changed are made again
-    if search_pending(previous):  # the published index is older than the published pages
-        search = search.everything_stale()
+    if previous is not None and search_pending(previous):  # parts of the index older than their pages
+        search = search.also_stale(pending_parts(previous))
     # on_failure = "publish": the site goes out with the failed entries' pages showing their errors
     report.published = report.ok or config.on_failure == "publish"
+    pending = search.stale
     if search.stale and defer_search and report.ok:
         kept = rebuild.index_seeds(everything=True)  # kept as it is, made again later
         if kept:
@@ -303,7 +304,7 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
             # saved before the swap: a state that cannot be saved leaves the published site as it was
             state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files)
             if report.search_pending:
-                mark_pending(state)
+                mark_pending(state, pending)
             rebuild.save(state)
             saved.append(True)
 
