@@ -221,3 +221,23 @@ def test_a_published_archive_lends_its_members_to_the_next_one(tmp_path: Path) -
     assert published_members(published) == {}
     published.write_bytes(b"not a zip")
     assert published_members(published) == {}
+
+
+def test_a_published_member_inflating_past_its_stated_size_is_never_inflated_whole(tmp_path: Path) -> None:
+    """The published folder is data: a member whose deflated bytes hold far more than its stated
+    size (8 MB of zeros said to be 10 bytes) lends nothing, and is not inflated past that size."""
+    import struct
+    import tracemalloc
+
+    from site_builder.site.downloads.archives import published_members, reproducible_zip
+
+    published = tmp_path / "scripts.zip"
+    raw = bytearray(reproducible_zip({"bomb.py": bytes(8 << 20)}))
+    struct.pack_into("<I", raw, raw.index(b"PK\x01\x02") + 24, 10)  # the central directory's size
+    published.write_bytes(bytes(raw))
+    tracemalloc.start()
+    try:
+        assert published_members(published) == {}
+        assert tracemalloc.get_traced_memory()[1] < 1 << 20
+    finally:
+        tracemalloc.stop()

@@ -123,7 +123,7 @@ def published_members(path: Path | str) -> dict[str, Deflated]:
             begin = offset + 30 + local[9] + local[10]
             deflated = raw[begin:begin + packed]
             inflater = zlib.decompressobj(-15)
-            data = inflater.decompress(deflated)
+            data = inflater.decompress(deflated, length + 1)  # a crafted member never inflates past it
             if method != zipfile.ZIP_DEFLATED or not inflater.eof or len(data) != length or zlib.crc32(data) != crc:
                 return {}
             members[name] = Deflated(data, deflated, crc)
