@@ -119,12 +119,12 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
     for item, name, demos_path in _candidates(demos_dir, project_root, found):
         if ignore is not None and ignore.search(demos_path):
             continue
-        path = Path(item.path)
-        resolved, rel = located(path, demos_path, item.is_symlink())
+        resolved, rel = located(item.path, demos_path, item.is_symlink())
         if not item.is_file():
             found.append(f"{rel}: not a regular file")
             continue
-        data = path.read_bytes()
+        with open(item.path, "rb") as f:  # not Path.read_bytes: a Path per file costs more than the read
+            data = f.read()
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -178,12 +178,12 @@ class _Locator:
         except ValueError:
             self.demos_rel = None  # outside the project: demos are named by their file name
 
-    def __call__(self, path: Path, sub: str, is_link: bool) -> tuple[Path, str]:
+    def __call__(self, path: str, sub: str, is_link: bool) -> tuple[Path, str]:
         """``path`` is ``sub`` (its path in the demos folder); ``is_link``: it is a symbolic link."""
         if is_link:  # the link's target decides, as resolve() has it
-            return path.resolve(), relative_to_root(path, self.root)
+            return Path(path).resolve(), relative_to_root(Path(path), self.root)
         # section folders are never links
-        rel = f"{self.demos_rel}/{sub}" if self.demos_rel is not None else path.name
+        rel = f"{self.demos_rel}/{sub}" if self.demos_rel is not None else os.path.basename(path)
         return self.demos_abs / sub, one_line(rel)  # a file name may hold anything but "/"
 
 

@@ -116,18 +116,6 @@ def record_sha(records: Path, name: str) -> str:
         return "-"
 
 
-def known_record_sha(folders: Folders, state: SiteState | None, name: str) -> str:
-    """record_sha of entry ``name``, taken from ``state`` when its record.json is the very file
-    tracked there (size, mtime, inode: see is_intact), else read: a site of thousands of
-    entries would otherwise read and hash every record on every rebuild."""
-    if state is not None:
-        key = f"rec:{name}/{RECORD_FILE}"
-        saved, signature = state.entries.get(name, {}).get("record"), state.files.get(key)
-        if isinstance(saved, str) and signature is not None and is_intact(tracked_path(folders, key), signature):
-            return saved
-    return record_sha(folders.records, name)
-
-
 def lookup_base(settings: str, code: str, stamp: str) -> str:
     """What every record lookup compares besides an entry's own files: the builder (``code``, its
     code_fingerprint: Python, the execution and record versions), the settings (``settings``,
@@ -239,8 +227,10 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
         return None
     if any(state.entries[e.name].get("source") != repeated_sha(e.content) for e in entries):
         return None  # an edited script: known before reading a thousand records
-    records = {e.name: known_record_sha(folders, state, e.name) for e in entries}
-    if any(records[name] != state.entries[name].get("record") for name in records):
+    # The records as saved: the fingerprint first (a changed builder or setting fails here,
+    # before any file is looked at), then the files, then the records no file signature vouches for.
+    records = {name: saved.get("record") for name, saved in state.entries.items()}
+    if not all(isinstance(digest, str) for digest in records.values()):
         return None
     versions = known_versions(state)
     base = sha_of(code_fingerprint(versions), templates_fingerprint(), inputs.settings,
@@ -248,7 +238,10 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
     packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
     if site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:
         return None
-    if not unchanged_files(folders, state):
+    if not unchanged_files(folders, state):  # every tracked record.json among them: as saved
+        return None
+    if any(f"rec:{name}/{RECORD_FILE}" not in state.files and record_sha(folders.records, name) != digest
+           for name, digest in records.items()):
         return None
     if any(len(s) > 3 for s in state.files.values()):
         # racy files checked by content once are plain now: later checks only stat them
