@@ -7,13 +7,16 @@ the caller's working folder, environment, argv and standard streams (passed over
 runs ``site_builder`` as ``python -m`` would and exits with its status.  (The test process's
 umask is passed too; nothing else a test changes in its own process reaches a started one.)  What the builder does
 is the same; only the interpreter's start-up is shared.  A command whose environment would start
-Python differently (another ``PYTHONPATH``, say) gets a real new interpreter instead.
+Python differently (another ``PYTHONPATH``, say) gets a real new interpreter instead.  A test
+that signals a command (Ctrl-C, SIGKILL) starts it with ``start``, a Popen-like handle on the forked
+child; the server runs one command at a time, so ``can_run`` is False until that one has ended.
 
 Run as a script, this file is the server: ``python tests/cli_server.py FD`` (FD: its socket).
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import selectors
@@ -53,20 +56,41 @@ class CliServer:
         self._sock: socket.socket | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._env: dict[str, str] = {}
+        self._running: StartedCommand | None = None  # a started command not yet waited for
 
     def can_run(self, env: dict[str, str]) -> bool:
         """Whether a command with ``env`` would start an interpreter like the server's."""
         def startup(e: dict[str, str]) -> dict[str, str]:
             return {k: v for k, v in e.items() if k.startswith("PYTHON")}
-        return startup(env) == startup(self._env or self._base_env())
+        return self._running is None and startup(env) == startup(self._env or self._base_env())
 
     def run(self, args: list[str], cwd: Path, env: dict[str, str], timeout: float,
             script: Path | None = None) -> subprocess.CompletedProcess[str]:
         """``python -m site_builder ARGS`` (or ``python SCRIPT ARGS``) in ``cwd`` with ``env``, as
         ``subprocess.run(..., capture_output=True, text=True, stdin=DEVNULL)`` returns it."""
+        started = self.start(args, cwd, env, script=script)
+        try:
+            out, err, timed_out = _read_both(started.out_fd, started.err_fd, time.monotonic() + timeout, started.pid)
+            started.out_fd = started.err_fd = -1  # closed by _read_both
+            status = started.wait()
+        except BaseException:  # interrupted half way: the next command gets a new server
+            self.close(kill=True)
+            raise
+        if timed_out:
+            raise subprocess.TimeoutExpired(started.args, timeout, output=out, stderr=err)
+        return subprocess.CompletedProcess(started.args, status, out, err)
+
+    def start(self, args: list[str], cwd: Path, env: dict[str, str], capture: bool = True,
+              script: Path | None = None) -> StartedCommand:
+        """``python -m site_builder ARGS`` started, as ``subprocess.Popen`` starts it (``capture``:
+        stdout and stderr to pipes, else to /dev/null); until it has ended, ``can_run`` is False."""
         sock = self._connect()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
+        out_r = err_r = -1
+        if capture:
+            out_r, out_w = os.pipe()
+            err_r, err_w = os.pipe()
+        else:
+            out_w = err_w = os.open(os.devnull, os.O_WRONLY)
         devnull = os.open(os.devnull, os.O_RDONLY)
         umask = os.umask(0)
         os.umask(umask)
@@ -75,19 +99,15 @@ class CliServer:
         try:
             socket.send_fds(sock, [json.dumps(request).encode()], [devnull, out_w, err_w])
         finally:
-            for fd in (devnull, out_w, err_w):
+            for fd in {devnull, out_w, err_w}:
                 os.close(fd)
         command = [sys.executable, str(script) if script else "-m site_builder", *args]
         try:
-            pid = _answer(sock)["pid"]
-            out, err, timed_out = _read_both(out_r, err_r, time.monotonic() + timeout, pid)
-            status = _answer(sock)["status"]
-        except BaseException:  # interrupted half way: the next command gets a new server
+            self._running = StartedCommand(self, command, _answer(sock)["pid"], out_r, err_r)
+        except BaseException:
             self.close(kill=True)
             raise
-        if timed_out:
-            raise subprocess.TimeoutExpired(command, timeout, output=out, stderr=err)
-        return subprocess.CompletedProcess(command, status, out, err)
+        return self._running
 
     def _base_env(self) -> dict[str, str]:
         return {**os.environ, "PYTHONPATH": str(self._repo)}
@@ -100,7 +120,7 @@ class CliServer:
             if kill:
                 self._proc.kill()
             self._proc.wait(timeout=10)
-        self._sock, self._proc, self._env = None, None, {}
+        self._sock, self._proc, self._env, self._running = None, None, {}, None
 
     def _connect(self) -> socket.socket:
         if self._sock is not None:
@@ -114,6 +134,79 @@ class CliServer:
         return ours
 
 
+_SHARED: dict[Path, CliServer] = {}
+
+
+def shared_server(repo: Path) -> CliServer:
+    """The process's one server for ``repo``, closed when the process exits."""
+    if repo not in _SHARED:
+        _SHARED[repo] = CliServer(repo)
+        atexit.register(_SHARED[repo].close)
+    return _SHARED[repo]
+
+
+class StartedCommand:
+    """A command the server forked, driven as a ``subprocess.Popen`` is (``text=True``): the test
+    signals its pid; its status comes from the server, which reaps it."""
+
+    def __init__(self, server: CliServer, args: list[str], pid: int, out_fd: int, err_fd: int) -> None:
+        self.args, self.pid, self.out_fd, self.err_fd = args, pid, out_fd, err_fd
+        self.returncode: int | None = None
+        self._server = server
+
+    def poll(self) -> int | None:
+        """Its exit status, None while it runs."""
+        if self.returncode is None and self._server._sock is not None:
+            if _readable(self._server._sock, 0):
+                self._ended()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its exit status once it has ended; TimeoutExpired after ``timeout`` seconds."""
+        if self.returncode is None:
+            assert self._server._sock is not None
+            if not _readable(self._server._sock, timeout):
+                raise subprocess.TimeoutExpired(self.args, timeout or 0)
+            self._ended()
+        assert self.returncode is not None
+        return self.returncode
+
+    def communicate(self, timeout: float | None = None) -> tuple[str | None, str | None]:
+        """What it wrote to stdout and stderr (None when not captured), once it has ended."""
+        deadline = time.monotonic() + (timeout if timeout is not None else 1e9)
+        out = err = None
+        if self.out_fd >= 0:
+            out, err, timed_out = _read_both(self.out_fd, self.err_fd, deadline, None)
+            self.out_fd = self.err_fd = -1
+            if timed_out:
+                raise subprocess.TimeoutExpired(self.args, timeout or 0, output=out, stderr=err)
+        self.wait(max(0.0, deadline - time.monotonic()))
+        return out, err
+
+    def send_signal(self, signum: int) -> None:
+        """Send ``signum`` to it, unless it has ended (and been reaped) already."""
+        if self.poll() is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def _ended(self) -> None:
+        assert self._server._sock is not None
+        self.returncode = _answer(self._server._sock)["status"]
+        self._server._running = None
+        for fd in (self.out_fd, self.err_fd):
+            if fd >= 0:
+                os.close(fd)
+        self.out_fd = self.err_fd = -1
+
+
+def _readable(sock: socket.socket, timeout: float | None) -> bool:
+    with selectors.DefaultSelector() as selector:
+        selector.register(sock, selectors.EVENT_READ)
+        return bool(selector.select(timeout))
+
+
 def _answer(sock: socket.socket) -> dict[str, Any]:
     """The server's next message; RuntimeError when it has gone."""
     message = sock.recv(MAX_REQUEST)
@@ -122,8 +215,9 @@ def _answer(sock: socket.socket) -> dict[str, Any]:
     return json.loads(message)
 
 
-def _read_both(out_fd: int, err_fd: int, deadline: float, pid: int) -> tuple[str, str, bool]:
-    """Everything written to both pipes until both close; kill ``pid`` at ``deadline``."""
+def _read_both(out_fd: int, err_fd: int, deadline: float, pid: int | None) -> tuple[str, str, bool]:
+    """Everything written to both pipes until both close; at ``deadline``, kill ``pid`` (as
+    ``subprocess.run`` does, then read on), or with no ``pid`` stop reading (as ``communicate``)."""
     chunks: dict[int, list[bytes]] = {out_fd: [], err_fd: []}
     timed_out = False
     with selectors.DefaultSelector() as selector:
@@ -132,7 +226,9 @@ def _read_both(out_fd: int, err_fd: int, deadline: float, pid: int) -> tuple[str
         while selector.get_map():
             ready = selector.select(timeout=max(0.0, deadline - time.monotonic()) if not timed_out else None)
             if not ready and not timed_out:
-                timed_out = True  # as subprocess.run does: kill it, then read what it wrote
+                timed_out = True
+                if pid is None:
+                    break
                 os.kill(pid, signal.SIGKILL)
             for key, _ in ready:
                 data = os.read(key.fd, 65536)
@@ -141,6 +237,9 @@ def _read_both(out_fd: int, err_fd: int, deadline: float, pid: int) -> tuple[str
                 else:
                     selector.unregister(key.fd)
                     os.close(key.fd)
+        for fd in [key.fd for key in selector.get_map().values()]:  # stopped at the deadline
+            selector.unregister(fd)
+            os.close(fd)
     return (b"".join(chunks[out_fd]).decode(errors="replace"), b"".join(chunks[err_fd]).decode(errors="replace"),
             timed_out)
 

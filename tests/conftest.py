@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import fcntl
 import os
 import shutil
@@ -16,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli_server import CliServer
+from tests.cli_server import shared_server
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -34,8 +33,9 @@ kernelspec:
 ---
 """
 
-_CLI_SERVER = CliServer(REPO)
-atexit.register(_CLI_SERVER.close)
+# One per test process, though this file is imported twice there (as pytest's "conftest" and as
+# "tests.conftest", the name test modules import it by): one server and one command at a time.
+_CLI_SERVER = shared_server(REPO)
 
 
 def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | None = None,
@@ -55,6 +55,30 @@ def run_cli(*args: str, cwd: Path, timeout: float = 120, env: dict[str, str] | N
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
+
+
+@pytest.fixture
+def start_cli() -> Iterator[Callable[..., Any]]:
+    """Start ``python -m site_builder ARGS`` in ``cwd`` and return it to drive as a ``subprocess.Popen``
+    (text; stdout and stderr captured, or sent to /dev/null): forked from the warm interpreter
+    (tests/cli_server.py) when it is free, else a new one.  Whatever still runs at the test's end is killed."""
+    started: list[Any] = []
+
+    def start(*args: str, cwd: Path, env: dict[str, str] | None = None, capture: bool = True) -> Any:
+        full_env = {**os.environ, "PYTHONPATH": str(REPO), **(env or {})}
+        if _CLI_SERVER.can_run(full_env):
+            started.append(_CLI_SERVER.start(list(args), cwd, full_env, capture))
+        else:
+            output = subprocess.PIPE if capture else subprocess.DEVNULL
+            started.append(subprocess.Popen([sys.executable, "-m", "site_builder", *args], cwd=cwd, env=full_env,
+                                            stdin=subprocess.DEVNULL, stdout=output, stderr=output, text=True))
+        return started[-1]
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
 
 
 def copy_of(project: Path, tmp_path: Path, name: str = "project") -> Path:
@@ -158,7 +182,8 @@ def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 # A test's kind, by what its module uses: a browser (the `browser` fixture, test_browser*.py), the
 # command line (any of these names in the module, a shared build's fixture included), else units.
-_CLI_NAMES = ("run_cli", "build_site", "run_main", "build_keeping_warnings", "built_site", "subprocess", "CliServer")
+_CLI_NAMES = ("run_cli", "build_site", "run_main", "build_keeping_warnings", "built_site", "subprocess", "CliServer",
+              "start_cli")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -11,9 +11,10 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -332,16 +333,10 @@ def test_files_a_demo_writes_stay_in_its_folder(project: Path, tmp_path_factory:
 # ---------------------------------------------------------------- 8. atomic output
 
 
-def _start_build(project: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "site_builder", "build", "--force"], cwd=project,
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
-
-
-def _kill_while_running(project: Path, sig: signal.Signals) -> tuple[int, str]:
+def _kill_while_running(project: Path, sig: signal.Signals, start_cli: Callable[..., Any]) -> tuple[int, str]:
     """Start a build of the slow demo, send ``sig`` once it runs; the exit status and stderr."""
     (project / "started").unlink(missing_ok=True)
-    proc = _start_build(project)
+    proc = start_cli("build", "--force", cwd=project)
     deadline = time.monotonic() + 30
     while not (project / "started").exists():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
@@ -351,7 +346,8 @@ def _kill_while_running(project: Path, sig: signal.Signals) -> tuple[int, str]:
     return proc.returncode, err
 
 
-def test_failed_or_killed_builds_leave_the_last_good_site_untouched(project: Path) -> None:
+def test_failed_or_killed_builds_leave_the_last_good_site_untouched(project: Path,
+                                                                   start_cli: Callable[..., Any]) -> None:
     write_demo(project, "good", '"""Good."""\nprint("good")\n')
     assert run_cli("build", cwd=project).returncode == 0
     before = snapshot(project / "build")
@@ -374,7 +370,7 @@ def test_failed_or_killed_builds_leave_the_last_good_site_untouched(project: Pat
         time.sleep(60)
     ''')
     for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)):
-        status_code, err = _kill_while_running(project, sig)
+        status_code, err = _kill_while_running(project, sig, start_cli)
         assert status_code == code, err
         if sig != signal.SIGKILL:
             assert "Traceback" not in err and "the output folder was left as it was" in err

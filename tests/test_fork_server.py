@@ -4,14 +4,14 @@ still gets a fresh process of its own, and nothing outlives the builder."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import REPO, write_demo
+from conftest import write_demo
 from site_builder.commands.build import BuildOptions, BuildReport, build
 from site_builder.config import load_config
 from site_builder.run.demo_process import fork_server_enabled
@@ -117,7 +117,7 @@ def test_a_demo_killing_the_server_fails_alone(project: Path) -> None:
     assert _numbers(_report(report, "b")["pid"])["ppid"] != os.getpid()  # a new server ran it
 
 
-def test_a_killed_builder_leaves_no_server_or_demo_behind(project: Path) -> None:
+def test_a_killed_builder_leaves_no_server_or_demo_behind(project: Path, start_cli: Callable[..., Any]) -> None:
     write_demo(project, "slow", f'''
         """Waits."""
         import os, subprocess, time
@@ -126,9 +126,7 @@ def test_a_killed_builder_leaves_no_server_or_demo_behind(project: Path) -> None
         os.replace("pids.tmp", {str(project / "pids")!r})
         time.sleep(60)
     ''')
-    builder = subprocess.Popen([sys.executable, "-m", "site_builder", "build", "-q"], cwd=project,
-                               env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    builder = start_cli("build", "-q", cwd=project, capture=False)
     deadline = time.monotonic() + 30
     while not (project / "pids").exists():
         assert builder.poll() is None and time.monotonic() < deadline

@@ -10,6 +10,7 @@ same text.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -18,10 +19,10 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from tests.conftest import run_cli, write_demo
+from tests.conftest import copy_of, run_cli, shared_folder, write_demo
 from tests.test_notebooks import cell as block, page
 from tests.notebook_fixtures import (
-    BROKEN, ERRORS, FIXTURES, MAGICS, jupyter_outcomes, normalised, our_outcomes, write_fixtures)
+    BROKEN, ERRORS, FIXTURES, MAGICS, Outcome, jupyter_outcomes, normalised, our_outcomes, write_fixtures)
 
 SCRIPT = '''
 """plain: a percent script beside the notebooks' folder: it must not run in IPython."""
@@ -38,21 +39,35 @@ except EOFError:
 ENTRIES = [*FIXTURES, *(f"myst/{name}" for name in FIXTURES)]
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
-    project = tmp_path_factory.mktemp("ipython-cells")
+def _build_fixtures(folder: Path) -> None:
+    project = folder / "project"
     write_fixtures(project / "demos")
     # in a folder of its own: a notebook runs in its folder, which Jupyter's run holds nothing else of
     write_demo(project, "scripts/plain", SCRIPT)
     (project / "pyproject.toml").write_text('[tool.site_builder]\non_failure = "publish"\n', encoding="utf-8")
-    return project, run_cli("build", "-j", "2", cwd=project, timeout=240)
+    done = run_cli("build", "-j", "2", cwd=project, timeout=240)
+    (folder / "build.json").write_text(json.dumps([done.args, done.returncode, done.stdout, done.stderr]))
 
 
 @pytest.fixture(scope="module")
-def jupyter(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
-    """Each fixture as Jupyter runs it."""
-    return {name: jupyter_outcomes(cells, tmp_path_factory.mktemp(f"jupyter-{name}"))
-            for name, cells in FIXTURES.items()}
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The project built once per test run (both xdist workers read it); the build's outcome."""
+    folder = shared_folder(tmp_path_factory, "ipython-cells", _build_fixtures)
+    return folder / "project", subprocess.CompletedProcess(*json.loads((folder / "build.json").read_text()))
+
+
+def _run_in_jupyter(folder: Path) -> None:
+    outcomes = {name: [dataclasses.asdict(o) for o in jupyter_outcomes(cells, folder / name)]
+                for name, cells in FIXTURES.items()}
+    (folder / "outcomes.json").write_text(json.dumps(outcomes))
+
+
+@pytest.fixture(scope="module")
+def jupyter(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Outcome]]:
+    """Each fixture as Jupyter runs it (once per test run)."""
+    folder = shared_folder(tmp_path_factory, "ipython-cells-jupyter", _run_in_jupyter)
+    return {name: [Outcome(**o) for o in outcomes]
+            for name, outcomes in json.loads((folder / "outcomes.json").read_text()).items()}
 
 
 def cell(html: str, number: int) -> str:
@@ -153,7 +168,7 @@ def test_an_untagged_cell_that_does_not_compile_stops_the_notebook_at_its_turn(b
     assert "never printed" not in shown(html)
 
 
-def test_on_failure_publish_writes_the_site_with_the_failed_pages(built) -> None:
+def test_on_failure_publish_writes_the_site_with_the_failed_pages(built, tmp_path: Path) -> None:
     project, done = built
     assert done.returncode == 1
     assert "the site was written to build (on_failure = \"publish\")" in done.stderr
@@ -161,6 +176,7 @@ def test_on_failure_publish_writes_the_site_with_the_failed_pages(built) -> None
     index = (project / "build" / "index.html").read_text(encoding="utf-8")
     marked = re.findall(r'<a href="([^"]+)/index.html">[^<]*</a> <span class="badge badge-failed">', index)
     assert sorted(marked) == ["broken", "myst/broken"]
+    project = copy_of(project, tmp_path)  # rebuilt: the other tests read the original
     again = run_cli("build", cwd=project, timeout=120)  # never taken for an unchanged, good site
     assert again.returncode == 1 and "site unchanged" not in again.stderr
 

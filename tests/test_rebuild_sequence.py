@@ -16,6 +16,7 @@ from site_builder.commands.build.search_later import catch_up_search
 from site_builder.config import load_config
 from site_builder.project.folders import CACHE_DIR
 from site_builder.run.records import store
+from site_builder.site.downloads import archives
 from site_builder.site.publish import search_shards
 
 DEMO = '''\
@@ -189,14 +190,19 @@ def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path],
     read: list[str] = []
     reading = store._read_record
     monkeypatch.setattr(store, "_read_record", lambda folder, *a: (read.append(folder.name), reading(folder, *a))[1])
+    lent: list[int] = []  # members the published archives lent the new ones
+    lending = archives.published_members
+    monkeypatch.setattr(archives, "published_members", lambda path: (m := lending(path), lent.append(len(m)))[0])
     for i, (what, change) in enumerate(CHANGES):
         change(project)
         config = load_config(project)  # as each build command does: a settings change is seen
         read.clear()
+        lent.clear()
         report = build(config, BuildOptions())
         assert report.ok, what
         if what in RECORDS_READ:
             assert sorted(read) == sorted(RECORDS_READ[what]), what
+            assert lent and min(lent) > 0, what  # the site-wide pages reused: the archives updated
         assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
 
 

@@ -5,6 +5,7 @@ the index of that entry's part only."""
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import logging
 import threading
@@ -17,6 +18,8 @@ import pytest
 
 from tests.conftest import write_demo
 from site_builder.commands.build import BuildOptions, build
+from site_builder.commands.build.options import folders_of
+from site_builder.commands.build.search_later import catch_up_search
 from site_builder.config import load_config
 from site_builder.site.publish import search_shards
 from site_builder.site.publish.preview_http import PreviewServer, SiteState
@@ -79,6 +82,34 @@ def test_a_one_entry_edit_makes_the_index_of_its_part_only(parted: Path, monkeyp
     changed = {part if (part := p.relative_to(parted / "build" / "pagefind").parts[0]).startswith("shard-") else "main"
                for p in set(before) ^ set(after)}
     assert len(changed) == 1, f"the files of one part changed: {changed}"
+
+
+def test_serve_catching_up_makes_the_index_of_the_edited_parts_only(
+        parted: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """Two edits published before their index (serve), in two parts: the catch-up makes those two."""
+    monkeypatch.setattr(search_shards, "SHARD_PAGES", PART_PAGES)
+    config = load_config(parted)
+    first = _part_of(parted, "e5")
+    other = next(i for i in range(len(WORDS)) if _part_of(parted, _name(i)) != first)
+    for name in ("e5", _name(other)):
+        path = parted / "demos" / f"{name}.py"
+        path.write_text(path.read_text(encoding="utf-8").replace("# a comment", "# a note"), encoding="utf-8")
+        assert build(config, BuildOptions(defer_search=True)).search_pending
+    with caplog.at_level(logging.DEBUG, logger="site_builder.site.publish"):
+        assert catch_up_search(folders_of(config), stop=lambda: False) is None
+    parts = [r.getMessage() for r in caplog.records if "parts made again" in r.getMessage()]
+    assert len(parts) == 1 and parts[0].startswith("search index: 2 of "), parts
+    assert build(config, BuildOptions()).unchanged
+
+
+def _part_of(project: Path, name: str) -> str:
+    """The folder of the index part holding entry ``name``'s page."""
+    site = project / "build" / "pagefind"
+    for folder in [site, *(site / part for part in _parts(project / "build"))]:
+        for fragment in (folder / "fragment").iterdir():
+            if f"/{name}/index.html".encode() in gzip.decompress(fragment.read_bytes()):
+                return folder.name
+    raise AssertionError(name)
 
 
 @pytest.fixture(scope="module")

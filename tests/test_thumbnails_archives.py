@@ -201,3 +201,43 @@ def test_an_archive_is_zipfiles_bytes_for_any_member(monkeypatch: pytest.MonkeyP
     with zipfile.ZipFile(io.BytesIO(expected)) as archive:
         assert archive.testzip() is None
         assert archive.read("b/été.ipynb") == members["b/été.ipynb"]
+
+
+def test_a_published_archive_lends_its_members_to_the_next_one(tmp_path: Path) -> None:
+    """The members read back from a published archive give the bytes of one made afresh; a
+    member whose bytes changed is deflated again, and a damaged archive lends nothing."""
+    from site_builder.site.downloads.archives import published_members, reproducible_zip
+
+    members = {"b/été.py": "données".encode() * 500, "a.py": b"", "z.py": bytes(range(256)) * 300}
+    published = tmp_path / "scripts.zip"
+    published.write_bytes(reproducible_zip(members))
+    lent = published_members(published)
+    assert {name: m.data for name, m in lent.items()} == members
+    edited = {**members, "a.py": b"print('after the edit')\n", "new.py": b"x = 1\n"}
+    assert reproducible_zip(edited, lent) == reproducible_zip(edited)
+    raw = bytearray(published.read_bytes())
+    raw[raw.index(b"PK\x01\x02") - 5] ^= 0xFF  # inside z.py's deflated bytes
+    published.write_bytes(bytes(raw))
+    assert published_members(published) == {}
+    published.write_bytes(b"not a zip")
+    assert published_members(published) == {}
+
+
+def test_a_published_member_inflating_past_its_stated_size_is_never_inflated_whole(tmp_path: Path) -> None:
+    """The published folder is data: a member whose deflated bytes hold far more than its stated
+    size (8 MB of zeros said to be 10 bytes) lends nothing, and is not inflated past that size."""
+    import struct
+    import tracemalloc
+
+    from site_builder.site.downloads.archives import published_members, reproducible_zip
+
+    published = tmp_path / "scripts.zip"
+    raw = bytearray(reproducible_zip({"bomb.py": bytes(8 << 20)}))
+    struct.pack_into("<I", raw, raw.index(b"PK\x01\x02") + 24, 10)  # the central directory's size
+    published.write_bytes(bytes(raw))
+    tracemalloc.start()
+    try:
+        assert published_members(published) == {}
+        assert tracemalloc.get_traced_memory()[1] < 1 << 20
+    finally:
+        tracemalloc.stop()

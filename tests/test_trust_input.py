@@ -14,8 +14,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -289,13 +290,11 @@ def test_a_demo_timed_out_or_crashed_takes_its_detached_processes_with_it(projec
 
 
 @LINUX
-def test_a_killed_builder_leaves_no_detached_process(project: Path) -> None:
+def test_a_killed_builder_leaves_no_detached_process(project: Path, start_cli: Callable[..., Any]) -> None:
     marker = f"3602.{os.getpid()}"
     running = project / "running"
     write_demo(project, "hangs", _leaver(marker, f"open({str(running)!r}, 'w').close(); time.sleep(600)"))
-    proc = subprocess.Popen([sys.executable, "-m", "site_builder", "build"], cwd=project,
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_cli("build", cwd=project, capture=False)
     try:
         deadline = time.monotonic() + 60
         while not running.exists():

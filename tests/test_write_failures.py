@@ -14,12 +14,13 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import REPO, run_cli, shared_folder, write_demo
+from conftest import run_cli, shared_folder, write_demo
 
 pytest.importorskip("matplotlib")
 
@@ -306,7 +307,8 @@ def test_pagefind_on_a_full_disk_is_a_write_failure_not_a_broken_search(tmp_path
         assert raised.value.errno == errno.ENOSPC
 
 
-def test_a_build_killed_by_sigkill_leaves_folders_the_next_build_removes(project: Path) -> None:
+def test_a_build_killed_by_sigkill_leaves_folders_the_next_build_removes(project: Path,
+                                                                        start_cli: Callable[..., Any]) -> None:
     import signal
     import time
 
@@ -317,9 +319,7 @@ def test_a_build_killed_by_sigkill_leaves_folders_the_next_build_removes(project
         Path("partial.bin").write_bytes(b"x" * 100_000)
         time.sleep(60)
     ''')
-    builder = subprocess.Popen([sys.executable, "-m", "site_builder", "build"], cwd=project,
-                               env={**os.environ, "PYTHONPATH": str(REPO)},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    builder = start_cli("build", cwd=project, capture=False)
     deadline = time.monotonic() + 60
     while not list((project / "_freeze").glob(".slow.tmp-*/partial.bin")):
         assert time.monotonic() < deadline and builder.poll() is None

@@ -344,8 +344,7 @@ def _fork_server(env: dict[str, str]) -> ForkServer | None:
                 log.debug("fork server: not preloading %s: %s", module, why)
             if refused:  # that server is no fresh interpreter any more: start one without them
                 for module, why in refused.items():
-                    log.warning("not preloading %s in the fork server: %s; demos import it themselves",
-                                module, why)
+                    log.warning("not preloading %s in the fork server: %s; demos import it themselves", module, why)
                 _refused.update(refused)
                 _server.close()
                 _server = None

@@ -239,8 +239,7 @@ class Server:
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
-        # _signal's own value, given back to _signal in each child: signal.signal's enum
-        # conversions there would touch (and so copy) some 40 of the server's pages per run
+        # given back to _signal in each child: signal.signal's enum conversions copy ~40 pages a run
         self.default_sigchld = _signal.getsignal(_signal.SIGCHLD)
         # A Python handler plus the wakeup fd: select() wakes on SIGCHLD without threads.
         signal.signal(signal.SIGCHLD, lambda _signum, _frame: None)
@@ -295,8 +294,7 @@ class Server:
         """Report every child that has exited, after killing what it left in its group."""
         while True:  # its runners, and the orphans it adopted
             try:
-                # WNOWAIT: the zombie keeps its pid (and so its group id) from being reused
-                # until the group is killed.
+                # WNOWAIT: the zombie keeps its pid (its group id) from reuse until the group is killed
                 info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
                 return
@@ -319,9 +317,8 @@ class Server:
         return self.send_bytes(json.dumps(message).encode("utf-8"))
 
     def send_bytes(self, data: bytes) -> bool:
-        """Send one message, ``data`` already JSON.  The replies sent for every run are written
-        by hand (``json.dumps`` writes the same text): while a child lives, each page the server
-        writes is copied, and the encoder's objects cost some 30 pages per run."""
+        """Send one message, ``data`` already JSON; the replies for every run are written by hand (as
+        json.dumps would): while a child lives each page the server writes is copied, ~30 per run."""
         try:
             self.sock.send(data)
         except OSError:

@@ -45,7 +45,7 @@ from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 from site_builder.commands.build.demos import EarlySite, execute_all, not_run, shown_only
 from site_builder.commands.build.options import BuildOptions, folders_of, rebuild_inputs, run_options
-from site_builder.commands.build.search_later import mark_pending, search_pending
+from site_builder.commands.build.search_later import mark_pending, pending_parts, search_pending
 
 log = logging.getLogger(__name__)
 
@@ -272,15 +272,17 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
                                  site_pages=plan.site_pages, notebooks=plan.notebooks,
                                  thumbnail_cache=cache_dir(config.records), early=early.pages if early else None)
     rendered = [record.getMessage() for record in records]  # said again by an unchanged rebuild
-    # Made afresh every time (a zip of the scripts and notebooks costs little): they hold every
-    # script's text, which the site-wide pages' key leaves out.
+    # Made again every time: they hold every script's text, which the site-wide pages' key leaves
+    # out; when reused with those pages (the same builder, zlib included), they lend their members.
+    published = {f.path: f.source for f in files if f.path in (SCRIPTS_ZIP, NOTEBOOKS_ZIP) and f.source is not None}
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
-    files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None)
+    files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None, published)
     search = rebuild.search_index(files)  # the parts of the index whose pages changed are made again
-    if search_pending(previous):  # the published index is older than the published pages
-        search = search.everything_stale()
+    if previous is not None and search_pending(previous):  # parts of the index older than their pages
+        search = search.also_stale(pending_parts(previous))
     # on_failure = "publish": the site goes out with the failed entries' pages showing their errors
     report.published = report.ok or config.on_failure == "publish"
+    pending = search.stale
     if search.stale and defer_search and report.ok:
         kept = rebuild.index_seeds(everything=True)  # kept as it is, made again later
         if kept:
@@ -302,7 +304,7 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
             # saved before the swap: a state that cannot be saved leaves the published site as it was
             state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files)
             if report.search_pending:
-                mark_pending(state)
+                mark_pending(state, pending)
             rebuild.save(state)
             saved.append(True)
 

@@ -31,7 +31,7 @@ from site_builder.fs import (
 from site_builder.project.folders import Folders
 from site_builder.project.lock import project_lock
 from site_builder.site.publish.search import SEARCH_DIR, IndexStopped, seedable
-from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, index_shards, shards_of
+from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, index_shards, shards_of
 from site_builder.site.sitefiles import SiteFile
 from site_builder.site.rebuild.state import SiteState, is_intact, load_state, save_state, track_files, tracked_path
 
@@ -40,14 +40,21 @@ log = logging.getLogger(__name__)
 PENDING = "search-pending:"  # before the fingerprint of a site whose search index is older than its pages
 
 
-def mark_pending(state: SiteState) -> None:
-    """Say in ``state`` that its site's search index is not yet that of its pages."""
-    state.fingerprint = PENDING + state.fingerprint
+def mark_pending(state: SiteState, parts: set[str]) -> None:
+    """Say in ``state`` that the search index's ``parts`` (their folders: search_shards.py) are not
+    yet those of its pages."""
+    state.fingerprint = f"{PENDING}{','.join(sorted(parts))};{state.fingerprint}"
 
 
 def search_pending(state: SiteState | None) -> bool:
     """True when ``state``'s site was published before its search index was made."""
     return state is not None and state.fingerprint.startswith(PENDING)
+
+
+def pending_parts(state: SiteState) -> set[str] | None:
+    """The parts of the pending search index of ``state``'s site to make again (None: all of them)."""
+    parts, separator, _ = state.fingerprint.removeprefix(PENDING).partition(";")
+    return set(parts.split(",")) if separator and parts else None
 
 
 def catch_up_search(folders: Folders, stop: Callable[[], bool]) -> str | None:
@@ -98,20 +105,25 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
                     return f"search index not caught up: {key[4:]} changed since it was published"
         index_dir = staging / SEARCH_DIR
         make_dirs(index_dir)
-        seeds = []  # the published index's content-addressed files, as this builder wrote them
-        for key, saved in state.files.items():
-            rel = key[4:]
-            if key.startswith(prefix) and seedable(rel) and os.path.isfile(tracked_path(folders, key)):
-                make_dirs((staging / rel).parent)
-                link_or_copy(tracked_path(folders, key), staging / rel)
-                if is_intact(staging / rel, saved):  # on our own link, as the pages above
-                    seeds.append(rel)
-                else:
-                    os.unlink(staging / rel)
         shards = shards_of((k[4:] for k in state.files if k.startswith("out:") and k.endswith(".html")
                            and not k.startswith(prefix)), state.entries.keys(),
                            lambda p: BODY_MARK in (pages / p).read_bytes())
-        plan = SearchPlan(shards, set(shards), seeds=[SiteFile(rel) for rel in seeds])
+        stale = set(shards) if (parts := pending_parts(state)) is None else parts & set(shards)
+        plan = SearchPlan(shards, stale or set(shards))
+        # The published index's files: all of a part whose pages did not change, else its
+        # content-addressed ones (seeds), as this builder wrote them.
+        for key, saved in state.files.items():
+            rel = key[4:]
+            kept = key.startswith(prefix) and not any(in_shard(rel, part) for part in plan.stale)
+            if (kept or key.startswith(prefix) and seedable(rel)) and os.path.isfile(tracked_path(folders, key)):
+                make_dirs((staging / rel).parent)
+                link_or_copy(tracked_path(folders, key), staging / rel)
+                if not is_intact(staging / rel, saved):  # on our own link, as the pages above
+                    os.unlink(staging / rel)
+                    if kept:
+                        return f"search index not caught up: {rel} changed since it was published"
+                elif not kept:
+                    plan.seeds.append(SiteFile(rel))
         warning = index_shards(pages, plan, staging, stop)
         if warning:
             return warning
@@ -119,7 +131,7 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
         files = {k: v for k, v in state.files.items() if not k.startswith(prefix)}
         files.update(track_files(folders, [f"{prefix}{rel}" for rel in walk_names(published)]))
         state.files = files
-        state.fingerprint = state.fingerprint.removeprefix(PENDING)
+        state.fingerprint = state.fingerprint.removeprefix(PENDING).partition(";")[2] or state.fingerprint.removeprefix(PENDING)
         save_state(folders, state)
         return None
     finally:

@@ -13,6 +13,7 @@ import struct
 import time
 import zipfile
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,6 +103,35 @@ def zipfile_zip(members: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
+def published_members(path: Path | str) -> dict[str, Deflated]:
+    """The members of an archive reproducible_zip wrote (the published one, reused with the
+    site-wide pages: the same builder and zlib), as it takes them ``ahead``; none when the file
+    is not such an archive.  A member is taken only where it holds the very bytes asked for."""
+    try:
+        raw = Path(path).read_bytes()
+        end = raw.rindex(b"PK\x05\x06")
+        _, _, _, _, count, size, start, _ = struct.unpack_from("<IHHHHIIH", raw, end)
+        members: dict[str, Deflated] = {}
+        at = start
+        for _ in range(count):
+            fields = struct.unpack_from("<IBBHHHHHIIIHHHHHII", raw, at)
+            flags, method, crc, packed, length, name_size, offset = (fields[4], fields[5], fields[8], fields[9],
+                                                                      fields[10], fields[11], fields[17])
+            name = raw[at + 46:at + 46 + name_size].decode("utf-8" if flags & _UTF8 else "ascii")
+            at += 46 + name_size + fields[12] + fields[13]
+            local = struct.unpack_from("<IHHHHHIIIHH", raw, offset)
+            begin = offset + 30 + local[9] + local[10]
+            deflated = raw[begin:begin + packed]
+            inflater = zlib.decompressobj(-15)
+            data = inflater.decompress(deflated, length + 1)  # a crafted member never inflates past it
+            if method != zipfile.ZIP_DEFLATED or not inflater.eof or len(data) != length or zlib.crc32(data) != crc:
+                return {}
+            members[name] = Deflated(data, deflated, crc)
+        return members if at == start + size else {}
+    except (OSError, ValueError, struct.error, zlib.error):  # UnicodeDecodeError is a ValueError
+        return {}
+
+
 def _data(file: SiteFile) -> bytes:
     return file.data if file.data is not None else Path(file.source or "").read_bytes()
 
@@ -111,10 +141,12 @@ def notebook_paths(build: EntryBuild) -> tuple[str, str]:
     return notebook_path(build.entry.name), f"{build.entry.name}.ipynb"
 
 
-def archive_files(builds: list[EntryBuild], files: list[SiteFile],
-                  ahead: dict[str, Deflated] | None = None) -> list[SiteFile]:
+def archive_files(builds: list[EntryBuild], files: list[SiteFile], ahead: dict[str, Deflated] | None = None,
+                  published: Mapping[str, Path | str] | None = None) -> list[SiteFile]:
     """The two archives, from the entries' scripts and the notebooks among the site's ``files``
-    (``ahead``: notebooks deflated as their pages rendered, by member name).
+    (``ahead``: notebooks deflated as their pages rendered, by member name; ``published``: the
+    published archives by site path, when the site-wide pages are reused: their members are
+    taken where they hold the same bytes, see published_members).
 
     Members keep the demos folder's layout: ``plot.py``, ``basics/plot.py``, ``basics/plot.ipynb``.
     """
@@ -127,5 +159,7 @@ def archive_files(builds: list[EntryBuild], files: list[SiteFile],
         notebook = by_path.get(site_path)
         if notebook is not None:
             notebooks[member] = _data(notebook)
-    return [SiteFile(SCRIPTS_ZIP, data=reproducible_zip(scripts)),
-            SiteFile(NOTEBOOKS_ZIP, data=reproducible_zip(notebooks, ahead))]
+    published = published or {}
+    before = {name: published_members(path) for name, path in published.items()}
+    return [SiteFile(SCRIPTS_ZIP, data=reproducible_zip(scripts, before.get(SCRIPTS_ZIP))),
+            SiteFile(NOTEBOOKS_ZIP, data=reproducible_zip(notebooks, {**before.get(NOTEBOOKS_ZIP, {}), **(ahead or {})}))]

@@ -44,10 +44,13 @@ class SearchPlan:
     kept: list[SiteFile] = field(default_factory=list)  # the published index's files of the others
     seeds: list[SiteFile] = field(default_factory=list)  # the published content-addressed files of the stale
 
-    def everything_stale(self) -> SearchPlan:
-        """Every part made again (seeded): the published index is older than the published pages."""
-        seeds = [f for f in self.kept if seedable(f.path)] + self.seeds
-        return SearchPlan(self.shards, set(self.shards), [], seeds)
+    def also_stale(self, parts: set[str] | None) -> SearchPlan:
+        """The parts in ``parts`` (None: every part) made again too (seeded): the published index
+        of those is older than the published pages."""
+        stale = self.stale | (set(self.shards) if parts is None else parts & set(self.shards))
+        older = [f for f in self.kept if any(in_shard(f.path, part) for part in stale)]
+        kept = [f for f in self.kept if f not in older]
+        return SearchPlan(self.shards, stale, kept, [f for f in older if seedable(f.path)] + self.seeds)
 
 
 def shard_count(pages: int) -> int:

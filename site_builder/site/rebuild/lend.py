@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import zlib
 from pathlib import Path
 
 from site_builder.project.folders import Folders
@@ -83,7 +84,8 @@ def code_fingerprint(versions: dict[str, str]) -> str:
     """The builder's code, Python and the rendering libraries: what a notebook's bytes depend on."""
     code = [(p.relative_to(PACKAGE_DIR).as_posix(), p) for p in sorted(PACKAGE_DIR.rglob("*.py"))]
     dists = [f"{d}={_version(d, versions)}" for d in RENDER_DISTRIBUTIONS]
-    behaviour = f"execution={records.EXECUTION_VERSION} record={record_file.RECORD_FORMAT}"
+    # zlib: PNGs and the archives' deflated members (taken again from the published ones)
+    behaviour = f"execution={records.EXECUTION_VERSION} record={record_file.RECORD_FORMAT} zlib={zlib.ZLIB_RUNTIME_VERSION}"
     return sha_of(sys.version, behaviour, *dists, *_files_signature(code))
 
 
