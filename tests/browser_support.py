@@ -9,7 +9,7 @@ import importlib.util
 import os
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -155,6 +155,23 @@ class PageWatch:
     def assert_clean(self) -> None:
         """Fail with every recorded problem, one per line, naming the pages visited."""
         assert not self.problems, "trouble in the browser:\n  " + "\n  ".join(self.problems) + "\npages visited:\n  " + "\n  ".join(self.visited)
+
+
+# conftest's ``open_page``: ``open_page(scheme="light", width=1280, height=800, base=site_url, own_context=False)``.
+OpenPage = Callable[..., tuple[Any, PageWatch]]
+# The blocks of demos/attention.py, in order: one cell each on its page.
+ATTENTION_CELLS = ["setup", "B-corpus", "B-tokens", "B-model", "B-forward", "B-train", "B-display", "B-csv", "B-preview"]
+# The page background a reader sees: body's, else html's, else the canvas white.
+BACKGROUND_LUMINANCE_JS = """() => {
+  for (const el of [document.body, document.documentElement]) {
+    const m = getComputedStyle(el).backgroundColor.match(/[\\d.]+/g);
+    if (m && (m.length < 4 || Number(m[3]) > 0)) {
+      const [r, g, b] = m.slice(0, 3).map(Number);
+      return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+    }
+  }
+  return 1;
+}"""
 
 
 def watched_context(browser: Any, base: str, *, timeout_ms: float | None = TIMEOUT_MS, clipboard: bool = False,

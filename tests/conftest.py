@@ -343,3 +343,26 @@ def scheme_looks(open_watched_page: Callable[..., tuple[Any, Any]]) -> Any:
     from tests.scheme_looks import SchemeLooks
 
     return SchemeLooks(open_watched_page)
+
+
+@pytest.fixture(scope="session")
+def site_url(browser: Any, built_site: Path) -> Iterator[str]:
+    """The session's built site served over HTTP on 127.0.0.1 under a sub-path; its base URL (one
+    server per test process for test_browser_reading.py and test_browser_navigation.py)."""
+    from tests.browser_support import serve_site
+
+    with serve_site(built_site) as url:
+        yield url
+
+
+@pytest.fixture
+def open_page(open_watched_page: Callable[..., tuple[Any, Any]], site_url: str) -> Callable[..., tuple[Any, Any]]:
+    """Open a watched page, clipboard allowed: ``open_page(scheme="light", width=1280, height=800, base=site_url,
+    own_context=False)`` (see ``open_watched_page``)."""
+
+    def _open(scheme: str = "light", width: int = 1280, height: int = 800, base: str = site_url,
+              own_context: bool = False) -> tuple[Any, Any]:
+        return open_watched_page(base, own_context, clipboard=True, viewport={"width": width, "height": height},
+                                 color_scheme=scheme)
+
+    return _open

@@ -1,4 +1,4 @@
-"""A gallery with sections, thumbnails and values in a real browser (see test_browser.py).
+"""A gallery with sections, thumbnails and values in a real browser (see test_browser_reading.py).
 
 Its own small site: top-level entries, two sections with header text, demos that make
 figures (thumbnails) and one whose last expression is an HTML table (a value).

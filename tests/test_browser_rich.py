@@ -1,5 +1,5 @@
 """Rich values in a real browser: estimator diagrams that fold, a Styler's formatting, a value
-whose CSS aims at the page (see test_browser.py for the tools).
+whose CSS aims at the page (see browser_support.py for the tools).
 
 One small site, built once: scikit-learn pipelines, a pandas Styler, a hostile value and two
 values with the same ids.

@@ -1,7 +1,7 @@
 """Reading long entry pages (issue 14): long outputs fold, every page lists its blocks.
 
 The fold itself is checked on the dataclasses and on the rendered page; its behaviour in a
-browser (the control, the count, unfolding on click) is in test_browser.py.
+browser (the control, the count, unfolding on click) is in test_browser_reading.py.
 """
 
 from __future__ import annotations
