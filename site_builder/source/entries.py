@@ -11,6 +11,7 @@ only, nothing run) when the ``pages`` setting asks for them, else no entry. Sub-
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -58,7 +59,7 @@ class Entry:
         """``traceback`` with its frames in ``source`` naming their file and line (an included file's)."""
         return remap_frames(traceback, self.rel_path, self.origins)
 
-    @property
+    @functools.cached_property  # asked twice per entry by a no-change rebuild (content)
     def format(self) -> str:
         """The source format: "py", "ipynb", "md" or "qmd" (from the file's suffix)."""
         return _suffix_of(self.rel_path.rpartition("/")[2])[1:] or "py"

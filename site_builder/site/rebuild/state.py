@@ -244,8 +244,12 @@ def track_files(folders: Folders, keys: list[str], output: Path | None = None,
 
 def unchanged_files(folders: Folders, state: SiteState) -> bool:
     """True when every tracked file is as saved and the published folder holds no other file."""
-    published = {f"out:{rel}" for rel in walk_names(folders.output)}
-    if published != {key for key in state.files if key.startswith("out:")}:
+    published = 0  # a walk names each file once: no set of tens of thousands of names is needed
+    for rel in walk_names(folders.output):
+        if f"out:{rel}" not in state.files:
+            return False
+        published += 1
+    if published != sum(1 for key in state.files if key.startswith("out:")):
         return False
     bases = _tracked_bases(folders)
     for key, saved in state.files.items():
