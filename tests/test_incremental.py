@@ -327,3 +327,24 @@ def test_a_no_change_rebuild_keeps_the_saved_parses(gallery: Path, parsed: list[
     _edit(gallery, "e2", "# a comment", "# reworded")
     assert build(load_config(gallery), BuildOptions()).ok
     assert parsed == ["e2"]
+
+
+@pytest.mark.parametrize("damage", [
+    lambda state: state["files"].update({next(iter(state["files"])): 5}),  # a signature that is no list
+    lambda state: state["files"].update({"elsewhere:x": [1, 2, 3]}),  # a tracked file of no known kind
+    lambda state: state["entries"].update({"e0": {**state["entries"]["e0"], "packages": 7}}),
+    lambda state: state["entries"].update({"e1": ["not", "a", "mapping"]}),
+], ids=["signature", "kind", "packages", "entry"])
+def test_a_damaged_state_is_no_state_and_the_site_is_made_again(gallery: Path, damage: object) -> None:
+    """The saved state is a file in the project: one damaged by hand or by a crash makes the next
+    build start afresh (its pages the same), never fail with a traceback."""
+    path = next((gallery / "_freeze" / CACHE_DIR).glob("site-*.json"))
+    state = json.loads(path.read_bytes())
+    damage(state)  # type: ignore[operator]
+    path.write_text(json.dumps(state))
+    before = _bytes(gallery / "build")
+    done = run_cli("build", cwd=gallery)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "unchanged" not in done.stdout + done.stderr  # made again: the state said nothing
+    after = _bytes(gallery / "build")
+    assert {k for k in after if not k.startswith("timings/")} == {k for k in before if not k.startswith("timings/")}

@@ -102,11 +102,31 @@ def _scripts_path(folders: Folders) -> Path:
     return folders.cache / f"site-{_site_id(folders)}.scripts"
 
 
+_TRACKED_KINDS = ("out:", "rec:", "src:")
+_ENTRY_LISTS = ("packages", "reads", "warnings")  # an entry's fields the builder iterates: lists of texts
+
+
+def _well_formed(data: dict[str, Any]) -> bool:
+    """Whether a saved state has the shapes the builder reads (a damaged file is no state: every
+    page is made again, rather than the build failing on it)."""
+    files, entries = data.get("files"), data.get("entries")
+    if not (isinstance(files, dict) and isinstance(entries, dict) and isinstance(data.get("fingerprint"), str)
+            and isinstance(data.get("warnings"), list) and all(isinstance(w, str) for w in data["warnings"])):
+        return False
+    # sets of types: tens of thousands of files and entries on a no-change rebuild
+    if set(map(type, files.values())) - {list} or {key[:4] for key in files} - set(_TRACKED_KINDS):
+        return False
+    if set(map(type, entries.values())) - {dict}:
+        return False
+    lists = [saved.get(name, []) for saved in entries.values() for name in _ENTRY_LISTS]
+    return not set(map(type, lists)) - {list} and not {type(item) for items in lists for item in items} - {str}
+
+
 def load_state(folders: Folders) -> SiteState | None:
     """The saved state of the last published build to ``folders.output``, or None."""
     try:
         data = json.loads(_state_path(folders).read_bytes())
-        if data.get("format") != STATE_FORMAT:
+        if data.get("format") != STATE_FORMAT or not _well_formed(data):
             return None
         return SiteState(data["fingerprint"], data["files"], data["entries"], data["site_key"], data["warnings"],
                          data["packages_stamp"], data["versions"])
