@@ -8,6 +8,7 @@ import contextlib
 import gzip
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -100,6 +101,30 @@ def test_serve_catching_up_makes_the_index_of_the_edited_parts_only(
     parts = [r.getMessage() for r in caplog.records if "parts made again" in r.getMessage()]
     assert len(parts) == 1 and parts[0].startswith("search index: 2 of "), parts
     assert build(config, BuildOptions()).unchanged
+
+
+def test_a_link_planted_in_the_published_site_is_never_read(parted: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
+    """Which published pages a part holds is read from the pages (those of no entry: whether
+    Pagefind indexes them); the published folder is data: a page replaced by a link to a pipe
+    would block a build that follows it."""
+    monkeypatch.setattr(search_shards, "SHARD_PAGES", PART_PAGES)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    (parted / "build" / "404.html").unlink()
+    (parted / "build" / "404.html").symlink_to(pipe)
+    path = parted / "demos" / "e1.py"
+    path.write_text(path.read_text(encoding="utf-8").replace("# a comment", "# a remark"), encoding="utf-8")
+    done: dict[str, bool] = {}
+    builder = threading.Thread(target=lambda: done.update(ok=build(load_config(parted), BuildOptions()).ok), daemon=True)
+    builder.start()
+    builder.join(120)
+    if builder.is_alive():
+        with open(pipe, "wb"):  # let the reader go
+            pass
+        builder.join(30)
+        pytest.fail("the build read the published page through the link planted there")
+    assert done["ok"] and not (parted / "build" / "404.html").is_symlink()
 
 
 def _part_of(project: Path, name: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_builder.fs import walk_names
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, walk_names
 from site_builder.source.parsed import script_data
 from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
@@ -131,12 +131,15 @@ def _in_entry_folder(rel: str, names: set[str]) -> bool:
 
 
 def _content(file: SiteFile) -> bytes:
-    """The bytes of ``file`` (b"" for a published file that cannot be read)."""
+    """The bytes of ``file``, a file on disk read without following a link (b"" when it cannot be
+    read so: a published page is data)."""
     if file.data is not None:
         return file.data
+    source = Path(file.source or "")
     try:
-        return Path(file.source or "").read_bytes()
-    except OSError:
+        with open_regular(source.parent, source.name) as handle:
+            return handle.read()
+    except (UnsafeFileError, UnsafePathError, OSError):
         return b""
 
 
@@ -254,7 +257,8 @@ class Rebuild:
             return SearchPlan(shards, set(shards))
         saved_shards = shards_of((k[4:] for k in self.state.files if k.startswith("out:") and k.endswith(".html")
                                  and not k.startswith(f"out:{SEARCH_DIR}/")), self.state.entries.keys(),
-                                 lambda p: BODY_MARK in _content(SiteFile(p, source=tracked_file(self.inputs.folders, f"out:{p}"))))
+                                 lambda p: BODY_MARK in _content(SiteFile(p, source=tracked_path(self.inputs.folders,
+                                                                                                 f"out:{p}"))))
         index = self._intact(f"out:{SEARCH_DIR}/") or []
         plan = SearchPlan(shards, set())
         for folder, pages in shards.items():
