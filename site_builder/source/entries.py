@@ -117,6 +117,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
     found: list[str] = []
     located = _Locator(demos_dir, project_root)
     owners: dict[str, str] = {}  # entry name -> the file that has it
+    variables_text = functools.cache(lambda: read_variables(demos_dir))  # one read for every .qmd using it
     for item, name, demos_path in _candidates(demos_dir, project_root, found):
         if ignore is not None and ignore.search(demos_path):
             continue
@@ -143,7 +144,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
         if suffix == ".qmd":
             try:  # Quarto's {{< include >}}: the page and the run read the text they make
                 text, origins = expand_includes(text, rel, project_root)
-                variables = read_variables(demos_dir) if uses_variables(text) else ""
+                variables = variables_text() if uses_variables(text) else ""
             except EntryError as exc:
                 found.append(f"{name}: {exc}")
                 continue

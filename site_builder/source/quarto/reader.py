@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -38,7 +39,7 @@ def _parse(source: str, rel_path: str, entry: str, local_dir: Path | None, varia
     where = f"{entry}: {rel_path}"
     found = split_document(source, where)
     front = read_front(found.front, where, lambda: _modified(local_dir, rel_path))
-    values = load_plain_yaml(variables) if variables.strip() else {}
+    values = _variables_of(variables)
     problems = [] if isinstance(values, dict) else [
         f"{where}: {VARIABLES_FILE} is no YAML mapping (or uses anchors): its variables are left out"]
     cells = [replace(cell, text=with_values(cell.text, found.front, values)) if cell.kind == "markdown" else cell
@@ -55,6 +56,12 @@ def _parse(source: str, rel_path: str, entry: str, local_dir: Path | None, varia
         subtitle=front.subtitle, authors=front.authors, date=front.date, abstract=front.abstract,
         table_widths=column_widths(dict(front.defaults).get("tbl-colwidths", "")),
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _variables_of(text: str) -> object:
+    """The project's _variables.yml read (once for every document of a build: they share it; only read)."""
+    return load_plain_yaml(text) if text.strip() else {}
 
 
 def outline_quarto(source: str, rel_path: str, entry: str) -> Script:
