@@ -195,14 +195,11 @@ def saved_rows(state: SiteState | None, trusted: dict[str, str]) -> dict[str, Re
         if saved.get("record") != digest or not (isinstance(row, list) and len(row) == 4):
             continue
         duration, run, total, glued = row
+        # packages and reads, where present, are lists of texts (state._well_formed)
         if (type(duration) in (int, float) and type(run) is int and type(total) is int and isinstance(glued, str)
-                and _strings(packages) and _strings(reads)):
+                and isinstance(packages, list) and isinstance(reads, list)):
             rows[name] = ResultRow(float(duration), run, total, glued, tuple(packages), tuple(reads))
     return rows
-
-
-def _strings(value: object) -> bool:
-    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def _read_unchanged(folders: Folders, state: SiteState, rel: str) -> bool:
