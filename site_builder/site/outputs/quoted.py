@@ -11,6 +11,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from site_builder.run.execute import RunResult
 from site_builder.run.results import Display, QuotedValue
@@ -22,6 +23,8 @@ def quoted_by_place(values: Iterable[QuotedValue]) -> dict[tuple[int | None, str
     """The prose's values by (place, text as written)."""
     return {(v.after, v.written): v for v in values if not v.export or v.line}
 
+
+V = TypeVar("V")
 
 _IN_SUMMARY = re.compile(r"\{eval\}`(?P<role>[^`]+)`|(?<!`)`(?P<quarto>\{python\}\s[^`]+)`(?!`)")
 
@@ -47,23 +50,23 @@ class Pasted:
     view: Callable[[], DisplayView]
 
 
-class _GluedByEntry(Mapping[str, dict[str, Pasted]]):
-    """Entry ("": this page's) -> its glued values by name, each entry's made when first asked
-    for: another entry's run (its record) is read only by a page pasting from it."""
+class LazyMapping(Mapping[str, V]):
+    """``keys`` -> ``get(key)``, each value made only when asked for (a run's record is read only
+    by a page that needs it): the glued values of the entries, the runs that glued some."""
 
-    def __init__(self, entries: Iterable[str], glued_of: Callable[[str], dict[str, Pasted]]) -> None:
-        self._entries, self._glued_of = frozenset(entries), functools.cache(glued_of)
+    def __init__(self, keys: Iterable[str], get: Callable[[str], V]) -> None:
+        self._keys, self._get = dict.fromkeys(keys), get  # in order, looked up in constant time
 
-    def __getitem__(self, entry: str) -> dict[str, Pasted]:
-        if entry not in self._entries:
-            raise KeyError(entry)
-        return self._glued_of(entry)
+    def __getitem__(self, key: str) -> V:
+        if key not in self._keys:
+            raise KeyError(key)
+        return self._get(key)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._entries))
+        return iter(self._keys)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._keys)
 
 
 def run_values(result: RunResult, others: Mapping[str, RunResult], files: FilePublisher, assets: PageAssets
@@ -84,7 +87,7 @@ def run_values(result: RunResult, others: Mapping[str, RunResult], files: FilePu
     def glued_of(entry: str) -> dict[str, Pasted]:
         return {g.name: pasted(entry, g.display) for g in (others[entry] if entry else result).glued}
 
-    return shower(""), _GluedByEntry([""] + [e for e in others if e != result.entry], glued_of)
+    return shower(""), LazyMapping(sorted(["", *(e for e in others if e != result.entry)]), functools.cache(glued_of))
 
 
 def display_sizes(result: RunResult) -> dict[str, tuple[int | None, int | None]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from urllib.parse import quote
 
@@ -28,7 +28,7 @@ from site_builder.site.outputs.shown import FigureNumbers
 from site_builder.site.outputs.displays import PageAssets
 from site_builder.site.outputs.interactive import plotly_files
 from site_builder.site.outputs.published import FilePublisher
-from site_builder.site.outputs.quoted import quoted_by_place, run_values, summary_with_values
+from site_builder.site.outputs.quoted import LazyMapping, quoted_by_place, run_values, summary_with_values
 from site_builder.site.downloads.values import value_files
 from site_builder.site.prose import html as prose
 from site_builder.site.pages.code_links import SiteCodeLinks
@@ -87,7 +87,8 @@ class PageRenderer(CellViews):
             return functools.cache(lambda: self.heading(build) if build.script.title else build.entry.name)
 
         self.linkable = tuple(SiteEntry(b.entry.name, title(b)) for b in builds)
-        self.glued = _Results({b.entry.name: b for b in builds if b.glued_key})  # {glue}`other::name`
+        glued = {b.entry.name: b for b in builds if b.glued_key}  # {glue}`other::name`: read when pasted
+        self.glued = LazyMapping(glued, lambda name: glued[name].result)
 
     def prose_links(self, entry: Entry) -> ProseLinks:
         """What the prose of ``entry``'s page links to: its imports' documentation, the other entries."""
@@ -253,22 +254,6 @@ class PageRenderer(CellViews):
         if not self.info.site_url:
             return None
         return self.info.site_url.rstrip("/") + "/" + rel
-
-
-class _Results(Mapping[str, RunResult]):
-    """Entry -> its result, read (a trusted record) only when a page asks for it."""
-
-    def __init__(self, builds: dict[str, EntryBuild]) -> None:
-        self._builds = builds
-
-    def __getitem__(self, name: str) -> RunResult:
-        return self._builds[name].result
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._builds)
-
-    def __len__(self) -> int:
-        return len(self._builds)
 
 
 def neighbours(ordered: list[EntryBuild]) -> dict[str, tuple[EntryLink | None, EntryLink | None]]:
