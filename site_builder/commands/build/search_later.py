@@ -53,8 +53,17 @@ def search_pending(state: SiteState | None) -> bool:
 
 def pending_parts(state: SiteState) -> set[str] | None:
     """The parts of the pending search index of ``state``'s site to make again (None: all of them)."""
-    parts, separator, _ = state.fingerprint.removeprefix(PENDING).partition(";")
-    return set(parts.split(",")) if separator and parts else None
+    return _pending(state.fingerprint)[0]
+
+
+def _pending(fingerprint: str) -> tuple[set[str] | None, str]:
+    """A fingerprint mark_pending wrote, read back: the parts it names (None: all of them; a mark
+    written before parts were named names none) and the site's true fingerprint."""
+    rest = fingerprint.removeprefix(PENDING)
+    parts, separator, true = rest.partition(";")
+    if not separator:
+        return None, rest
+    return (set(parts.split(",")) if parts else None), true
 
 
 def catch_up_search(folders: Folders, stop: Callable[[], bool]) -> str | None:
@@ -131,7 +140,7 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
         files = {k: v for k, v in state.files.items() if not k.startswith(prefix)}
         files.update(track_files(folders, [f"{prefix}{rel}" for rel in walk_names(published)]))
         state.files = files
-        state.fingerprint = state.fingerprint.removeprefix(PENDING).partition(";")[2] or state.fingerprint.removeprefix(PENDING)
+        state.fingerprint = _pending(state.fingerprint)[1]
         save_state(folders, state)
         return None
     finally:
