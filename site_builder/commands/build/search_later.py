@@ -31,7 +31,8 @@ from site_builder.fs import (
 from site_builder.project.folders import Folders
 from site_builder.project.lock import project_lock
 from site_builder.site.publish.search import SEARCH_DIR, IndexStopped, seedable
-from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, index_shards, shards_of
+from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, index_shards, published_pages, \
+    shards_of
 from site_builder.site.sitefiles import SiteFile
 from site_builder.site.rebuild.state import SiteState, is_intact, load_state, save_state, track_files, tracked_path
 
@@ -114,9 +115,8 @@ def _catch_up(folders: Folders, state: SiteState, stop: Callable[[], bool]) -> s
                     return f"search index not caught up: {key[4:]} changed since it was published"
         index_dir = staging / SEARCH_DIR
         make_dirs(index_dir)
-        shards = shards_of((k[4:] for k in state.files if k.startswith("out:") and k.endswith(".html")
-                           and not k.startswith(prefix)), state.entries.keys(),
-                           lambda p: BODY_MARK in (pages / p).read_bytes())
+        shards = shards_of(published_pages(state.files), state.entries.keys(),
+                           lambda p: BODY_MARK in (pages / p).read_bytes())  # our links, made above
         stale = set(shards) if (parts := pending_parts(state)) is None else parts & set(shards)
         plan = SearchPlan(shards, stale or set(shards))
         # The published index's files: all of a part whose pages did not change, else its

@@ -17,7 +17,7 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,6 +89,12 @@ def shards_of(pages: Iterable[str], names: Collection[str], marked: Callable[[st
         name = by_entry.get(page)
         shards.setdefault(shard_folder(numbers[name] if name is not None else 0), []).append(page)
     return shards
+
+
+def published_pages(tracked: Iterable[str]) -> Iterator[str]:
+    """The pages (``.html``) among a rebuild state's tracked files, the search index's own aside."""
+    return (k[4:] for k in tracked if k.startswith("out:") and k.endswith(".html")
+            and not k.startswith(f"out:{SEARCH_DIR}/"))
 
 
 def _entry_of(page: str, names: Collection[str]) -> str | None:

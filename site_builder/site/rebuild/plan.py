@@ -51,7 +51,7 @@ from site_builder.site.rebuild.state import (
     tracked_path,
 )
 from site_builder.site.publish.search import SEARCH_DIR, seedable
-from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, shards_of
+from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, published_pages, shards_of
 from site_builder.site.sitefiles import (
     HOME, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds, value_paths,
 )
@@ -255,8 +255,7 @@ class Rebuild:
         shards = shards_of(pages, {b.entry.name for b in self.builds}, lambda p: BODY_MARK in _content(pages[p]))
         if self.state is None:
             return SearchPlan(shards, set(shards))
-        saved_shards = shards_of((k[4:] for k in self.state.files if k.startswith("out:") and k.endswith(".html")
-                                 and not k.startswith(f"out:{SEARCH_DIR}/")), self.state.entries.keys(),
+        saved_shards = shards_of(published_pages(self.state.files), self.state.entries.keys(),
                                  lambda p: BODY_MARK in _content(SiteFile(p, source=tracked_path(self.inputs.folders,
                                                                                                  f"out:{p}"))))
         index = self._intact(f"out:{SEARCH_DIR}/") or []
