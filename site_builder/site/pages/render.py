@@ -7,7 +7,7 @@ references' pages, static assets, the sitemap.  Nothing is written to disk here.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
 from markupsafe import Markup
@@ -178,12 +178,14 @@ def render_site(
     builds: list[EntryBuild], info: SiteInfo, *, only: Collection[str] | None = None,
     site_pages: bool = True, notebooks: Mapping[str, Path] | None = None,
     thumbnail_cache: Path | None = None, early: EarlyPages | None = None,
+    keep: Callable[[SiteFile], SiteFile] | None = None,
 ) -> list[SiteFile]:
     """Return every file of the site (pages, downloads, artifacts, static assets).
 
     A rebuild (rebuild_plan.py) renders ``only`` the named entries (links still see them all),
     the site-wide files only when ``site_pages``, and publishes ``notebooks`` as they are;
-    thumbnails are cached in ``thumbnail_cache``; ``early``: pages rendered while demos ran.
+    thumbnails are cached in ``thumbnail_cache``; ``early``: pages rendered while demos ran;
+    ``keep``: where each rendered entry file goes as it is made (publish/spool.py: on disk).
     """
     renderer = PageRenderer(info, notebooks, thumbnail_cache)
     ordered = ordered_builds(builds, info)
@@ -198,9 +200,10 @@ def render_site(
         page = early.page_for(build, info, ordered) if early is not None and name not in renderer.notebooks else None
         if page is not None:
             page.say_records()
-            files.extend(page.files)
+            made = page.files
         else:
-            files.extend(renderer.entry_files(build, *around.get(name, (None, None))))
+            made = renderer.entry_files(build, *around.get(name, (None, None)))
+        files.extend(map(keep, made) if keep is not None else made)
     if site_pages:
         files.extend(site_files(renderer, ordered))
     return list({f.path: f for f in files}.values())  # plotly.js: once, whichever pages need it
