@@ -23,6 +23,7 @@ from pathlib import Path
 from site_builder.source.parsed import Cell, Script
 from site_builder.source.gallery import shown_code
 from site_builder.source.notebooks import RAW_HTML
+from site_builder.json_text import indented
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.run.execute import BlockResult, Display, RunResult
 from site_builder.site.outputs.displays import IMAGE_TYPES, latex_html, markdown_html
@@ -172,7 +173,7 @@ def _rst_to_markdown():  # type: ignore[no-untyped-def]
 
 def prepare_notebooks() -> None:
     """Import nbformat now, so the first notebook costs no more than the rest."""
-    from nbformat.v4 import nbjson  # noqa: F401
+    from nbformat.v4 import rwbase  # noqa: F401
 
 
 def make_notebook(name: str, script: Script, result: RunResult | None, values: bool = True,
@@ -211,10 +212,9 @@ def make_notebook(name: str, script: Script, result: RunResult | None, values: b
     # and output they take (test_notebook_download, test_raw_cells, test_prose_images...).
     notebook = nbformat.from_dict({"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor, "cells": cells,
                                    "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}})
-    # nbformat's writer without its deep copy of the notebook (made here, used once): the same bytes
-    from nbformat.v4.nbjson import BytesEncoder
+    # nbformat's writer (json.dumps, indent=1, sorted keys) without its deep copy of the notebook
+    # (made here, used once): the same bytes.  Its encoder's base64 of bytes values is not needed:
+    # every value here is text.
     from nbformat.v4.rwbase import split_lines, strip_transient
 
-    text = json.dumps(strip_transient(split_lines(notebook)), cls=BytesEncoder, indent=1, sort_keys=True,
-                      separators=(",", ": "), ensure_ascii=False)
-    return (text + "\n").encode("utf-8")
+    return (indented(strip_transient(split_lines(notebook)), ensure_ascii=False) + "\n").encode("utf-8")
