@@ -62,7 +62,7 @@ SITES = [
     "record_json.py:save_record:write_new",
     "search.py:_run_pagefind:",
     "spool.py:__init__:make_temp_dir",
-    "spool.py:keep:write_new",
+    "spool.py:write:write_new",
     "state.py:save_state:write_atomic",
     "state.py:save_state:write_atomic>write_new",
     "store.py:commit:replace_dir",

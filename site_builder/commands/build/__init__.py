@@ -286,7 +286,7 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
             files += render_site(report.builds, info, only=plan.render_entries,
                                  site_pages=plan.site_pages, notebooks=plan.notebooks,
                                  thumbnail_cache=cache_dir(config.records), early=early.pages if early else None,
-                                 keep=spool.keep if spool is not None else None)
+                                 spool=spool)
     rendered = [record.getMessage() for record in records]  # said again by an unchanged rebuild
     # Made again every time: they hold every script's text, which the site-wide pages' key leaves
     # out; when reused with those pages (the same builder, zlib included), they lend their members.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 from site_builder.fs import make_dirs, make_temp_dir, write_failure, write_new
@@ -36,12 +37,16 @@ class Spool:
         """``file`` as a file in the spool (``rendered``: this build's bytes), when it is large."""
         if file.data is None or len(file.data) < SPOOLED_BYTES:
             return file
-        path = f"{self.folder}/{next(self._numbers)}"
+        return self.write(file.path, (file.data,))
+
+    def write(self, path: str, parts: Iterable[bytes]) -> SiteFile:
+        """The site's file ``path`` holding ``parts``, written into the spool as they come."""
+        spooled = f"{self.folder}/{next(self._numbers)}"
         try:
-            write_new(Path(path), file.data)
+            write_new(Path(spooled), parts)
         except OSError as exc:
             raise write_failure(exc, "writing a rendered page", self.shown) from None
-        return SiteFile(file.path, source=path, rendered=True)
+        return SiteFile(path, source=spooled, rendered=True)
 
     def close(self) -> None:
         """Remove the spool (the staged or published site keeps its own links to the files)."""
