@@ -211,6 +211,7 @@ class Rebuild:
         render: set[str] = set()
         notebooks: dict[str, Path] = {}
         warnings: list[str] = []
+        output = tracked_path(self.inputs.folders, "out:")  # a published file is output + its name
         for name in sorted(names):
             saved = self.state.entries.get(name, {})
             published = self._intact(f"out:{name}/")
@@ -220,7 +221,7 @@ class Rebuild:
             values = [k for path in value_paths(name) if (k := f"out:{path}") in self.state.files]
             if (saved.get("page") == self.page_keys[name] and published and records_intact
                     and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in values)):
-                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in published + values]
+                reused += [SiteFile(k[4:], source=output + k[4:]) for k in published + values]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
