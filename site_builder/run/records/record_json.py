@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import logging
 from pathlib import Path
 from typing import Any
 
+from site_builder.json_text import indented_file
 from site_builder.fs import UnsafeFileError, UnsafePathError, make_dirs, sha256_regular, write_new
 from site_builder.run.execute import (
     BUILDER_DIR,
@@ -223,11 +223,7 @@ def save_record(folder: Path, result: RunResult, inputs: RunInputs) -> RunResult
     return the result as recorded (without files that could not be hashed)."""
     result, shas = hashed_files(dataclasses.replace(result, files_dir=folder))
     data = to_record(result, inputs, shas)
-    try:
-        text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
-        raw = (text + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in some output: escape everything
-        raw = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("ascii")
+    raw = indented_file(data)
     # The builder's folder is its own (run_demo put it there); still, never write through a link.
     make_dirs(folder / BUILDER_DIR)
     write_new(folder / RECORD_FILE, raw)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, write_atomic
+from site_builder.json_text import indented_file
 from site_builder.run.records.drift import Comparison
 from site_builder.run.records.inputs import RunInputs
 from site_builder.run.records.record_json import RECORD_FILE
@@ -63,8 +64,4 @@ def keep_verdict(folder: Path, verdict: Verdict) -> None:
     with open_regular(folder, RECORD_FILE) as f:
         data = parse_record(f.read())
     data["verdict"] = {**dataclasses.asdict(verdict), "differed": list(verdict.differed)}
-    try:
-        raw = (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in some output: escape everything (as save_record)
-        raw = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("ascii")
-    write_atomic(folder / RECORD_FILE, raw)
+    write_atomic(folder / RECORD_FILE, indented_file(data))
