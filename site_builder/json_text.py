@@ -8,6 +8,7 @@ and numbers are encoded by the standard library's own (C) functions.
 
 from __future__ import annotations
 
+import dataclasses
 from json.encoder import encode_basestring, encode_basestring_ascii  # type: ignore[attr-defined]
 from typing import Any
 
@@ -39,6 +40,12 @@ def _key(key: object) -> str:
     if isinstance(key, int):
         return int.__repr__(key)
     raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
+
+
+def fields(value: Any) -> dict[str, Any]:
+    """A dataclass instance's fields by name, not copied: as JSON, what ``dataclasses.asdict`` gives
+    of one whose fields hold no dataclass, without its deep copy of every value (0.1-0.2 ms a record)."""
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
 
 
 def indented(data: Any, ensure_ascii: bool = True) -> str:
