@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, walk_names
+from site_builder.json_text import fields
 from site_builder.source.parsed import script_data
 from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
@@ -146,7 +147,7 @@ def _content(file: SiteFile) -> bytes:
 def _plain(value: Any) -> Any:
     """A dataclass as its fields (no deep copy: ``dataclasses.asdict`` costs 8 ms a result), else text."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return fields(value)
     return str(value)
 
 
