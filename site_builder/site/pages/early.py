@@ -49,6 +49,7 @@ class EarlyPages:
         self.neighbours = neighbours(ordered)
         self.pages: dict[str, EarlyPage] = {}
         self.deflated: dict[str, Deflated] = {}  # notebooks, by archive member, for the archive
+        self.checked: list[EntryBuild] | None = None  # the last site page_for found the same as self.site
 
     def render(self, build: EntryBuild) -> None:
         """Render ``build``'s page now; a page that fails is left to render_site (which says why)."""
@@ -68,11 +69,15 @@ class EarlyPages:
                 self.deflated[member] = deflate(file.data)
 
     def page_for(self, build: EntryBuild, info: SiteInfo, ordered: list[EntryBuild]) -> EarlyPage | None:
-        """The early page of ``build`` when it was made from this result, settings and site, else None."""
-        page = self.pages.get(build.entry.name)
+        """The early page of ``build`` when it was made from this result, settings and site, else None;
+        taken: these pages hold it no longer (its files go where render_site keeps them)."""
+        page = self.pages.pop(build.entry.name, None)
         if page is None or page.result is not build.result or info is not self.info:
             return None
-        if self.site != [(b.entry.name, b.script) for b in ordered]:
-            self.pages.clear()  # another site: none of them holds
-            return None
+        # compared once per site (render_site asks for each of its entries with the same list)
+        if ordered is not self.checked:
+            if self.site != [(b.entry.name, b.script) for b in ordered]:
+                self.pages.clear()  # another site: none of them holds
+                return None
+            self.checked = ordered
         return page
