@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 
 from tests.browser_support import describe_violations, serious_look, serve_site
@@ -100,6 +101,7 @@ def test_animation_plays_as_a_video_with_its_first_frame_as_poster(video_site: P
 
 def test_thumbnail_and_notebook_use_the_first_frame(video_site: Path) -> None:
     notebook = json.loads((video_site / "build" / "anim" / "anim.ipynb").read_text())
+    nbformat.validate(nbformat.from_dict(notebook))  # the poster frames' outputs and their sizes
     images = [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c["outputs"]
               if o["output_type"] == "display_data" and "image/png" in o["data"]]
     assert len(images) == 2 and images[0]["metadata"]["image/png"] == {"width": 300, "height": 200}
