@@ -22,7 +22,7 @@ from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server, set_preload
 from site_builder.run.preload import preload_for
-from site_builder.source.entries import Entry, discover, sections
+from site_builder.source.entries import Entry, discover, read_entries, sections
 from site_builder.errors import INTERRUPT, ParseError, UsageError
 from site_builder.run.execute import BlockError, RunResult, start_early
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_files
@@ -36,7 +36,7 @@ from site_builder.reports.progress import Progress
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.run.records.store import RecordStore, store_dir
 from site_builder.site.logs import captured_records
-from site_builder.site.rebuild.lend import parsed_scripts, saved_rows, trusted_records, unchanged_site
+from site_builder.site.rebuild.lend import known_scripts, parsed_scripts, saved_rows, trusted_records, unchanged_site
 from site_builder.site.rebuild.plan import Rebuild
 from site_builder.project.folders import cache_dir
 from site_builder.site.rebuild.state import RebuildInputs, SiteState, forget, load_state, spare_dir
@@ -124,9 +124,13 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     report = BuildReport()
     folders = folders_of(config)
     with _collector_paused():  # the no-change check: see _collector_paused
+        previous: SiteState | None = None  # what the published site was made from
+        if not options.shard and config.output.is_dir():
+            previous = load_state(folders)
         # A file that cannot be an entry fails the build like a broken demo: the others still run.
+        # A script with the signature the last build saw is read only if something changed.
         entries = discover(config.demos, config.root, problems=report.failures, ignore=config.ignored(),
-                           pages=config.pages)
+                           pages=config.pages, known=None if options.shard else known_scripts(previous))
         remove_leftovers(folders, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
         inputs = rebuild_inputs(config, [e.name for e in entries])  # what a rebuild compares
         if not entries and not report.failures:
@@ -136,7 +140,6 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
             )
         _check_force_names(options, entries)
         names = {e.name for e in entries}
-        previous: SiteState | None = None  # what the published site was made from
         api_docs, api_warnings = ApiDocs(), list[str]()
         if options.shard:  # the other shards' entries run elsewhere
             entries = shard_entries(entries, options.shard, config.run_only(), folders.records, folders.root)
@@ -144,13 +147,13 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
             check_writable(config.output, config.root)
             # Before the no-change check: a refreshed inventory changes pages.
             api_docs, api_warnings = load_api_docs(config.api_docs, config.root, config.records, frozen=options.frozen)
-            previous = load_state(folders) if config.output.is_dir() else None
             if not (options.force or options.force_names or report.failures):
                 state = unchanged_site(inputs, entries, previous, api_docs.fingerprint())
                 if state is not None:  # its warnings include the inventories' (the same inventories), but
                     # not a failed refresh of a cached inventory
                     fresh = [w for w in api_warnings if w not in state.warnings]
                     return _unchanged(config, entries, state, report, started, fresh)
+    entries = read_entries(entries, report.failures)
     report.warnings.extend(api_warnings)
     # Entries the run_pattern setting leaves out, and pages, are shown only: no process, no record.
     to_run = [e for e in entries if not e.is_page and config.runs(e.demos_path)]
