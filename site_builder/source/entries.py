@@ -64,17 +64,21 @@ class Entry:
     known_digest: str = field(default="", compare=False, repr=False)
 
     @classmethod
-    def _unread(cls, name: str, path: Path, rel_path: str, demos_path: str, signature: tuple[int, ...],
+    def _unread(cls, name: str, path: str, rel_path: str, demos_path: str, signature: tuple[int, ...],
                 digest: str) -> Entry:
-        """An entry whose text is read when first asked for (see known_digest)."""
+        """An entry whose text (and ``path``, made from the string ``path``) are made when first
+        asked for (see known_digest)."""
         entry = cls.__new__(cls)
-        for key, value in (("name", name), ("path", path), ("rel_path", rel_path), ("demos_path", demos_path),
+        for key, value in (("name", name), ("_path", path), ("rel_path", rel_path), ("demos_path", demos_path),
                            ("signature", signature), ("known_digest", digest)):
             object.__setattr__(entry, key, value)
         return entry
 
     def __getattr__(self, name: str) -> Any:
-        # reached only for the text of an entry discovery did not read (see known_digest)
+        # reached only for the path and text of an entry discovery did not read (see known_digest)
+        if name == "path" and self.known_digest:
+            object.__setattr__(self, "path", Path(self.__dict__["_path"]))
+            return self.path
         if name not in ("source", "source_bytes") or not self.known_digest:
             raise AttributeError(name)
         data, text = _script_text(str(self.path), self.rel_path)
@@ -195,7 +199,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             entries = [e for e in entries if e.name != name]
             continue
         owners[name] = rel
-        entries.append(Entry(name, resolved, rel, text, data, demos_path, origins, variables, signature))
+        entries.append(Entry(name, Path(resolved), rel, text, data, demos_path, origins, variables, signature))
     sections = {e.section for e in entries}
     for entry in list(entries):
         if entry.name in sections:  # both would be the page folder NAME/
@@ -253,13 +257,14 @@ class _Locator:
         except ValueError:
             self.demos_rel = None  # outside the project: demos are named by their file name
 
-    def __call__(self, path: str, sub: str, is_link: bool) -> tuple[Path, str]:
-        """``path`` is ``sub`` (its path in the demos folder); ``is_link``: it is a symbolic link."""
+    def __call__(self, path: str, sub: str, is_link: bool) -> tuple[str, str]:
+        """``path`` is ``sub`` (its path in the demos folder); ``is_link``: it is a symbolic link.
+        The absolute path as a string: a Path costs more than a no-change check's look at the file."""
         if is_link:  # the link's target decides, as resolve() has it
-            return Path(path).resolve(), relative_to_root(Path(path), self.root)
+            return str(Path(path).resolve()), relative_to_root(Path(path), self.root)
         # section folders are never links
         rel = f"{self.demos_rel}/{sub}" if self.demos_rel is not None else os.path.basename(path)
-        return self.demos_abs / sub, one_line(rel)  # a file name may hold anything but "/"
+        return os.path.join(self.demos_abs, sub), one_line(rel)  # a file name may hold anything but "/"
 
 
 def _candidates(folder: Path | str, root: Path, found: list[str],
