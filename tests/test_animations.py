@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 
 from tests.browser_support import describe_violations, serious_look, serve_site
@@ -68,9 +69,10 @@ def video_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def image_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """No ffmpeg: Pillow makes animated images; B-func's is over animation_size."""
-    # figure_scale = 1: a quarter of the pixels for Pillow to encode (the slower path)
+    # figure_scale = 1: a quarter of the pixels for Pillow to encode (the slower path); and of
+    # B-func's 25 frames the first 10, which are already about 35 kB, over animation_size
     return shared_folder(tmp_path_factory, "animation-image", lambda project: _build(
-        project, "animation_size = 20_000\nfigure_scale = 1", {"SITE_BUILDER_FFMPEG": "none"}))
+        project, "animation_size = 20_000\nanimation_frames = 10\nfigure_scale = 1", {"SITE_BUILDER_FFMPEG": "none"}))
 
 
 def cell(project: Path, name: str) -> str:
@@ -100,6 +102,7 @@ def test_animation_plays_as_a_video_with_its_first_frame_as_poster(video_site: P
 
 def test_thumbnail_and_notebook_use_the_first_frame(video_site: Path) -> None:
     notebook = json.loads((video_site / "build" / "anim" / "anim.ipynb").read_text())
+    nbformat.validate(nbformat.from_dict(notebook))  # the poster frames' outputs and their sizes
     images = [o for c in notebook["cells"] if c["cell_type"] == "code" for o in c["outputs"]
               if o["output_type"] == "display_data" and "image/png" in o["data"]]
     assert len(images) == 2 and images[0]["metadata"]["image/png"] == {"width": 300, "height": 200}

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "site_builder"
 
 # Lower rank = deeper layer. A module may import modules of its own rank or below.
 RANKS = {
-    "errors": 0, "fs": 0, "names": 0, "ansi": 0, "config": 0, "patterns": 0,
+    "errors": 0, "fs": 0, "names": 0, "ansi": 0, "config": 0, "patterns": 0, "json_text": 0,
     "apidocs": 0.5,  # Sphinx inventories: on the shared bottom only; site and commands use it
     "project": 0.7,  # the project's cache folder and build lock, shared by every command
     "source": 1,

@@ -65,7 +65,7 @@ MarkdownOnly()
 # %% B-latex
 HostileLatex()
 
-# %% B-svg
+# %% B-svg tags=["hide-input"]
 Svg()
 '''
 
@@ -142,6 +142,15 @@ def test_no_script_reaches_the_download(notebooks: dict[str, dict]) -> None:
                 for attribute, value in markup.attributes:
                     assert not attribute.startswith("on"), (name, attribute)
                     assert "javascript:" not in value.lower(), (name, attribute, value)
+
+
+def test_every_download_is_a_valid_notebook(notebooks: dict[str, dict]) -> None:
+    import nbformat
+
+    for notebook in notebooks.values():  # streams, values, display() outputs, tags: each one's shape
+        nbformat.validate(nbformat.from_dict(notebook))
+    tagged = [c for c in notebooks["values"]["cells"] if c["cell_type"] == "code" and c["metadata"]]
+    assert [c["metadata"] for c in tagged] == [{"tags": ["hide-input"]}]
 
 
 def test_every_form_the_page_shows_is_kept_sanitised(notebooks: dict[str, dict]) -> None:

@@ -164,6 +164,7 @@ def test_attached_images_show_and_their_download_keeps_them_made_safe(built: tup
     assert re.fullmatch(r"_images/attachments/\w+\.svg", shown["attached drawing"])
     assert "alt of another cell's" not in shown
     download = nbformat.read(site / "pictures" / "pictures.ipynb", as_version=4)
+    nbformat.validate(download)  # the attachments' shape too
     kept = download.cells[0].attachments
     assert set(kept) == {"pic.png", "drawing.svg"}  # Jupyter shows them from the download too
     assert base64.b64decode(kept["pic.png"]["image/png"]) == PNG

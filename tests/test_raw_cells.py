@@ -45,5 +45,6 @@ def test_a_raw_html_cell_shows_its_html_sanitised_with_linkable_ids(site: Path) 
 
 def test_the_download_keeps_the_raw_cell(site: Path) -> None:
     notebook = nbformat.read(site / "raw" / "raw.ipynb", as_version=4)
+    nbformat.validate(notebook)
     raw = [c for c in notebook.cells if c.cell_type == "raw"]
     assert len(raw) == 1 and raw[0].source == RAW_HTML and raw[0].metadata["format"] == "text/html"

@@ -178,6 +178,16 @@ CHANGES = [
      lambda p: (_damage_signatures(p), _edit(p, "e2", "# a note", "# a memo"))),
 ]
 
+# Who refers to whom, changed one entry at a time (after CHANGES: e5's first label is renamed, so
+# e6's reference to it is lost): the pages keyed by another's labels follow each change.
+REFERENCE_CHANGES = [
+    ("a label added", lambda p: _edit(p, "e5", "# The section.\n", "# The section.\n#\n# (e5-more)=\n# ### More\n")),
+    ("a reference to another entry's label added",
+     lambda p: _edit(p, "e6", "of the other entry.", "of the other entry, and {ref}`e5-more`.")),
+    ("a label removed (another page refers to it)", lambda p: _edit(p, "e5", "# (e5-more)=\n", "")),
+    ("an entry another refers to deleted", lambda p: _remove(p, "e5")),
+]
+
 
 def _built_fruit(project: Path) -> Path:
     """The sequences' project, built once: four fruit entries, one in a section, and two that refer."""
@@ -220,7 +230,7 @@ def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path],
     lent: list[int] = []  # members the published archives lent the new ones
     lending = archives.published_members
     monkeypatch.setattr(archives, "published_members", lambda path: (m := lending(path), lent.append(len(m)))[0])
-    for i, (what, change) in enumerate(CHANGES):
+    for i, (what, change) in enumerate(CHANGES + REFERENCE_CHANGES):
         change(project)
         config = load_config(project)  # as each build command does: a settings change is seen
         read.clear()

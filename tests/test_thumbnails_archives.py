@@ -11,6 +11,7 @@ import struct
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from tests.conftest import REPO, copy_of, run_cli, shared_folder, write_demo
@@ -154,6 +155,7 @@ def test_download_all_archives_hold_every_script_and_notebook(project: Path) -> 
         assert notebooks.namelist() == ["more/text.ipynb", "plots.ipynb", "text.ipynb"]
         assert notebooks.read("more/text.ipynb") == (site / "more" / "text" / "text.ipynb").read_bytes()
         assert json.loads(notebooks.read("plots.ipynb"))["nbformat"] == 4
+        nbformat.validate(nbformat.reads(notebooks.read("plots.ipynb").decode(), as_version=4))  # figures' outputs
 
 
 def test_archives_are_byte_identical_across_builds(project: Path, tmp_path: Path) -> None:

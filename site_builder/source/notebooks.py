@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import re
 import warnings
 from pathlib import Path
@@ -255,6 +256,9 @@ def outline_notebook(source: str, rel_path: str, entry: str) -> Script:
                   title=head.title, title_at=head.title_at)
 
 
+# A build asks twice for each notebook it publishes (its page's download, the scripts archive), and
+# serve's rebuilds again for the unchanged ones: the script depends on the text and the file name alone.
+@functools.lru_cache(maxsize=64)
 def notebook_as_script(source: str, rel_path: str) -> bytes:
     """The notebook as a Jupytext percent script (``# %%`` cells, options kept), for its download."""
     import jupytext

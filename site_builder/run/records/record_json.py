@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import logging
 from pathlib import Path
 from typing import Any
 
+from site_builder.json_text import fields, indented_file
 from site_builder.fs import UnsafeFileError, UnsafePathError, make_dirs, sha256_regular, write_new
 from site_builder.run.execute import (
     BUILDER_DIR,
@@ -94,9 +94,9 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
                 "line": b.error.line,
                 "traceback": _lines(b.error.traceback),
             },
-            "artifacts": [{**dataclasses.asdict(a), "sha256": shas[a.path]} for a in b.artifacts],
+            "artifacts": [{**fields(a), "sha256": shas[a.path]} for a in b.artifacts],
             "value": None if b.value is None else _display_record(b.value),
-            "names": [{**dataclasses.asdict(n), "names": list(n.names)} for n in b.names],
+            "names": [{**fields(n), "names": list(n.names)} for n in b.names],
         })
     return {
         "format": RECORD_FORMAT,
@@ -106,11 +106,11 @@ def to_record(result: RunResult, inputs: RunInputs, shas: dict[str, str]) -> dic
         "started_at": result.started_at,
         "environment": dict(result.environment),
         "reads": list(result.reads),
-        "inputs": dataclasses.asdict(inputs),
+        "inputs": fields(inputs),
         "blocks": blocks,
-        "quoted": [dataclasses.asdict(q) for q in result.quoted],
+        "quoted": [fields(q) for q in result.quoted],
         "glued": [{"name": g.name, "block": g.block, **_display_record(g.display)} for g in result.glued],
-        "verdict": None if result.verdict is None else {**dataclasses.asdict(result.verdict),
+        "verdict": None if result.verdict is None else {**fields(result.verdict),
                                                          "differed": list(result.verdict.differed)},
     }
 
@@ -223,11 +223,7 @@ def save_record(folder: Path, result: RunResult, inputs: RunInputs) -> RunResult
     return the result as recorded (without files that could not be hashed)."""
     result, shas = hashed_files(dataclasses.replace(result, files_dir=folder))
     data = to_record(result, inputs, shas)
-    try:
-        text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
-        raw = (text + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in some output: escape everything
-        raw = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("ascii")
+    raw = indented_file(data)
     # The builder's folder is its own (run_demo put it there); still, never write through a link.
     make_dirs(folder / BUILDER_DIR)
     write_new(folder / RECORD_FILE, raw)

@@ -10,7 +10,6 @@ it, and the page then claims nothing it has no evidence for.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import time
@@ -18,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, write_atomic
+from site_builder.json_text import fields, indented_file
 from site_builder.run.records.drift import Comparison
 from site_builder.run.records.inputs import RunInputs
 from site_builder.run.records.record_json import RECORD_FILE
@@ -28,7 +28,7 @@ from site_builder.run.results import Verdict
 def fingerprint(inputs: RunInputs, environment: dict[str, str]) -> str:
     """The sha256 of a record's inputs (code, Python, packages, options, files read) and environment;
     the script's whole text only when the run shows it (``exact``): a prose edit changes no run."""
-    data = {"inputs": {**dataclasses.asdict(inputs), **({} if inputs.exact else {"source": ""})},
+    data = {"inputs": {**fields(inputs), **({} if inputs.exact else {"source": ""})},
             "environment": environment}
     return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
                           ).hexdigest()
@@ -62,9 +62,5 @@ def keep_verdict(folder: Path, verdict: Verdict) -> None:
     """Write ``verdict`` into the record in ``folder`` (its other fields as they are)."""
     with open_regular(folder, RECORD_FILE) as f:
         data = parse_record(f.read())
-    data["verdict"] = {**dataclasses.asdict(verdict), "differed": list(verdict.differed)}
-    try:
-        raw = (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in some output: escape everything (as save_record)
-        raw = (json.dumps(data, indent=1, sort_keys=True) + "\n").encode("ascii")
-    write_atomic(folder / RECORD_FILE, raw)
+    data["verdict"] = {**fields(verdict), "differed": list(verdict.differed)}
+    write_atomic(folder / RECORD_FILE, indented_file(data))

@@ -23,6 +23,7 @@ from pathlib import Path
 from site_builder.source.parsed import Cell, Script
 from site_builder.source.gallery import shown_code
 from site_builder.source.notebooks import RAW_HTML
+from site_builder.json_text import indented
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.run.execute import BlockResult, Display, RunResult
 from site_builder.site.outputs.displays import IMAGE_TYPES, latex_html, markdown_html
@@ -171,15 +172,13 @@ def _rst_to_markdown():  # type: ignore[no-untyped-def]
 
 
 def prepare_notebooks() -> None:
-    """Import nbformat and load its JSON schema now, so the first notebook costs no more than the rest."""
-    from nbformat import v4
-
-    v4.new_notebook()  # validates an empty notebook, which loads the schema
+    """Import nbformat now, so the first notebook costs no more than the rest."""
+    from nbformat.v4 import rwbase  # noqa: F401
 
 
 def make_notebook(name: str, script: Script, result: RunResult | None, values: bool = True,
                   from_notebook: bool = False) -> bytes:
-    """The demo as ``.ipynb`` bytes (nbformat 4, validated); outputs from ``result`` when given,
+    """The demo as ``.ipynb`` bytes (nbformat 4); outputs from ``result`` when given,
     with the blocks' values unless ``values`` is off. ``from_notebook``: the entry is a notebook
     already, its cells kept as they are (no title or block headings added)."""
     by_name = {b.name: b for b in result.blocks} if result else {}
@@ -188,8 +187,8 @@ def make_notebook(name: str, script: Script, result: RunResult | None, values: b
     if to_markdown is not None:  # Jupyter shows Markdown: the reST becomes Markdown (its title too)
         docstring = to_markdown(docstring)
     intro = docstring if script.title and docstring else (f"# {name}\n\n{docstring}" if docstring else f"# {name}")
-    # Plain dicts, validated once below: nbformat's new_*_cell validate each cell (slow) and
-    # pick random cell ids (the same demo must give the same bytes).
+    # Plain dicts: nbformat's new_*_cell validate each cell (slow) and pick random cell ids (the
+    # same demo must give the same bytes).
     cells = [] if from_notebook else [_markdown(intro)]
     for cell in script.cells:
         if cell.kind == "markdown" and RAW_HTML in cell.tags:  # a raw cell it was, Jupyter shows as text
@@ -208,15 +207,14 @@ def make_notebook(name: str, script: Script, result: RunResult | None, values: b
     import nbformat
     from nbformat import v4
 
-    # new_notebook validates the whole notebook (nbformat.validate), raising if invalid.
-    notebook = v4.new_notebook(cells=[nbformat.from_dict(c) for c in cells], metadata={
-        "kernelspec": KERNELSPEC,
-        "language_info": {"name": "python"},
-    })
-    # nbformat's writer without its deep copy of the notebook (made here, used once): the same bytes
-    from nbformat.v4.nbjson import BytesEncoder
+    # What v4.new_notebook makes, without its validation of every notebook against the schema
+    # (0.4-0.5 ms a page): the shapes above are ours, and the tests validate each kind of cell
+    # and output they take (test_notebook_download, test_raw_cells, test_prose_images...).
+    notebook = nbformat.from_dict({"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor, "cells": cells,
+                                   "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}})
+    # nbformat's writer (json.dumps, indent=1, sorted keys) without its deep copy of the notebook
+    # (made here, used once): the same bytes.  Its encoder's base64 of bytes values is not needed:
+    # every value here is text.
     from nbformat.v4.rwbase import split_lines, strip_transient
 
-    text = json.dumps(strip_transient(split_lines(notebook)), cls=BytesEncoder, indent=1, sort_keys=True,
-                      separators=(",", ": "), ensure_ascii=False)
-    return (text + "\n").encode("utf-8")
+    return (indented(strip_transient(split_lines(notebook)), ensure_ascii=False) + "\n").encode("utf-8")

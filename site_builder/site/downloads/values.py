@@ -9,12 +9,12 @@ where the build ran: a rebuild with the same values writes the same bytes.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from site_builder.json_text import indented
 from site_builder.run.results import GluedValue, QuotedValue, RunResult
 from site_builder.site.prose.quoting import formatted
 from site_builder.site.sitefiles import SiteFile, value_paths
@@ -90,7 +90,7 @@ def value_files(entry: str, result: RunResult) -> list[SiteFile]:
     data = {"format": VALUES_FORMAT, "entry": entry, "values": [{
         "name": v.name, "macro": "\\" + v.macro, "value": v.value, "type": v.type, "block": v.block,
         "origin": v.origin} for v in values]}
-    text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    text = indented(data, ensure_ascii=False) + "\n"
     lines = [f"% The values of the entry {entry}, as its demo computed them (site_builder, values format "
              f"{VALUES_FORMAT}).", "% \\input this file once; each macro gives one value as text."]
     macros: dict[str, str] = {}

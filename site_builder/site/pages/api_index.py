@@ -8,12 +8,12 @@ API page); its format is documented in the README and versioned by ``API_USAGE_V
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from site_builder.apidocs.inventory import ApiTarget
+from site_builder.json_text import indented
 from site_builder.site.downloads.archives import ARCHIVE_DIR
 from site_builder.site.outputs.thumbnails import Thumbnail
 
@@ -112,7 +112,7 @@ def api_usage_json(groups: list[PackageGroup], site_url: str | None) -> bytes:
                 } for e in use.entries],
             }
     data = {"format": API_USAGE_FORMAT, "version": API_USAGE_VERSION, "site_url": base, "objects": objects}
-    return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    return (indented(data, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def entry_uses(used: Mapping[str, tuple[ApiTarget, tuple[str, ...]]]) -> tuple[ApiUse, ...]:

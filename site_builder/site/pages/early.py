@@ -49,6 +49,7 @@ class EarlyPages:
         self.neighbours = neighbours(ordered)
         self.pages: dict[str, EarlyPage] = {}
         self.deflated: dict[str, Deflated] = {}  # notebooks, by archive member, for the archive
+        self.checked: list[EntryBuild] | None = None  # the last site page_for found the same as self.site
 
     def render(self, build: EntryBuild) -> None:
         """Render ``build``'s page now; a page that fails is left to render_site (which says why)."""
@@ -72,7 +73,10 @@ class EarlyPages:
         page = self.pages.get(build.entry.name)
         if page is None or page.result is not build.result or info is not self.info:
             return None
-        if self.site != [(b.entry.name, b.script) for b in ordered]:
-            self.pages.clear()  # another site: none of them holds
-            return None
+        # compared once per site (render_site asks for each of its entries with the same list)
+        if ordered is not self.checked:
+            if self.site != [(b.entry.name, b.script) for b in ordered]:
+                self.pages.clear()  # another site: none of them holds
+                return None
+            self.checked = ordered
         return page

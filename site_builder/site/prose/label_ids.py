@@ -88,7 +88,7 @@ class PageIds:
 def _block_owner(anchor: str, blocks: Iterable[str]) -> str | None:
     """The block among ``blocks`` (their ids) whose id, or an id made from it, is ``anchor``."""
     for block in blocks:
-        if anchor == block or anchor.startswith(tuple(block + suffix for suffix in BLOCK_ID_SUFFIXES)):
+        if anchor == block or anchor.startswith(block) and anchor[len(block):].startswith(BLOCK_ID_SUFFIXES):
             return f"block {block}"
     return None
 

@@ -59,7 +59,14 @@ def label_definitions(texts: list[str], typography: bool = False, languages: Seq
 
 def _doc_path(entry: Entry) -> str:
     """What a ``{doc}`` names the entry by: its source path without the suffix ("demos/basics/plot")."""
-    return str(PurePosixPath(entry.rel_path).with_suffix(""))
+    rel = entry.rel_path
+    if "//" in rel or rel.startswith("./") or "/./" in rel or rel.endswith(("/", "/.")) or rel in ("", "."):
+        return str(PurePosixPath(rel).with_suffix(""))
+    # a path in normal form (the usual one): what pathlib gives, without its parsing (every page's
+    # document, on every build that changed something)
+    folder, slash, name = rel.rpartition("/")
+    dot = name.rfind(".")
+    return folder + slash + (name[:dot] if 0 < dot < len(name) - 1 else name)
 
 
 @dataclass

@@ -83,10 +83,12 @@ def _prune_records(records: Path, names: set[str]) -> list[str]:
             items = list(os.scandir(folder))
         except OSError:
             continue
+        # the section's name, as its entries' names begin (pathlib per item would cost more than the scan)
+        section = "" if folder == records else f"{folder.relative_to(records).as_posix()}/"
         for item in items:
             if item.name[0] in "._" or not item.is_dir(follow_symlinks=False):
                 continue
-            name = Path(item.path).relative_to(records).as_posix()
+            name = section + item.name
             if name in names or name in parents or not _holds_record(Path(item.path)):
                 continue  # an entry's, a section's (once an entry of that name), or not ours
             shutil.rmtree(item.path, ignore_errors=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, walk_names
+from site_builder.json_text import fields
 from site_builder.source.parsed import script_data
 from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
@@ -124,12 +125,6 @@ def _result_digest(build: EntryBuild, root: Path) -> str:
     return sha_of(data)
 
 
-def _in_entry_folder(rel: str, names: set[str]) -> bool:
-    """True when the site file ``rel`` is in the folder of an entry (``NAME/`` or ``SECTION/NAME/``)."""
-    parts = rel.split("/")
-    return any("/".join(parts[:i]) in names for i in range(1, len(parts)))
-
-
 def _content(file: SiteFile) -> bytes:
     """The bytes of ``file``, a file on disk read without following a link (b"" when it cannot be
     read so: a published page is data)."""
@@ -146,7 +141,7 @@ def _content(file: SiteFile) -> bytes:
 def _plain(value: Any) -> Any:
     """A dataclass as its fields (no deep copy: ``dataclasses.asdict`` costs 8 ms a result), else text."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        return fields(value)
     return str(value)
 
 
@@ -198,9 +193,15 @@ class Rebuild:
     def _intact(self, prefix: str) -> list[str] | None:
         """The tracked files of one folder (``out:NAME/``) when all are as saved (None when one is not)."""
         assert self.state is not None
-        if self._folders is None:  # grouped once: a lookup per entry, not a scan of every file
+        return intact_folder(self.inputs.folders, self.state, self._grouped(), prefix)
+
+    def _grouped(self) -> dict[str, list[str]]:
+        """The tracked files by folder (see by_folder), grouped once: a lookup per entry, not a
+        scan of every file."""
+        assert self.state is not None
+        if self._folders is None:
             self._folders = by_folder(self.state.files)
-        return intact_folder(self.inputs.folders, self.state, self._folders, prefix)
+        return self._folders
 
     def plan(self) -> RenderPlan:
         """Link what is unchanged and intact in the published site; render the rest."""
@@ -211,15 +212,17 @@ class Rebuild:
         render: set[str] = set()
         notebooks: dict[str, Path] = {}
         warnings: list[str] = []
+        output = tracked_path(self.inputs.folders, "out:")  # a published file is output + its name
         for name in sorted(names):
             saved = self.state.entries.get(name, {})
             published = self._intact(f"out:{name}/")
-            records_intact = self._intact(f"rec:{name}/") is not None
+            # a record its lookup trusted: trusted_records found its folder intact in this build
+            records_intact = name in self.trusted or self._intact(f"rec:{name}/") is not None
             notebook = f"out:{notebook_path(name)}"
             values = [k for path in value_paths(name) if (k := f"out:{path}") in self.state.files]
             if (saved.get("page") == self.page_keys[name] and published and records_intact
                     and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in values)):
-                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in published + values]
+                reused += [SiteFile(k[4:], source=output + k[4:]) for k in published + values]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
@@ -228,9 +231,12 @@ class Rebuild:
                 notebooks[name] = tracked_file(self.inputs.folders, notebook)
         site_pages = True
         if self.state.site_key == self.site_key:
-            entry_values = {k for name in names for k in value_paths(name)}  # made with their entry's page
-            shared = [k for k in self.state.files if k.startswith("out:") and not _in_entry_folder(k[4:], names)
-                      and k[4:].split("/", 1)[0] != SEARCH_DIR and k[4:] not in entry_values]
+            grouped = self._grouped()
+            # made with their entry's page: the files of its folder, its values
+            of_entries = {k for name in names for k in grouped.get(f"out:{name}/", ())}
+            of_entries.update(f"out:{k}" for name in names for k in value_paths(name))
+            shared = [k for k in self.state.files if k.startswith("out:") and k not in of_entries
+                      and k[4:].split("/", 1)[0] != SEARCH_DIR]
             if shared and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in shared):
                 reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in shared]
                 site_pages = False

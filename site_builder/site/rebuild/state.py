@@ -301,7 +301,10 @@ def intact_folder(folders: Folders, state: SiteState, grouped: dict[str, list[st
                    prefix: str) -> list[str] | None:
     """The tracked files below ``prefix`` (see by_folder) when all are as saved, else None."""
     keys = grouped.get(prefix, [])
-    if not all(is_intact(tracked_path(folders, k), state.files[k]) for k in keys):
-        return None
+    bases = _tracked_bases(folders)  # once, not once a file
+    for key in keys:
+        kind, _, rel = key.partition(":")
+        if not is_intact(f"{bases[kind]}/{rel}", state.files[key]):
+            return None
     return keys
 

@@ -16,11 +16,14 @@ _SEQUENCE = re.compile(r"\x1b\[[0-9;:?]*[A-Za-z@`~]|\x1b\][^\x00-\x1f<>\"'&]*(?:
 # white space), DEL and C1 controls; and lone surrogates, which UTF-8 cannot carry (U+FFFD).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_EITHER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")  # one search for the common case
 
 
 def page_text(text: str) -> str:
     """``text`` with terminal sequences and control characters removed (one character at a time
     outside whole sequences: safe on escaped HTML, where it never joins or splits a tag)."""
+    if not _EITHER.search(text):
+        return text
     if _CONTROL.search(text):
         text = _CONTROL.sub("", _SEQUENCE.sub("", text))
     if _SURROGATE.search(text):
@@ -31,6 +34,8 @@ def page_text(text: str) -> str:
 def finalize(value: Any) -> Any:
     """Jinja's ``finalize``: each ``{{ value }}`` of a template as :func:`page_text` (Markup kept Markup)."""
     if isinstance(value, Markup):
+        if not _EITHER.search(value):  # (most values: no copy of the text to compare)
+            return value
         cleaned = page_text(str(value))
         return value if cleaned == value else Markup(cleaned)
     if isinstance(value, str):
