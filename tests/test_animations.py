@@ -69,9 +69,10 @@ def video_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def image_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """No ffmpeg: Pillow makes animated images; B-func's is over animation_size."""
-    # figure_scale = 1: a quarter of the pixels for Pillow to encode (the slower path)
+    # figure_scale = 1: a quarter of the pixels for Pillow to encode (the slower path); and of
+    # B-func's 25 frames the first 10, which are already about 35 kB, over animation_size
     return shared_folder(tmp_path_factory, "animation-image", lambda project: _build(
-        project, "animation_size = 20_000\nfigure_scale = 1", {"SITE_BUILDER_FFMPEG": "none"}))
+        project, "animation_size = 20_000\nanimation_frames = 10\nfigure_scale = 1", {"SITE_BUILDER_FFMPEG": "none"}))
 
 
 def cell(project: Path, name: str) -> str:

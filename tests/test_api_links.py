@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import copy_of, run_cli, write_demo
+from tests.conftest import copy_of, run_cli, shared_folder, write_demo
 from tests.page_reader import cell
 from tests.inventory_support import write_inventory
 
@@ -70,8 +70,12 @@ total(values)
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two entries and local inventories for numpy and matplotlib; built once."""
-    root = tmp_path_factory.mktemp("api-links")
+    """Two entries and local inventories for numpy and matplotlib, built once per test run (both xdist
+    workers read it; a test that builds again does so in a copy)."""
+    return shared_folder(tmp_path_factory, "api-links", _build_project)
+
+
+def _build_project(root: Path) -> None:
     write_demo(root, "plots", PLOTS)
     write_demo(root, "aliases", ALIASES)
     write_inventory(root / "inv" / "numpy.inv", [
@@ -96,7 +100,6 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
         f'matplotlib = {{ url = "{MPL}", inventory = "inv/mpl.inv" }}\n')
     done = run_cli("build", cwd=root)
     assert done.returncode == 0, done.stderr
-    return root
 
 
 def links(page: str) -> list[tuple[str, str, str]]:
@@ -190,6 +193,7 @@ def test_api_usage_json(project: Path) -> None:
 
 
 def test_cached_frozen_and_forced_builds_link_the_same(project: Path, tmp_path: Path) -> None:
+    project = copy_of(project, tmp_path, project.name)  # --force rewrites the records; the name is the site's title
     site = project / "build"
     before = {p: (site / p).read_bytes() for p in ("plots/index.html", "api/index.html", "_downloads/api_usage.json")}
     record = json.loads((project / "_freeze" / "plots" / "_site_builder" / "record.json").read_text())
@@ -203,9 +207,6 @@ def test_cached_frozen_and_forced_builds_link_the_same(project: Path, tmp_path: 
                 assert links(now.decode()) == links(data.decode())
             else:
                 assert now == data, f"{rel} differs in the {out} build"
-    shutil.rmtree(project / "frozen")
-    shutil.rmtree(project / "forced")
-    shutil.rmtree(project / "cached")
 
 
 def test_a_record_with_malformed_names_is_refused(project: Path, tmp_path: Path) -> None:
@@ -223,7 +224,7 @@ def test_a_record_with_malformed_names_is_refused(project: Path, tmp_path: Path)
 def test_rebuilds_keep_the_api_files_and_follow_the_inventories(project: Path, tmp_path: Path) -> None:
     project = copy_of(project, tmp_path)  # the inventory is rewritten below
     site = project / "build"
-    assert run_cli("build", cwd=project).returncode == 0  # another test's forced run may have left new records
+    assert run_cli("build", cwd=project).returncode == 0  # a copy's first build: it takes the folder as its own
     usage = (site / "_downloads" / "api_usage.json").read_bytes()
     done = run_cli("build", cwd=project)
     assert done.returncode == 0 and "site unchanged" in done.stdout + done.stderr, done.stderr

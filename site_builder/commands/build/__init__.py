@@ -28,6 +28,7 @@ from site_builder.site.publish.housekeeping import prune
 from site_builder.project.leftovers import remove_leftovers
 from site_builder.project.lock import project_lock
 from site_builder.fs import relative_to_root, writing
+from site_builder.site.publish.spool import Spool
 from site_builder.site.publish.swap import check_writable, failed_dir, remove_site, write_site
 from site_builder.reports.build_report import BuildReport
 from site_builder.reports.progress import Progress
@@ -35,7 +36,7 @@ from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.run.records.store import RecordStore, store_dir
 from site_builder.site.logs import captured_records
 from site_builder.site.rebuild.lend import parsed_scripts, saved_rows, trusted_records, unchanged_site
-from site_builder.site.rebuild.plan import Rebuild
+from site_builder.site.rebuild.plan import Rebuild, RenderPlan
 from site_builder.project.folders import cache_dir
 from site_builder.site.rebuild.state import RebuildInputs, SiteState, forget, load_state, spare_dir
 from site_builder.site.publish.search_shards import SearchPlan, index_shards
@@ -260,6 +261,20 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
     rebuild = Rebuild(inputs, info, report.builds, state=previous, records_checked=records_checked,
                       trusted=trusted)
     plan = rebuild.plan()
+    shown = relative_to_root(config.output, config.root)
+    spool = Spool(config.output, f"{shown}/") if plan.render_entries else None  # the pages, until staged
+    try:
+        return _render_and_publish(config, inputs, entries, report, previous, rebuild, plan, spool, info,
+                                   early, defer_search)
+    finally:
+        if spool is not None:
+            spool.close()
+
+
+def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Entry], report: BuildReport,
+                        previous: SiteState | None, rebuild: Rebuild, plan: RenderPlan, spool: Spool | None,
+                        info: SiteInfo, early: EarlySite | None, defer_search: bool) -> list[SiteFile]:
+    """Render what ``plan`` leaves to render (each entry's files into ``spool`` as made), then write."""
     files = list(plan.reused)
     with captured_records(logging.WARNING) as records:
         for warning in [*(info.bibliography.problems if info.bibliography else ()), *plan.warnings]:
@@ -270,7 +285,8 @@ def _render_and_write(config: Config, inputs: RebuildInputs, entries: list[Entry
 
             files += render_site(report.builds, info, only=plan.render_entries,
                                  site_pages=plan.site_pages, notebooks=plan.notebooks,
-                                 thumbnail_cache=cache_dir(config.records), early=early.pages if early else None)
+                                 thumbnail_cache=cache_dir(config.records), early=early.pages if early else None,
+                                 spool=spool)
     rendered = [record.getMessage() for record in records]  # said again by an unchanged rebuild
     # Made again every time: they hold every script's text, which the site-wide pages' key leaves
     # out; when reused with those pages (the same builder, zlib included), they lend their members.

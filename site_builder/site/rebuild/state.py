@@ -28,7 +28,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,14 +140,48 @@ def save_state(folders: Folders, state: SiteState) -> None:
     data = {"format": STATE_FORMAT, "fingerprint": state.fingerprint, "site_key": state.site_key,
             "warnings": state.warnings, "entries": state.entries, "files": state.files,
             "packages_stamp": state.packages_stamp, "versions": state.versions}
-    raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    # One line per entry; a parse is used only under its key, whichever build wrote the line.
-    # JSON escapes tabs and line breaks: neither is in a line's fields.
-    lines = [f"{key}\t{json.dumps(name)}\t{text}\n" for name, (key, text) in sorted((state.scripts or {}).items())]
+    scripts = state.scripts
     with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
-        if state.scripts is not None:  # None: a loaded state whose parses were never read: the file holds
-            write_atomic(_scripts_path(folders), "".join(lines).encode("utf-8"))
-        write_atomic(_state_path(folders), raw)  # a killed build leaves the old state or the new one
+        if scripts is not None:  # None: a loaded state whose parses were never read: the file holds
+            write_atomic(_scripts_path(folders), _script_lines(scripts))
+        # a killed build leaves the old state or the new one
+        write_atomic(_state_path(folders), _json_parts(data, ("entries", "files")))
+
+
+# Written a slice at a time: a large site's state as one text (and its bytes) would add tens of
+# megabytes to the build's peak memory.
+_SLICE = 2000
+
+
+def _json_parts(data: dict[str, Any], large: tuple[str, ...]) -> Iterator[bytes]:
+    """``json.dumps(data, sort_keys=True, separators=(",", ":"))`` encoded, in parts: the
+    mappings of ``data`` named ``large`` a slice of items at a time."""
+    def dumps(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+    yield b"{"
+    for i, key in enumerate(sorted(data)):
+        yield f"{',' if i else ''}{dumps(key)}:".encode("utf-8")
+        if key not in large:
+            yield dumps(data[key]).encode("utf-8")
+            continue
+        items = sorted(data[key].items())
+        yield b"{"
+        for start in range(0, len(items), _SLICE):
+            part = ",".join(f"{dumps(k)}:{dumps(v)}" for k, v in items[start:start + _SLICE])
+            yield f"{',' if start else ''}{part}".encode("utf-8")
+        yield b"}"
+    yield b"}"
+
+
+def _script_lines(scripts: dict[str, tuple[str, str]]) -> Iterator[bytes]:
+    """The parses' file, a slice of lines at a time: one line per entry; a parse is used only
+    under its key, whichever build wrote the line. JSON escapes tabs and line breaks: neither
+    is in a line's fields."""
+    items = sorted(scripts.items())
+    for start in range(0, len(items), _SLICE):
+        yield "".join(f"{key}\t{json.dumps(name)}\t{text}\n"
+                      for name, (key, text) in items[start:start + _SLICE]).encode("utf-8")
 
 
 def saved_scripts(folders: Folders, state: SiteState) -> dict[str, tuple[str, str]]:
