@@ -176,7 +176,15 @@ def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         rendered.append(str(context.get("name", template)))
         return page(self, template, **context)
 
+    page_file = PageRenderer.page_file
+
+    def recording_file(self: PageRenderer, path: str, template: str, **context: object) -> object:
+        if self.spool is not None:  # without a spool, page_file renders through page
+            rendered.append(str(context.get("name", template)))
+        return page_file(self, path, template, **context)
+
     monkeypatch.setattr(PageRenderer, "page", recording)
+    monkeypatch.setattr(PageRenderer, "page_file", recording_file)
     return rendered
 
 
