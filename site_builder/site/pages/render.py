@@ -172,6 +172,7 @@ def prepare(scripts: Iterable[Script]) -> None:
     for script in scripts:
         for cell in script.code_cells:
             renderer.highlighter.parts(cell, script.docstring_lines)
+    pygments_css()  # the stylesheet's code colours
     prepare_notebooks()
 
 

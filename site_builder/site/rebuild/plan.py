@@ -318,6 +318,8 @@ class Rebuild:
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
                 "reads": list(row.reads),
                 "source": repeated_sha(build.entry.content),
+                # what the next discovery compares before reading the file (see known_scripts)
+                "script": [build.entry.rel_path, *build.entry.signature] if build.entry.signature else None,
             }
             state.scripts[name] = self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build)
             reads = [f"src:{rel}" for rel in row.reads]

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_builder.fs import relative_to_root, walk_names, write_atomic, writing
+from site_builder.fs import racy, relative_to_root, walk_names, write_atomic, writing
 from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.project.folders import Folders, ensure_cache_dir
 
@@ -43,10 +43,7 @@ STATE_FORMAT = 7  # bump when the state file's layout or meaning changes; anothe
 # 4: the parses in a file of their own (site-ID.scripts), read when something changed
 # 5: (withdrawn) the pages' labels and references beside the parses; 6: as 4, never read as 5
 # 7: per entry a row of its result (duration, blocks run and in all, its glued values' key)
-# A file modified this close before the state was saved could be modified again within the same
-# mtime tick without its mtime changing (git's "racily clean" files): it is also kept by content.
-RACY_NS = 100_000_000
-COARSE_RACY_NS = 2_000_000_000  # on file systems that keep mtimes to the second
+# A file modified this close before the state was saved (fs.racy) is also kept by content.
 
 Signature = list[Any]  # [size, mtime_ns, inode] or [size, mtime_ns, inode, sha256]
 
@@ -285,8 +282,7 @@ def track_files(folders: Folders, keys: list[str], output: Path | None = None,
         signature = _signature(path)
         if signature is None:
             continue
-        coarse = signature[1] % 1_000_000_000 == 0
-        if signature[1] > now - (COARSE_RACY_NS if coarse else RACY_NS):
+        if racy(signature[1], now):
             try:
                 with open(path, "rb") as f:
                     signature.append(sha_of(f.read()))
