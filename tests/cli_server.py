@@ -8,8 +8,9 @@ runs ``site_builder`` as ``python -m`` would and exits with its status.  (The te
 umask is passed too; nothing else a test changes in its own process reaches a started one.)  What the builder does
 is the same; only the interpreter's start-up is shared.  A command whose environment would start
 Python differently (another ``PYTHONPATH``, say) gets a real new interpreter instead.  A test
-that signals a command (Ctrl-C, SIGKILL) starts it with ``start``, a Popen-like handle on the forked
-child; the server runs one command at a time, so ``can_run`` is False until that one has ended.
+that signals a command (Ctrl-C, SIGKILL) or reads its output line by line as it comes (``serve``)
+starts it with ``start``, a Popen-like handle on the forked child; the server runs one command
+at a time, so ``can_run`` is False until that one has ended.
 
 Run as a script, this file is the server: ``python tests/cli_server.py FD`` (FD: its socket).
 """
@@ -153,6 +154,7 @@ class StartedCommand:
         self.args, self.pid, self.out_fd, self.err_fd = args, pid, out_fd, err_fd
         self.returncode: int | None = None
         self._server = server
+        self.stdout = LineReader(out_fd) if out_fd >= 0 else None  # for a test that reads lines as they come
 
     def poll(self) -> int | None:
         """Its exit status, None while it runs."""
@@ -199,6 +201,24 @@ class StartedCommand:
             if fd >= 0:
                 os.close(fd)
         self.out_fd = self.err_fd = -1
+
+
+class LineReader:
+    """A started command's stdout, read a line at a time as ``Popen(text=True).stdout`` is, and
+    never past the line's end: what ``communicate`` reads later is still in the pipe."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def readline(self) -> str:
+        """The next line, its newline included ("" at the end)."""
+        line = bytearray()
+        while not line.endswith(b"\n") and (byte := os.read(self._fd, 1)):
+            line += byte
+        return line.decode(errors="replace")
 
 
 def _readable(sock: socket.socket, timeout: float | None) -> bool:

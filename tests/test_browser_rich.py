@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser_support import DESKTOP, describe_violations, serious_look, serve_site
+from tests.browser_support import (DESKTOP, PageWatch, describe_violations, serious_look, serve_site, watched_context,
+                                   watched_page)
 from tests.conftest import build_site, shared_folder, write_demo
 from tests.scheme_looks import SchemeLooks
 
@@ -295,9 +296,30 @@ def plotly_url(browser: Any, plotly_site: Path) -> Iterator[str]:
         yield url
 
 
-def test_plotly_figures_are_interactive_in_order_with_the_output(open_watched_page: Any, plotly_url: str) -> None:
-    page, watch = open_watched_page(plotly_url, viewport=DESKTOP)
-    page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
+@pytest.fixture(scope="module")
+def plotly_loaded(browser: Any, plotly_url: str) -> Iterator[tuple[Any, PageWatch]]:
+    """The Plotly page loaded once (4.8 MB of script) for the module's tests that hover its figures."""
+    context = watched_context(browser, plotly_url, viewport=DESKTOP)
+    try:
+        page, watch = watched_page(context, plotly_url)
+        page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
+        yield page, watch
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def plotly_page(plotly_loaded: tuple[Any, PageWatch]) -> Iterator[tuple[Any, PageWatch]]:
+    """The loaded Plotly page and its watch (the trouble of its load and of every test on it), at the top,
+    the mouse in its corner: each test hovers a figure of its own and leaves the page as it found it."""
+    page, watch = plotly_loaded
+    yield page, watch
+    page.mouse.move(0, 0)
+    page.evaluate("() => window.scrollTo(0, 0)")
+
+
+def test_plotly_figures_are_interactive_in_order_with_the_output(plotly_page: tuple[Any, PageWatch]) -> None:
+    page, watch = plotly_page
     for block in ("B-value", "B-show"):
         figure = page.locator(f"section#{block} .value-plotly")
         figure.locator(".main-svg").first.wait_for(timeout=PLOTLY_LOAD_MS)
@@ -315,11 +337,10 @@ def test_plotly_figures_are_interactive_in_order_with_the_output(open_watched_pa
     watch.assert_clean()  # no CSP violation, no request leaving the site
 
 
-def test_plotly_styles_apply_under_the_strict_csp(open_watched_page: Any, plotly_url: str) -> None:
+def test_plotly_styles_apply_under_the_strict_csp(plotly_page: tuple[Any, PageWatch]) -> None:
     # plotly.js sets a heatmap's image-rendering and its colour bar's fills as style attributes,
     # which the CSP refuses; figures.js sets them through the CSSOM, which it allows.
-    page, watch = open_watched_page(plotly_url, viewport=DESKTOP)
-    page.goto(plotly_url + "plots/index.html", timeout=PLOTLY_LOAD_MS)
+    page, watch = plotly_page
     csp = page.locator('meta[http-equiv="Content-Security-Policy"]').get_attribute("content")
     assert "style-src 'self';" in csp and "unsafe-inline" not in csp
     heatmap = page.locator("section#B-heatmap .value-plotly")

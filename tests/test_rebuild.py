@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,44 @@ def test_a_hand_made_change_in_build_is_undone(two_demos: Path, damage: str) -> 
     assert done.returncode == 0, done.stderr
     assert "site unchanged" not in done.stderr
     assert _bytes(site) == good
+
+
+def _scripts_opened(project: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[bool, list[str]]:
+    """Build ``project`` in this process: whether it found the site unchanged, and the demos it opened."""
+    opened: list[str] = []
+    original = open
+
+    def counting(file: object, *args: object, **kwargs: object) -> object:
+        if str(file).endswith(".py") and Path(str(file)).parent.name == "demos":
+            opened.append(Path(str(file)).name)
+        return original(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", counting)
+    try:
+        report = build(load_config(project), BuildOptions())
+    finally:
+        monkeypatch.undo()
+    assert report.ok
+    return report.unchanged, opened
+
+
+def test_a_script_is_read_again_only_when_its_signature_changed(two_demos: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Like git's index: a script whose size, mtime, ctime and inode are as when the last build
+    read it (longer ago than an mtime tick) is not read again; an edit in place with its size and
+    mtime put back still changes its ctime, and is built."""
+    path = two_demos / "demos" / "alpha.py"
+    time.sleep(0.2)  # written moments before the first build, the scripts may have been racily clean then:
+    assert _scripts_opened(two_demos, monkeypatch)[0]  # read now if so, and signed
+    assert _scripts_opened(two_demos, monkeypatch) == (True, [])
+    before = path.stat()
+    path.write_text(path.read_text().replace("N = 3", "N = 4"))  # the same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    time.sleep(0.2)
+    assert _scripts_opened(two_demos, monkeypatch) == (False, ["alpha.py", "beta.py"])
+    assert "total = 6" in (two_demos / "build" / "alpha" / "index.html").read_text()
+    assert _bytes(two_demos / "build") == _full_build(two_demos, "reference")
 
 
 def test_a_failed_build_then_the_old_source_again_publishes_nothing_stale(two_demos: Path) -> None:

@@ -4,7 +4,9 @@ from scratch writes from the same demos and records (no saved state, nothing reu
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -132,6 +134,27 @@ def _damage_rows(project: Path) -> None:
         saved.write_text(json.dumps(state), encoding="utf-8")
 
 
+def _edit_signed_in_place(project: Path, name: str, old: str, new: str) -> None:
+    """A script the last build signed (see discover's ``known``) edited in place, its size and mtime
+    put back: only its ctime tells."""
+    time.sleep(0.2)  # past an mtime tick since it was written: the next build signs it
+    assert build(load_config(project), BuildOptions()).ok
+    path = project / "demos" / f"{name}.py"
+    before = path.stat()
+    assert len(old) == len(new)
+    _edit(project, name, old, new)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _damage_signatures(project: Path) -> None:
+    """Every saved script signature replaced by one of the wrong shape or values (the state is data)."""
+    for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.json"):
+        state = json.loads(saved.read_bytes())
+        for i, entry in enumerate(state["entries"].values()):
+            entry["script"] = [["x"], "x", [entry.get("script") or ["demos/e1.py"], 1, 2, 3, 4], None][i % 4]
+        saved.write_text(json.dumps(state), encoding="utf-8")
+
+
 CHANGES = [
     ("a comment edited", lambda p: _edit(p, "e1", "# a comment", "# another comment")),
     ("an output changed", lambda p: _edit(p, "e2", "cherry", "cranberry")),
@@ -149,6 +172,10 @@ CHANGES = [
     ("the pasting page's comment edited (the glued result unchanged)",
      lambda p: _edit_notebook(p, "pasting", "# a comment", "# a note")),
     ("the saved rows damaged, a comment edited", lambda p: (_damage_rows(p), _edit(p, "e1", "# another", "# a third"))),
+    ("a signed script edited in place, its size and mtime put back",
+     lambda p: _edit_signed_in_place(p, "e1", "# a third", "# a THIRD")),
+    ("the saved script signatures damaged, a comment edited",
+     lambda p: (_damage_signatures(p), _edit(p, "e2", "# a note", "# a memo"))),
 ]
 
 # Who refers to whom, changed one entry at a time (after CHANGES: e5's first label is renamed, so

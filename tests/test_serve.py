@@ -12,8 +12,9 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,8 +51,9 @@ def wait_for(what: str, check: Callable[[], bool], timeout: float = 60.0) -> Non
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def stop_with_ctrl_c(proc: subprocess.Popen[str]) -> str:
-    """Send Ctrl-C to serve; check it stops at once, cleanly; return what it printed on stderr."""
+def stop_with_ctrl_c(proc: Any) -> str:
+    """Send Ctrl-C to serve (a ``Popen``, or ``start_cli``'s handle); check it stops at once, cleanly;
+    return what it printed on stderr."""
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=30)  # at once: no demo's run (they sleep longer) is waited for
     assert proc.returncode in (0, 130)
@@ -67,30 +69,18 @@ def read_line(stream: object, timeout: float) -> str:
 
 
 @pytest.fixture
-def server(project: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``serve --port 0`` in ``project`` (no demos folder yet); yields the process and its URL."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "site_builder", "serve", "--port", "0", "-j", "1"],
-        cwd=project,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = read_line(proc.stdout, timeout=60)
-        match = re.fullmatch(r"serving (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)\n", line)
-        assert match, line
-        yield proc, match.group(1)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait()
+def server(project: Path, start_cli: Callable[..., Any]) -> tuple[Any, str]:
+    """``serve --port 0`` in ``project`` (no demos folder yet), started as conftest's ``start_cli``
+    starts it (killed at the test's end); the process and its URL."""
+    proc = start_cli("serve", "--port", "0", "-j", "1", cwd=project)
+    line = read_line(proc.stdout, timeout=60)
+    match = re.fullmatch(r"serving (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)\n", line)
+    assert match, line
+    return proc, match.group(1)
 
 
 def test_serve_follows_edits_and_survives_a_broken_demo(
-    project: Path, server: tuple[subprocess.Popen[str], str]
+    project: Path, server: tuple[Any, str]
 ) -> None:
     proc, url = server
     page = f"{url}hello/"
@@ -135,7 +125,7 @@ def test_serve_follows_edits_and_survives_a_broken_demo(
 
 
 def test_ctrl_c_during_a_build_stops_at_once_and_kills_the_demo(
-    project: Path, server: tuple[subprocess.Popen[str], str]
+    project: Path, server: tuple[Any, str]
 ) -> None:
     proc, url = server
     marker = project / "running.pid"

@@ -61,6 +61,8 @@ SITES = [
     "lock.py:project_lock:open_for_update",
     "record_json.py:save_record:write_new",
     "search.py:_run_pagefind:",
+    "spool.py:__init__:make_temp_dir",
+    "spool.py:write:write_new",
     "state.py:save_state:write_atomic",
     "state.py:save_state:write_atomic>write_new",
     "store.py:commit:replace_dir",
@@ -214,7 +216,7 @@ def test_a_killed_builds_temporaries_are_removed_by_the_next_build(project: Path
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()  # a pid that no process has any more
     left = [project / "_freeze" / f".a.tmp-{dead.pid}-x1y2", project / "_freeze" / f".a.tmp-{dead.pid}-x1y2.builder",
-            project / f".build.tmp-{dead.pid}-abcd"]
+            project / f".build.tmp-{dead.pid}-abcd", project / f".build.tmp-{dead.pid}-spool-efgh"]
     for folder in left:
         (folder / "sub").mkdir(parents=True)
         (folder / "sub" / "big.bin").write_bytes(b"x" * 1000)
@@ -228,7 +230,7 @@ def test_a_killed_builds_temporaries_are_removed_by_the_next_build(project: Path
     done = run_cli("build", cwd=project)
 
     assert done.returncode == 0, done.stderr
-    assert "removed 4 temporary file(s) left by a build that was killed" in done.stderr
+    assert "removed 5 temporary file(s) left by a build that was killed" in done.stderr
     assert not any(p.exists() for p in left)
     assert alive.is_dir() and (project / "_freeze" / "notes" / f"x.tmp-{dead.pid}").is_file()
     assert (project / f"notes.tmp-{dead.pid}").is_file()

@@ -15,6 +15,7 @@ from site_builder.fs.reading import (
     UnsafeFileError,
     UnsafePathError,
     open_regular,
+    racy,
     safe_join,
     sha256_regular,
     walk_names,
@@ -49,7 +50,7 @@ from site_builder.fs.dirs import (
 __all__ = [
     "SITE_MARK", "UnsafeFileError", "UnsafePathError", "adopt_dir", "check_replaceable", "copy_regular",
     "create_new", "link_names", "link_or_copy", "make_dirs", "make_records_dir", "make_temp_dir", "note_write",
-    "open_for_update", "open_regular", "recover", "relative_to_root", "remove_dead_temporaries", "remove_links",
+    "open_for_update", "open_regular", "racy", "recover", "relative_to_root", "remove_dead_temporaries", "remove_links",
     "rename", "replace_dir", "safe_join", "sha256_regular", "walk_names", "write_atomic",
     "write_failure", "write_new", "writing",
 ]

@@ -98,6 +98,20 @@ def sha256_regular(root: Path, rel: str) -> str:
     return digest.hexdigest()
 
 
+# A file modified this close before its signature (size, mtime...) was taken could be modified
+# again within the same mtime tick without its signature changing (git's "racily clean" files):
+# its signature alone cannot vouch for its content.
+RACY_NS = 100_000_000
+COARSE_RACY_NS = 2_000_000_000  # on file systems that keep mtimes to the second
+
+
+def racy(mtime_ns: int, now_ns: int) -> bool:
+    """True when a file of mtime ``mtime_ns`` seen at ``now_ns`` (time.time_ns()) is racily clean
+    (see RACY_NS): a signature taken then does not tell its content."""
+    coarse = mtime_ns % 1_000_000_000 == 0
+    return mtime_ns > now_ns - (COARSE_RACY_NS if coarse else RACY_NS)
+
+
 def walk_names(folder: Path | str, prefix: str = "") -> Iterator[str]:
     """The POSIX path relative to ``folder`` of every file below it, symbolic links included
     (listed, never followed); nothing for a folder that cannot be read.  Plain strings: for

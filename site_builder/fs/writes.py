@@ -10,7 +10,7 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -65,22 +65,25 @@ def _copy_fd(src: int, dst: int) -> None:
         os.write(dst, chunk)
 
 
-def write_new(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` without following a link there (a planted link is refused);
-    a failed write leaves no partial file."""
+def write_new(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write ``data`` (bytes, or its parts in order) to ``path`` without following a link there
+    (a planted link is refused); a failed write leaves no partial file."""
     note_write(path)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(path, flags, 0o644)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, bytes):
+                f.write(data)
+            else:
+                f.writelines(data)
     except BaseException:
         _unlink_quietly(path)
         raise
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with a file holding ``data``: readers (and a killed build) see the old
+def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Replace ``path`` with a file holding ``data`` (see write_new): readers (and a killed build) see the old
     bytes or the new ones; a failed write leaves the old file and no temporary one."""
     temporary = path.with_name(f"{path.name}.tmp-{os.getpid()}")  # the pid: see remove_dead_temporaries
     write_new(temporary, data)

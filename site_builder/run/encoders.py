@@ -11,9 +11,11 @@ import functools
 import logging
 import os
 import shutil
+import threading
 
 log = logging.getLogger(__name__)
 ENV_FFMPEG = "SITE_BUILDER_FFMPEG"
+_LOOKUP = threading.Lock()
 
 
 @functools.lru_cache(maxsize=4)
@@ -35,4 +37,7 @@ def _find(setting: str | None) -> str | None:
 
 def find_ffmpeg() -> str | None:
     """The ffmpeg program animations are encoded with, or None (Pillow then makes them)."""
-    return _find(os.environ.get(ENV_FFMPEG))
+    # One lookup at a time: the build's early lookup and its first demo's job ask at once, and
+    # each would run ``ffmpeg -version`` (about 17 ms of CPU) before the other's answer is cached.
+    with _LOOKUP:
+        return _find(os.environ.get(ENV_FFMPEG))

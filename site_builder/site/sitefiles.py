@@ -57,6 +57,9 @@ class SiteFile:
     # A record's file: ``source`` lies below this folder and is copied (never linked: the
     # site must not share an inode with the records), following no link below it.
     root: Path | None = None
+    # ``source`` holds bytes this build rendered (kept on disk until staged, publish/spool.py),
+    # not a file of the published site
+    rendered: bool = False
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,14 @@ import functools
 import logging
 import os
 import re
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from site_builder.errors import EntryError, UsageError, one_line
-from site_builder.fs import relative_to_root
+from site_builder.fs import racy, relative_to_root
 from site_builder.patterns import PathPattern
 from site_builder.names import HOME_DOCUMENT, MAX_SECTION_DEPTH, check_entry_name, section_of, stem_of, url_segment
 from site_builder.source.quarto.shortcodes import expand_includes, place_of, read_variables, remap_frames, \
@@ -32,6 +34,9 @@ log = logging.getLogger(__name__)
 SECTION_HEADERS = ("GALLERY_HEADER.rst", "README.rst", "README.txt", "README.md")
 # The suffixes an entry's file may have.
 ENTRY_SUFFIXES = (".py", ".ipynb", ".md", ".qmd")
+# Those whose build depends on the file's bytes alone, and discovery needs no text of: a file with
+# the signature it had when the last build read it is not read again (see discover's ``known``).
+_SIGNED_SUFFIXES = (".py", ".ipynb")
 # A Jupytext Markdown notebook: YAML front matter naming jupytext or a kernelspec.
 _NOTEBOOK_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(?:(?!---[ \t]*\r?$).*\r?\n)*?(?:jupytext|kernelspec):",
                                     re.MULTILINE)
@@ -50,6 +55,36 @@ class Entry:
     # a .qmd's includes: each line of ``source``'s file and line (() : the file's own lines)
     origins: tuple[tuple[str, int], ...] = field(default=(), repr=False)
     variables: str = field(default="", repr=False)  # a .qmd's project variables (_variables.yml) when it uses one
+    # (size, mtime_ns, ctime_ns, inode) of the file as discovery found it before reading it, as
+    # git's index keeps them; () when they cannot vouch for its bytes (a link, a file modified
+    # within an mtime tick of then: fs.racy) or were not asked for
+    signature: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    # the digest of ``content`` the last build saved, for an entry discovery did not read (its file
+    # had the signature it had then): its text is read only when asked for (see read_entries)
+    known_digest: str = field(default="", compare=False, repr=False)
+
+    @classmethod
+    def _unread(cls, name: str, path: str, rel_path: str, demos_path: str, signature: tuple[int, ...],
+                digest: str) -> Entry:
+        """An entry whose text (and ``path``, made from the string ``path``) are made when first
+        asked for (see known_digest)."""
+        entry = cls.__new__(cls)
+        for key, value in (("name", name), ("_path", path), ("rel_path", rel_path), ("demos_path", demos_path),
+                           ("signature", signature), ("known_digest", digest)):
+            object.__setattr__(entry, key, value)
+        return entry
+
+    def __getattr__(self, name: str) -> Any:
+        # reached only for the path and text of an entry discovery did not read (see known_digest)
+        if name == "path" and self.known_digest:
+            object.__setattr__(self, "path", Path(self.__dict__["_path"]))
+            return self.path
+        if name not in ("source", "source_bytes") or not self.known_digest:
+            raise AttributeError(name)
+        data, text = _script_text(str(self.path), self.rel_path)
+        object.__setattr__(self, "source_bytes", data)
+        object.__setattr__(self, "source", text)
+        return data if name == "source_bytes" else text
 
     def place(self, line: int) -> str:
         """Where line ``line`` of ``source`` is, for messages: ``file:line`` (an included file's)."""
@@ -103,13 +138,18 @@ def is_notebook_markdown(text: str) -> bool:
 
 
 def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = None,
-             ignore: PathPattern | None = None, pages: bool = False) -> list[Entry]:
+             ignore: PathPattern | None = None, pages: bool = False,
+             known: Mapping[str, tuple[str, tuple[int, ...], str]] | None = None) -> list[Entry]:
     """Read every entry file of ``demos_dir`` and its section folders into an Entry, sorted by name.
 
     A file that cannot be an entry raises EntryError, or, when ``problems`` is given, is
     skipped with its one-line message appended there (the build keeps going, then fails).
     Files whose demos-folder path matches ``ignore`` (the ignore_pattern setting) are no entries;
     Markdown files that are no notebooks are pages when ``pages`` (the setting), else no entries.
+    ``known``: entry name -> (its file's path from the project root, signature, content digest) as
+    the last build saw them; each script (.py, .ipynb) is then given its signature, and one that
+    still has it is not read (read_entries reads it).  Scripts are trusted project code: only
+    an edit must not be missed, and an edit changes the signature (ctime included).
     """
     if not demos_dir.is_dir():
         raise UsageError(f"demos folder not found: {relative_to_root(demos_dir, project_root)}")
@@ -118,6 +158,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
     located = _Locator(demos_dir, project_root)
     owners: dict[str, str] = {}  # entry name -> the file that has it
     variables_text = functools.cache(lambda: read_variables(demos_dir))  # one read for every .qmd using it
+    now = time.time_ns()  # before any file is looked at: a file modified since is racy
     for item, name, demos_path in _candidates(demos_dir, project_root, found):
         if ignore is not None and ignore.search(demos_path):
             continue
@@ -125,18 +166,22 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
         if not item.is_file():
             found.append(f"{rel}: not a regular file")
             continue
-        with open(item.path, "rb") as f:  # not Path.read_bytes: a Path per file costs more than the read
-            data = f.read()
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            found.append(f"{rel}: not UTF-8 (byte {exc.start})")
-            continue
-        if "\0" in text:  # Python refuses such a script; a page must never carry the byte
-            line = text.count("\n", 0, text.index("\0")) + 1
-            found.append(f"{rel}:{line}: a NUL byte (a Python script cannot contain one)")
-            continue
         suffix = _suffix_of(item.name)
+        signature: tuple[int, ...] = ()
+        if known is not None and suffix in _SIGNED_SUFFIXES and not item.is_symlink():
+            st = item.stat(follow_symlinks=False)
+            if not racy(max(st.st_mtime_ns, st.st_ctime_ns), now):  # ctime: mtime may be set back
+                signature = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            saved = known.get(name)
+            if signature and saved is not None and saved[0] == rel and saved[1] == signature and name not in owners:
+                owners[name] = rel
+                entries.append(Entry._unread(name, resolved, rel, demos_path, signature, saved[2]))
+                continue
+        try:
+            data, text = _script_text(item.path, rel)
+        except EntryError as exc:
+            found.append(str(exc))
+            continue
         if suffix == ".md" and not pages and not is_notebook_markdown(text):
             continue  # prose (notes): not a notebook, and the project wants no pages
         origins: tuple[tuple[str, int], ...] = ()
@@ -154,7 +199,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
             entries = [e for e in entries if e.name != name]
             continue
         owners[name] = rel
-        entries.append(Entry(name, resolved, rel, text, data, demos_path, origins, variables))
+        entries.append(Entry(name, Path(resolved), rel, text, data, demos_path, origins, variables, signature))
     sections = {e.section for e in entries}
     for entry in list(entries):
         if entry.name in sections:  # both would be the page folder NAME/
@@ -166,6 +211,38 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
     if problems is not None:
         problems.extend(found)
     return sorted(entries, key=lambda e: e.name)
+
+
+def read_entries(entries: list[Entry], problems: list[str]) -> list[Entry]:
+    """``entries``, those discovery did not read (see discover's ``known``) read now as discovery
+    reads a file; one that is no script now is left out, its problem appended to ``problems``."""
+    found: list[Entry] = []
+    for entry in entries:
+        if entry.known_digest:
+            try:
+                data, text = _script_text(str(entry.path), entry.rel_path)
+            except EntryError as exc:
+                problems.append(str(exc))
+                continue
+            entry = Entry(entry.name, entry.path, entry.rel_path, text, data, entry.demos_path,
+                          signature=entry.signature)
+        found.append(entry)
+    return found
+
+
+def _script_text(path: str, rel: str) -> tuple[bytes, str]:
+    """The bytes and text of the entry file at ``path`` (``rel`` in messages); EntryError when
+    they cannot be a script's."""
+    with open(path, "rb") as f:  # not Path.read_bytes: a Path per file costs more than the read
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EntryError(f"{rel}: not UTF-8 (byte {exc.start})") from None
+    if "\0" in text:  # Python refuses such a script; a page must never carry the byte
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise EntryError(f"{rel}:{line}: a NUL byte (a Python script cannot contain one)")
+    return data, text
 
 
 class _Locator:
@@ -180,13 +257,14 @@ class _Locator:
         except ValueError:
             self.demos_rel = None  # outside the project: demos are named by their file name
 
-    def __call__(self, path: str, sub: str, is_link: bool) -> tuple[Path, str]:
-        """``path`` is ``sub`` (its path in the demos folder); ``is_link``: it is a symbolic link."""
+    def __call__(self, path: str, sub: str, is_link: bool) -> tuple[str, str]:
+        """``path`` is ``sub`` (its path in the demos folder); ``is_link``: it is a symbolic link.
+        The absolute path as a string: a Path costs more than a no-change check's look at the file."""
         if is_link:  # the link's target decides, as resolve() has it
-            return Path(path).resolve(), relative_to_root(Path(path), self.root)
+            return str(Path(path).resolve()), relative_to_root(Path(path), self.root)
         # section folders are never links
         rel = f"{self.demos_rel}/{sub}" if self.demos_rel is not None else os.path.basename(path)
-        return self.demos_abs / sub, one_line(rel)  # a file name may hold anything but "/"
+        return os.path.join(self.demos_abs, sub), one_line(rel)  # a file name may hold anything but "/"
 
 
 def _candidates(folder: Path | str, root: Path, found: list[str],

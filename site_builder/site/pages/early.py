@@ -69,8 +69,9 @@ class EarlyPages:
                 self.deflated[member] = deflate(file.data)
 
     def page_for(self, build: EntryBuild, info: SiteInfo, ordered: list[EntryBuild]) -> EarlyPage | None:
-        """The early page of ``build`` when it was made from this result, settings and site, else None."""
-        page = self.pages.get(build.entry.name)
+        """The early page of ``build`` when it was made from this result, settings and site, else None;
+        taken: these pages hold it no longer (its files go where render_site keeps them)."""
+        page = self.pages.pop(build.entry.name, None)
         if page is None or page.result is not build.result or info is not self.info:
             return None
         # compared once per site (render_site asks for each of its entries with the same list)

@@ -18,6 +18,7 @@ from site_builder.source.entries import Section
 from site_builder.site.formatting import format_duration, format_size, join_words  # noqa: F401 (re-exported)
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP
 from site_builder.site.downloads.notebook import prepare_notebooks
+from site_builder.site.publish.spool import Spool
 from site_builder.site.publish.swap import site_mark
 from site_builder.site.outputs.interactive import plotly_files, records_plotly
 from site_builder.site.prose import html as prose
@@ -42,10 +43,10 @@ def stylesheet() -> bytes:
     return f"{css.rstrip()}\n\n{pygments_css()}".encode("utf-8")
 
 
-def timings_page(renderer: PageRenderer, builds: list[EntryBuild]) -> bytes:
+def timings_page(renderer: PageRenderer, builds: list[EntryBuild]) -> SiteFile:
     """``timings/index.html``: every demo and every block, slowest first."""
     results = [b.result for b in builds]
-    return renderer.page("timings.html", root="../", canonical=renderer.url("timings/index.html"),
+    return renderer.page_file("timings/index.html", "timings.html", root="../", canonical=renderer.url("timings/index.html"),
                      entries=entry_timings(results), blocks=block_timings(results, block_anchors(builds)),
                      total=sum(r.duration for r in results))
 
@@ -118,7 +119,7 @@ def site_files(renderer: PageRenderer, builds: list[EntryBuild]) -> list[SiteFil
             renderer, [b for b, _ in members], [e for _, e in members], True, titles, own=name), at=name)
     files = [
         *(renderer.entry_files(home, listing=listing) if home is not None else [
-            SiteFile("index.html", renderer.page("index.html", root="", canonical=renderer.url("index.html"), **listing))]),
+            renderer.page_file("index.html", "index.html", root="", canonical=renderer.url("index.html"), **listing)]),
         *section_pages,
         *renderer.thumbnails.files.values(),
         SiteFile("404.html", renderer.page("404.html", root=renderer.url("") or "", canonical=None)),
@@ -132,7 +133,7 @@ def site_files(renderer: PageRenderer, builds: list[EntryBuild]) -> list[SiteFil
         *(plotly_files() if any(records_plotly(b.result) for b in builds) else []),
         SiteFile(".nojekyll", b""),
         site_mark(),
-        SiteFile("timings/index.html", timings_page(renderer, builds)),
+        timings_page(renderer, builds),
     ]
     if renderer.info.api_docs:
         files += api_files(renderer, builds, entries)
@@ -171,6 +172,7 @@ def prepare(scripts: Iterable[Script]) -> None:
     for script in scripts:
         for cell in script.code_cells:
             renderer.highlighter.parts(cell, script.docstring_lines)
+    pygments_css()  # the stylesheet's code colours
     prepare_notebooks()
 
 
@@ -178,14 +180,17 @@ def render_site(
     builds: list[EntryBuild], info: SiteInfo, *, only: Collection[str] | None = None,
     site_pages: bool = True, notebooks: Mapping[str, Path] | None = None,
     thumbnail_cache: Path | None = None, early: EarlyPages | None = None,
+    spool: Spool | None = None,
 ) -> list[SiteFile]:
     """Return every file of the site (pages, downloads, artifacts, static assets).
 
     A rebuild (rebuild_plan.py) renders ``only`` the named entries (links still see them all),
     the site-wide files only when ``site_pages``, and publishes ``notebooks`` as they are;
-    thumbnails are cached in ``thumbnail_cache``; ``early``: pages rendered while demos ran.
+    thumbnails are cached in ``thumbnail_cache``; ``early``: pages rendered while demos ran;
+    ``spool``: where each rendered entry file and large page goes as it is made (on disk).
     """
     renderer = PageRenderer(info, notebooks, thumbnail_cache)
+    renderer.spool = spool
     ordered = ordered_builds(builds, info)
     renderer.site_entries(ordered)
     files: list[SiteFile] = []
@@ -198,9 +203,10 @@ def render_site(
         page = early.page_for(build, info, ordered) if early is not None and name not in renderer.notebooks else None
         if page is not None:
             page.say_records()
-            files.extend(page.files)
+            made = page.files
         else:
-            files.extend(renderer.entry_files(build, *around.get(name, (None, None))))
+            made = renderer.entry_files(build, *around.get(name, (None, None)))
+        files.extend(map(spool.keep, made) if spool is not None else made)
     if site_pages:
         files.extend(site_files(renderer, ordered))
     return list({f.path: f for f in files}.values())  # plotly.js: once, whichever pages need it

@@ -46,6 +46,7 @@ from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 from site_builder.site.sitefiles import home_build, notebook_path, script_download
 from site_builder.site.pages.timings import environment_view, format_ran_at
 from site_builder.site.outputs.thumbnails import Thumbnails
+from site_builder.site.publish.spool import Spool
 from site_builder.site.pages.cell_views import CellViews
 from site_builder.site.highlight import Highlighter
 from site_builder.site.templates import jinja_environment
@@ -79,6 +80,7 @@ class PageRenderer(CellViews):
         self.labels = SiteLabels()  # MyST labels and documents of the whole site (see prose_page)
         self.references = SiteReferences()  # works cited, terms, who refers to whom (references.site)
         self.glued: Mapping[str, RunResult] = {}  # entry -> its run, when its glue() kept values
+        self.spool: Spool | None = None  # where large pages are written as they render (publish/spool.py)
 
     def site_entries(self, builds: Iterable[EntryBuild]) -> None:
         """Remember the site's entries: prose cross-references between entries link to their pages."""
@@ -109,6 +111,14 @@ class PageRenderer(CellViews):
 
     def page(self, template: str, **context: object) -> bytes:
         return self.env.get_template(template).render(site=self.info, **context).encode("utf-8")
+
+    def page_file(self, path: str, template: str, **context: object) -> SiteFile:
+        """The site's file ``path``, ``template`` rendered; into the spool part by part when there
+        is one: a page listing every entry is never one text in memory."""
+        if self.spool is None:
+            return SiteFile(path, self.page(template, **context))
+        parts = self.env.get_template(template).generate(site=self.info, **context)
+        return self.spool.write(path, (part.encode("utf-8") for part in parts))
 
     # -------------------------------------------------------------- entries
 

@@ -98,8 +98,8 @@ def _tree(root: Path, inodes: dict[str, int]) -> dict[str, bool]:
 def _same_file(file: SiteFile, inode: int | None) -> bool:
     """True when ``file`` is to be linked from the published site and the spare's file of
     its path (``inode``) is that file already: both are the builder's own, on one file system."""
-    if inode is None or file.source is None or file.root is not None:
-        return False
+    if inode is None or file.source is None or file.root is not None or file.rendered:
+        return False  # a rendered file (publish/spool.py) is a new file: never the spare's
     try:
         return os.lstat(file.source).st_ino == inode
     except OSError:

@@ -157,13 +157,32 @@ def parsed_scripts(inputs: RebuildInputs, entries: list[Entry], state: SiteState
     return scripts
 
 
+def content_digest(entry: Entry) -> str:
+    """The digest of ``entry.content`` (the state's "source"), the saved one for an entry
+    discovery did not read (see known_scripts)."""
+    return entry.known_digest or repeated_sha(entry.content)
+
+
+def known_scripts(state: SiteState | None) -> dict[str, tuple[str, tuple[int, ...], str]]:
+    """Entry name -> (its file's path from the project root, its signature, its content's digest)
+    as the last build saved them (see discover's ``known``); the state is data: an entry whose
+    fields have other shapes is left out (its file is read)."""
+    found: dict[str, tuple[str, tuple[int, ...], str]] = {}
+    for name, saved in (state.entries if state is not None else {}).items():
+        script, digest = saved.get("script"), saved.get("source")
+        if (isinstance(script, list) and len(script) == 5 and isinstance(script[0], str) and isinstance(digest, str)
+                and digest and all(type(n) is int for n in script[1:])):
+            found[name] = (script[0], tuple(script[1:]), digest)
+    return found
+
+
 def site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
                       packages: dict[str, list[str]], versions: dict[str, str]) -> str:
     """Everything the site's bytes depend on: ``base`` and each entry's source, record and packages."""
     parts = [base]
     for entry in entries:
         installed = [f"{d}={_version(d, versions)}" for d in packages.get(entry.name, [])]
-        parts += [entry.name, repeated_sha(entry.content), records[entry.name], *installed]
+        parts += [entry.name, content_digest(entry), records[entry.name], *installed]
     return sha_of(*parts)
 
 
@@ -226,7 +245,7 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
         return None
     if [e.name for e in entries] != sorted(state.entries):
         return None
-    if any(state.entries[e.name].get("source") != repeated_sha(e.content) for e in entries):
+    if any(state.entries[e.name].get("source") != content_digest(e) for e in entries):
         return None  # an edited script: known before reading a thousand records
     # The records as saved: the fingerprint first (a changed builder or setting fails here,
     # before any file is looked at), then the files, then the records no file signature vouches for.
@@ -244,8 +263,15 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
     if any(f"rec:{name}/{RECORD_FILE}" not in state.files and record_sha(folders.records, name) != digest
            for name, digest in records.items()):
         return None
-    if any(len(s) > 3 for s in state.files.values()):
-        # racy files checked by content once are plain now: later checks only stat them
-        state.files = track_files(folders, list(state.files))
+    # scripts read now whose signature the state lacks (racy when it was saved): the next
+    # discovery need not read them (their digests matched above, read after their signature)
+    signed = {e.name: [e.rel_path, *e.signature] for e in entries
+              if e.signature and not e.known_digest and state.entries[e.name].get("script") != [e.rel_path, *e.signature]}
+    racy_files = any(len(s) > 3 for s in state.files.values())
+    if racy_files or signed:
+        if racy_files:  # racy files checked by content once are plain now: later checks only stat them
+            state.files = track_files(folders, list(state.files))
+        for name, script in signed.items():
+            state.entries[name]["script"] = script
         save_state(folders, state)
     return state

@@ -248,12 +248,12 @@ class Rebuild:
         same pages); the others are made again, seeded (see search_shards.py)."""
         changed: set[str] = set()
         for i, file in enumerate(files):
-            if file.data is None:
+            if file.data is None and not file.rendered:
                 continue
             key = f"out:{file.path}"
             saved = self.state.files.get(key) if self.state is not None else None
             path = tracked_file(self.inputs.folders, key) if saved is not None else None
-            if path is not None and is_intact(path, saved) and path.read_bytes() == file.data:
+            if path is not None and is_intact(path, saved) and path.read_bytes() == _content(file):
                 files[i] = SiteFile(file.path, source=path)  # the next build then sees it unchanged
             elif file.path.endswith(".html"):
                 changed.add(file.path)
@@ -318,6 +318,8 @@ class Rebuild:
                 "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
                 "reads": list(row.reads),
                 "source": repeated_sha(build.entry.content),
+                # what the next discovery compares before reading the file (see known_scripts)
+                "script": [build.entry.rel_path, *build.entry.signature] if build.entry.signature else None,
             }
             state.scripts[name] = self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build)
             reads = [f"src:{rel}" for rel in row.reads]

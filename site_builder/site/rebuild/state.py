@@ -28,12 +28,12 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from site_builder.fs import relative_to_root, walk_names, write_atomic, writing
+from site_builder.fs import racy, relative_to_root, walk_names, write_atomic, writing
 from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.project.folders import Folders, ensure_cache_dir
 
@@ -43,10 +43,7 @@ STATE_FORMAT = 7  # bump when the state file's layout or meaning changes; anothe
 # 4: the parses in a file of their own (site-ID.scripts), read when something changed
 # 5: (withdrawn) the pages' labels and references beside the parses; 6: as 4, never read as 5
 # 7: per entry a row of its result (duration, blocks run and in all, its glued values' key)
-# A file modified this close before the state was saved could be modified again within the same
-# mtime tick without its mtime changing (git's "racily clean" files): it is also kept by content.
-RACY_NS = 100_000_000
-COARSE_RACY_NS = 2_000_000_000  # on file systems that keep mtimes to the second
+# A file modified this close before the state was saved (fs.racy) is also kept by content.
 
 Signature = list[Any]  # [size, mtime_ns, inode] or [size, mtime_ns, inode, sha256]
 
@@ -140,14 +137,48 @@ def save_state(folders: Folders, state: SiteState) -> None:
     data = {"format": STATE_FORMAT, "fingerprint": state.fingerprint, "site_key": state.site_key,
             "warnings": state.warnings, "entries": state.entries, "files": state.files,
             "packages_stamp": state.packages_stamp, "versions": state.versions}
-    raw = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
-    # One line per entry; a parse is used only under its key, whichever build wrote the line.
-    # JSON escapes tabs and line breaks: neither is in a line's fields.
-    lines = [f"{key}\t{json.dumps(name)}\t{text}\n" for name, (key, text) in sorted((state.scripts or {}).items())]
+    scripts = state.scripts
     with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
-        if state.scripts is not None:  # None: a loaded state whose parses were never read: the file holds
-            write_atomic(_scripts_path(folders), "".join(lines).encode("utf-8"))
-        write_atomic(_state_path(folders), raw)  # a killed build leaves the old state or the new one
+        if scripts is not None:  # None: a loaded state whose parses were never read: the file holds
+            write_atomic(_scripts_path(folders), _script_lines(scripts))
+        # a killed build leaves the old state or the new one
+        write_atomic(_state_path(folders), _json_parts(data, ("entries", "files")))
+
+
+# Written a slice at a time: a large site's state as one text (and its bytes) would add tens of
+# megabytes to the build's peak memory.
+_SLICE = 2000
+
+
+def _json_parts(data: dict[str, Any], large: tuple[str, ...]) -> Iterator[bytes]:
+    """``json.dumps(data, sort_keys=True, separators=(",", ":"))`` encoded, in parts: the
+    mappings of ``data`` named ``large`` a slice of items at a time."""
+    def dumps(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+    yield b"{"
+    for i, key in enumerate(sorted(data)):
+        yield f"{',' if i else ''}{dumps(key)}:".encode("utf-8")
+        if key not in large:
+            yield dumps(data[key]).encode("utf-8")
+            continue
+        items = sorted(data[key].items())
+        yield b"{"
+        for start in range(0, len(items), _SLICE):  # a slice as one mapping: one call of the C encoder
+            part = dumps(dict(items[start:start + _SLICE]))[1:-1]
+            yield f"{',' if start else ''}{part}".encode("utf-8")
+        yield b"}"
+    yield b"}"
+
+
+def _script_lines(scripts: dict[str, tuple[str, str]]) -> Iterator[bytes]:
+    """The parses' file, a slice of lines at a time: one line per entry; a parse is used only
+    under its key, whichever build wrote the line. JSON escapes tabs and line breaks: neither
+    is in a line's fields."""
+    items = sorted(scripts.items())
+    for start in range(0, len(items), _SLICE):
+        yield "".join(f"{key}\t{json.dumps(name)}\t{text}\n"
+                      for name, (key, text) in items[start:start + _SLICE]).encode("utf-8")
 
 
 def saved_scripts(folders: Folders, state: SiteState) -> dict[str, tuple[str, str]]:
@@ -251,8 +282,7 @@ def track_files(folders: Folders, keys: list[str], output: Path | None = None,
         signature = _signature(path)
         if signature is None:
             continue
-        coarse = signature[1] % 1_000_000_000 == 0
-        if signature[1] > now - (COARSE_RACY_NS if coarse else RACY_NS):
+        if racy(signature[1], now):
             try:
                 with open(path, "rb") as f:
                     signature.append(sha_of(f.read()))
