@@ -50,12 +50,9 @@ def load_runner() -> ModuleType:
 
 
 def warm(packages: bool) -> None:
-    """Pay once, here, for what every child would otherwise import or compute itself
-    (``packages``: whether the demos use third-party packages, whose versions they look up).
-
-    Only the standard library and caches with no randomness in them: a third-party
-    package imported here (numpy's global RNG) would be shared by every demo.
-    """
+    """Pay once, here, for what every child would otherwise import or compute itself (``packages``:
+    the demos use third-party packages, whose versions they look up). Only the standard library
+    and caches with no randomness in them: a package imported here (numpy's RNG) would be shared."""
     import ctypes
     import platform
 
