@@ -252,8 +252,10 @@ class Rebuild:
                 continue
             key = f"out:{file.path}"
             saved = self.state.files.get(key) if self.state is not None else None
-            path = tracked_file(self.inputs.folders, key) if saved is not None else None
-            if path is not None and is_intact(path, saved) and path.read_bytes() == _content(file):
+            # a string, not a Path: a full re-render links most of the site's files again (tens of
+            # thousands at 10,000 entries), and a Path keeps its parts (about 6 MB more at the peak)
+            path = tracked_path(self.inputs.folders, key) if saved is not None else None
+            if path is not None and is_intact(path, saved) and Path(path).read_bytes() == _content(file):
                 files[i] = SiteFile(file.path, source=path)  # the next build then sees it unchanged
             elif file.path.endswith(".html"):
                 changed.add(file.path)
