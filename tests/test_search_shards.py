@@ -164,8 +164,12 @@ def _served(site: Path) -> Iterator[str]:
 
 def _search(page: Any, word: str) -> tuple[list[str], str]:
     """The result links (paths, best first) for ``word`` and the status line, once the search is done."""
-    page.evaluate("() => { document.getElementById('search-status').textContent = ''; }")
     page.locator("input#search-input").fill(word)
+    # Cleared once the box holds the word, not before: the previous word's last search (its
+    # Enter's, 150 ms of debounce and more) may land until the fill's input event starts this
+    # one's, and would then stand in the status as this word's results (site.js's run()
+    # shows only the newest query's from then on).
+    page.evaluate("() => { document.getElementById('search-status').textContent = ''; }")
     page.locator("input#search-input").press("Enter")
     page.wait_for_function("() => /result/.test(document.getElementById('search-status').textContent)")
     links = page.locator("ol#search-results > li > a").evaluate_all("links => links.map(a => a.pathname)")
