@@ -188,15 +188,6 @@ def rendered_pages(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return rendered
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto``: one worker more than the cores, since a worker often waits (on a demo's
-    process, on Chromium, on a timeout its test sets) with the cores free for another."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
-        return None  # xdist's own hook reads it
-    return len(os.sched_getaffinity(0)) + 1
-
-
 # A test's kind, by what its module uses: a browser (the `browser` fixture, test_browser*.py), the
 # command line (any of these names in the module, a shared build's fixture included), else units.
 _CLI_NAMES = ("run_cli", "build_site", "run_main", "build_keeping_warnings", "built_site", "subprocess", "CliServer",
