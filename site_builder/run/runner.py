@@ -185,9 +185,9 @@ def _run(job: dict[str, Any], events: Any) -> None:
         resolving = time.thread_time() - resolving
         t0 = time.perf_counter()
         if shell is not None:
-            ran = shell.run_cell(cell)
+            ran, tree = shell.run_cell(cell), None
         else:
-            ran, flags = cells.run_cell(cell, ns, rel_path, paths, flags, displays.value)
+            ran, flags, tree = cells.run_parsed_cell(cell, ns, rel_path, paths, flags, displays.value)
         stop = ran.stop
         if stop or index == len(job["blocks"]) - 1:
             files.flush_demo_files(ns)  # the script has ended
@@ -195,7 +195,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
         audit.on = False
         resolving -= time.thread_time()
         if shell is None:
-            names = resolver.block_names(cell, before_ns, ns)
+            names = resolver.block_names(cell, before_ns, ns, tree)
         else:
             names = shell.block_names(resolver, cell, before_ns)
         resolving += time.thread_time()
