@@ -38,7 +38,6 @@ import contextlib
 import linecache
 import os
 import shutil
-import subprocess
 import sys
 import traceback
 import warnings
@@ -323,6 +322,10 @@ def _shell_type() -> type:
         def system(self, cmd: str) -> None:
             if cmd.rstrip().endswith("&"):
                 raise OSError("Background processes not supported.")  # as IPython's own
+            # here, not at the top: subprocess imports threading, whose after-fork hook every child of
+            # the fork server would run (IPython, loaded by now, has imported subprocess already)
+            import subprocess
+
             command = self.var_expand(cmd, depth=1)
             sys.stdout.flush()
             sys.stderr.flush()

@@ -10,7 +10,6 @@ import json
 import os
 import select
 import sys
-import threading
 import time
 from typing import Any
 
@@ -55,7 +54,9 @@ class Sink:
 
     def __init__(self, events: Events, out_fd: int, err_fd: int) -> None:
         self.events = events
-        self.lock = threading.Lock()
+        # _thread's lock (the very type threading.Lock is): threading stays unimported, as under plain
+        # python, and its after-fork hook does not run in each child of the fork server (~100 pages)
+        self.lock = _thread.allocate_lock()
         self.fds = {out_fd: "stdout", err_fd: "stderr"}
         self.raw_fds = {"stdout": 1, "stderr": 2}
         self.decoders = {
@@ -150,7 +151,7 @@ class Sink:
     def after_fork(self) -> None:
         """In a fork of the demo (multiprocessing): plain line-buffered fd 1/2 writes."""
         self.forked = True
-        self.lock = threading.Lock()
+        self.lock = _thread.allocate_lock()
         for name, fd in (("stdout", 1), ("stderr", 2)):
             if isinstance(getattr(sys, name), TextStream):
                 setattr(sys, name, io.TextIOWrapper(io.FileIO(fd, "w", closefd=False),
