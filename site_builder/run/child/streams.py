@@ -7,6 +7,7 @@ import _thread
 import codecs
 import io
 import json
+import json.encoder
 import os
 import select
 import sys
@@ -21,6 +22,20 @@ MAX_EVENT_TEXT = 1 << 20  # split huge writes so no single JSON line is enormous
 BURST = 50  # writes per 10 ms beyond which output is batched
 
 
+# json.dumps(obj, ensure_ascii=False) calls this C encoder with these arguments, after building a
+# JSONEncoder and closures each time: Python code every child of the fork server ran afresh
+_MAKE_ENCODER = json.encoder.c_make_encoder
+_REFUSE = json.JSONEncoder().default  # what json.dumps does with a type it cannot encode
+
+
+def event_json(obj: Any) -> str:
+    """``json.dumps(obj, ensure_ascii=False)``'s text."""
+    if _MAKE_ENCODER is None:
+        return json.dumps(obj, ensure_ascii=False)
+    encode = _MAKE_ENCODER({}, _REFUSE, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    return "".join(encode(obj, 0))
+
+
 class Events:
     """Writes JSON lines to the parent; silent in forked children of the demo."""
 
@@ -31,7 +46,7 @@ class Events:
     def send(self, objs: list[RunnerEvent]) -> None:
         if os.getpid() != self.pid or not objs:
             return
-        text = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs)
+        text = "".join(event_json(o) + "\n" for o in objs)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates from a demo's str
