@@ -26,6 +26,7 @@ API (also for ``check`` and ``--shard``):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 import platform
@@ -38,6 +39,7 @@ from site_builder.source.parsed import Script
 from site_builder.source.entries import Entry
 from site_builder.errors import SiteBuilderError
 from site_builder.run.execute import RunOptions, RunResult
+from site_builder.run.preload import installed_version
 from site_builder.run.results import LazyResult, ResultRow
 from site_builder.fs import (
     UnsafeFileError,
@@ -175,12 +177,7 @@ class RecordStore:
     def installed_version(self, dist: str) -> str | None:
         """The installed version of distribution ``dist`` (None when absent), cached per build."""
         if dist not in self._installed:
-            from importlib import metadata  # ~20 ms to import: only when a record is checked
-
-            try:
-                self._installed[dist] = metadata.version(dist)
-            except metadata.PackageNotFoundError:
-                self._installed[dist] = None
+            self._installed[dist] = installed_version(dist)
         return self._installed[dist]
 
     def confirmed_records(self) -> dict[str, str]:
@@ -272,10 +269,14 @@ class RecordStore:
     def check_replaceable(self, entries: list[Entry]) -> None:
         """Refuse (exit status 2) before anything runs when a folder in the records' place of an
         entry is not a record: committing the entry's run would delete it."""
-        shown = relative_to_root(self.records, self.root)  # once, not once per entry
         for entry in entries:
             folder = store_dir(self.records, entry.name)
-            check_replaceable(folder, RECORD_FILE, "a run record", f"{shown}/{entry.name}")
+            check_replaceable(folder, RECORD_FILE, "a run record", f"{self.shown_records}/{entry.name}")
+
+    @functools.cached_property
+    def shown_records(self) -> str:
+        """The records folder as messages show it: found once a build, not once an entry (two realpaths)."""
+        return relative_to_root(self.records, self.root)
 
     def staging(self, name: str) -> Path:
         """A fresh, empty folder beside the record of entry ``name`` to run it into."""
@@ -299,8 +300,7 @@ class RecordStore:
                 inputs = self.inputs(entry, script, result, options)
                 result = dataclasses.replace(result, verdict=carried_verdict(target, inputs, result.environment))
                 result = save_record(staging, result, inputs)
-                check_replaceable(target, RECORD_FILE, "a run record",
-                                  f"{relative_to_root(self.records, self.root)}/{entry.name}")
+                check_replaceable(target, RECORD_FILE, "a run record", f"{self.shown_records}/{entry.name}")
                 staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
                 replace_dir(staging, target)
         except BaseException:
