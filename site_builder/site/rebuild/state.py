@@ -65,6 +65,8 @@ class SiteState:
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
     # entry -> (the key of its parse, the parse as JSON text): see saved_scripts; None until read
     scripts: dict[str, tuple[str, str]] | None = None
+    # the "Download all" archives published, by site path -> sha256 (see archives.PublishedArchive)
+    archives: dict[str, str] = field(default_factory=dict)
     _sorted: tuple[dict[str, Signature], list[str]] | None = field(default=None, repr=False, compare=False)
 
     def sorted_files(self) -> list[str]:
@@ -136,8 +138,11 @@ def load_state(folders: Folders) -> SiteState | None:
         data = json.loads(_state_path(folders).read_bytes())
         if data.get("format") != STATE_FORMAT or not _well_formed(data):
             return None
+        archives = data.get("archives", {})  # none in a state saved before it was kept
+        if not isinstance(archives, dict) or set(map(type, archives.values())) - {str}:
+            archives = {}
         return SiteState(data["fingerprint"], data["files"], data["entries"], data["site_key"], data["warnings"],
-                         data["packages_stamp"], data["versions"])
+                         data["packages_stamp"], data["versions"], archives=archives)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
@@ -147,7 +152,7 @@ def save_state(folders: Folders, state: SiteState) -> None:
     ensure_cache_dir(folders.records, folders.root)
     data = {"format": STATE_FORMAT, "fingerprint": state.fingerprint, "site_key": state.site_key,
             "warnings": state.warnings, "entries": state.entries, "files": state.files,
-            "packages_stamp": state.packages_stamp, "versions": state.versions}
+            "packages_stamp": state.packages_stamp, "versions": state.versions, "archives": state.archives}
     scripts = state.scripts
     with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
         if scripts is not None:  # None: a loaded state whose parses were never read: the file holds
