@@ -77,6 +77,11 @@ live_children = process.live_children
 warm_realpaths = files.warm_realpaths
 
 
+def set_platform(name: str | None) -> None:
+    """Tell the children ``platform.platform()``'s text, as the builder found it (None: they find it)."""
+    environment.PLATFORM = name
+
+
 def set_preloaded(packages: frozenset[str], versions: dict[str, str]) -> None:
     """Tell the children which top-level packages the fork server imported, and their versions."""
     environment.PRELOADED = packages
@@ -185,9 +190,9 @@ def _run(job: dict[str, Any], events: Any) -> None:
         resolving = time.thread_time() - resolving
         t0 = time.perf_counter()
         if shell is not None:
-            ran = shell.run_cell(cell)
+            ran, tree = shell.run_cell(cell), None
         else:
-            ran, flags = cells.run_cell(cell, ns, rel_path, paths, flags, displays.value)
+            ran, flags, tree = cells.run_parsed_cell(cell, ns, rel_path, paths, flags, displays.value)
         stop = ran.stop
         if stop or index == len(job["blocks"]) - 1:
             files.flush_demo_files(ns)  # the script has ended
@@ -195,7 +200,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
         audit.on = False
         resolving -= time.thread_time()
         if shell is None:
-            names = resolver.block_names(cell, before_ns, ns)
+            names = resolver.block_names(cell, before_ns, ns, tree)
         else:
             names = shell.block_names(resolver, cell, before_ns)
         resolving += time.thread_time()
