@@ -190,9 +190,9 @@ def _run(job: dict[str, Any], events: Any) -> None:
         resolving = time.thread_time() - resolving
         t0 = time.perf_counter()
         if shell is not None:
-            ran, tree = shell.run_cell(cell), None
+            ran = shell.run_cell(cell)
         else:
-            ran, flags, tree = cells.run_parsed_cell(cell, ns, rel_path, paths, flags, displays.value)
+            ran, flags = cells.run_cell(cell, ns, rel_path, paths, flags, displays.value)
         stop = ran.stop
         if stop or index == len(job["blocks"]) - 1:
             files.flush_demo_files(ns)  # the script has ended
@@ -200,7 +200,7 @@ def _run(job: dict[str, Any], events: Any) -> None:
         audit.on = False
         resolving -= time.thread_time()
         if shell is None:
-            names = resolver.block_names(cell, before_ns, ns, tree)
+            names = resolver.block_names(cell, before_ns, ns)
         else:
             names = shell.block_names(resolver, cell, before_ns)
         resolving += time.thread_time()

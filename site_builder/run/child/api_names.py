@@ -88,20 +88,18 @@ class NameResolver:
             return {}
         return found
 
-    def block_names(self, cell: dict[str, Any], before: dict[str, Any], after: dict[str, Any],
-                    tree: ast.Module | None = None) -> list[list[Any]]:
-        """:meth:`resolve` for one of the job's cells (``tree``: its code parsed already, its own
-        line numbers); [] when that cannot be told."""
+    def block_names(self, cell: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> list[list[Any]]:
+        """:meth:`resolve` for one of the job's cells; [] when that cannot be told."""
         index = self._blocks
         try:
-            return self.resolve(cell["text"], cell["first_line"], before, after, tree)
+            return self.resolve(cell["text"], cell["first_line"], before, after)
         except Exception:  # a demo's odd object must never cost it its run
             return []
         finally:
             self._blocks = index + 1  # the next cell's index, whether this one could be read or not
 
-    def resolve(self, text: str, first_line: int, before: dict[str, Any], after: dict[str, Any],
-                tree: ast.Module | None = None) -> list[list[Any]]:
+    def resolve(self, text: str, first_line: int, before: dict[str, Any], after: dict[str, Any]
+                ) -> list[list[Any]]:
         """``[line, col, end_col, [full names...], explicit]`` for each chain of the block ``text`` (script
         lines from ``first_line``) that denotes something nameable; ``before``/``after``: the
         namespace before the block (a copy) and after it.  Columns count characters; the first
@@ -109,7 +107,7 @@ class NameResolver:
         if len(text) > MAX_SOURCE:
             return []
         try:
-            tree = ast.parse(text) if tree is None else tree
+            tree = ast.parse(text)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             return []
         try:
