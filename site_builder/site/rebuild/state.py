@@ -17,7 +17,8 @@ git-ignored by its own ``.gitignore``, never published) keeps:
 - the warnings the build printed, said again when nothing changed.
 
 Each entry's parse is kept beside it (``site-ID.scripts``, a line per entry: the parse's key,
-the entry's name and the parse as JSON), read only when something changed and kept as text
+the entry's name, the parse as JSON and the entry's part of the site's connections made from
+that parse, see references.index), read only when something changed and kept as text
 until an entry's parse is used: a site of 10,000 entries holds its parses in a third of the memory.
 """
 
@@ -61,6 +62,10 @@ class SiteState:
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
     # entry -> (the key of its parse, the parse as JSON text): see saved_scripts; None until read
     scripts: dict[str, tuple[str, str]] | None = None
+    # entry -> its part of the site's connections (references.index), as text: valid with its parse
+    site_rows: dict[str, str] = field(default_factory=dict)
+    # the site's connections merged (references.index) to write beside the parses; None: the file holds
+    index: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,18 @@ def spare_dir(folders: Folders) -> Path:
 
 def _scripts_path(folders: Folders) -> Path:
     return folders.cache / f"site-{_site_id(folders)}.scripts"
+
+
+def _index_path(folders: Folders) -> Path:
+    return folders.cache / f"site-{_site_id(folders)}.index"
+
+
+def saved_index(folders: Folders) -> str:
+    """The site's connections as the last build saved them (references.index), "" when unreadable."""
+    try:
+        return _index_path(folders).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 _TRACKED_KINDS = ("out:", "rec:", "src:")
@@ -140,7 +157,9 @@ def save_state(folders: Folders, state: SiteState) -> None:
     scripts = state.scripts
     with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
         if scripts is not None:  # None: a loaded state whose parses were never read: the file holds
-            write_atomic(_scripts_path(folders), _script_lines(scripts))
+            write_atomic(_scripts_path(folders), _script_lines(scripts, state.site_rows))
+        if state.index is not None:  # under a key of what it was made from: a stale one is not read
+            write_atomic(_index_path(folders), [state.index.encode("utf-8")])
         # a killed build leaves the old state or the new one
         write_atomic(_state_path(folders), _json_parts(data, ("entries", "files")))
 
@@ -171,13 +190,13 @@ def _json_parts(data: dict[str, Any], large: tuple[str, ...]) -> Iterator[bytes]
     yield b"}"
 
 
-def _script_lines(scripts: dict[str, tuple[str, str]]) -> Iterator[bytes]:
-    """The parses' file, a slice of lines at a time: one line per entry; a parse is used only
-    under its key, whichever build wrote the line. JSON escapes tabs and line breaks: neither
-    is in a line's fields."""
+def _script_lines(scripts: dict[str, tuple[str, str]], rows: dict[str, str]) -> Iterator[bytes]:
+    """The parses' file, a slice of lines at a time: one line per entry (its parse, then its
+    site row when it has one); a parse is used only under its key, whichever build wrote the
+    line. JSON escapes tabs and line breaks: neither is in a line's fields."""
     items = sorted(scripts.items())
     for start in range(0, len(items), _SLICE):
-        yield "".join(f"{key}\t{json.dumps(name)}\t{text}\n"
+        yield "".join(f"{key}\t{json.dumps(name)}\t{text}" + (f"\t{rows[name]}\n" if name in rows else "\n")
                       for name, (key, text) in items[start:start + _SLICE]).encode("utf-8")
 
 
@@ -193,12 +212,15 @@ def saved_scripts(folders: Folders, state: SiteState) -> dict[str, tuple[str, st
         for line in text.split("\n"):
             key, _, rest = line.partition("\t")
             name, _, parse = rest.partition("\t")
+            parse, _, row = parse.partition("\t")
             try:
                 name = json.loads(name)
             except ValueError:
                 continue
             if isinstance(name, str) and parse:
                 state.scripts[name] = (key, parse)
+                if row:
+                    state.site_rows[name] = row
     return state.scripts
 
 

@@ -1,0 +1,254 @@
+"""The site's connections kept between builds: each entry's part of them, and the whole index.
+
+``site_references`` needs every page's title, summary, labels and scan (what its prose cites
+and refers to) before any page renders, and merges them in site order (the first page
+defining a label or term holds it).  The state keeps each entry's part (``SiteRow``) as JSON
+text beside its parse, valid while that parse is (the same key: builder, prose setting,
+script) under the same settings, and the merged ``SiteReferences`` with each page's key
+(``index_data``) under a key of every row (``index_key``).  A rebuild makes the rows of the
+entries whose parse changed, and when every row is as saved (an edit of code or a comment:
+nothing another page shows changed) reads the saved index instead of every page's prose;
+else it merges again.  The state is data: an index of another shape is none (merged again).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from site_builder.site.prose.labels import PageLabels, page_labels
+from site_builder.site.prose.markdown.context import Label
+from site_builder.site.references.scan import PageScan, scan_prose
+from site_builder.site.prose.labels import SiteLabels
+from site_builder.site.references.bibliography import Bibliography
+from site_builder.site.rebuild.state import sha_of
+from site_builder.site.references.terms import GlossaryTerm, SiteTerms, Term
+from site_builder.site.sitefiles import EntryBuild, SiteInfo
+
+if TYPE_CHECKING:
+    from site_builder.site.references.site import SiteReferences
+
+INDEX_FORMAT = "1"  # bump when a row's or the index's JSON changes
+
+
+@dataclass(frozen=True)
+class SiteRow:
+    """What other pages and the site's lookups take of one entry: its heading (entry_heading),
+    its summary (entry_summary), its labels (page_labels) and its prose's scan (scan_prose)."""
+
+    heading: str
+    summary: str
+    labels: PageLabels
+    scan: PageScan
+    text: str  # the row as the state keeps it
+
+
+def page_prose(build: EntryBuild) -> list[str]:
+    """The prose texts of an entry's page, as render shows them: its introduction, its prose
+    cells, its blocks' descriptions."""
+    script = build.script
+    intro = (script.intro if script.title else script.purpose)
+    return [intro, *(c.text if c.kind == "markdown" else c.description for c in script.cells)]
+
+
+def row_settings(info: SiteInfo) -> list[Any]:
+    """The settings a row is made under: another value makes it stale."""
+    return [bool(info.typography), info.entry_heading, bool(info.link_terms)]
+
+
+def row_prefix(info: SiteInfo) -> str:
+    """How a row made under ``info``'s settings begins (row_settings)."""
+    return _dumps([row_settings(info)])[:-1] + ","
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def site_row(build: EntryBuild, info: SiteInfo, heading: str, summary: str, text: str = "") -> SiteRow:
+    """``build``'s row (``heading``, ``summary``: its entry_heading and entry_summary; ``text``:
+    the row as saved, when its parse is)."""
+    labels = page_labels(build, info.typography)
+    scan = scan_prose(page_prose(build))
+    if not info.link_terms:
+        scan.prose = ""  # read only to link mentions of terms
+    if text:
+        return SiteRow(heading, summary, labels, scan, text)
+    own, html_ids, problems = labels
+    data = [row_settings(info), heading, summary, bool(build.script.title), list(build.script.aliases),
+            [[n, v.entry, v.anchor, v.text, v.where, v.number] for n, v in own.items()],
+            list(html_ids.items()), problems,
+            *(sorted(s) for s in (scan.cites, scan.bare, scan.labels, scan.docs, scan.links, scan.terms)),
+            _glossary(scan), scan.bibliography, scan.prose]
+    return SiteRow(heading, summary, labels, scan, _dumps(data))
+
+
+def _glossary(scan: PageScan) -> list[Any]:
+    return [[list(g.terms), g.definition, g.line] for g in scan.glossary]
+
+
+def index_key(code: str, info: SiteInfo, builds: list[EntryBuild], rows: Mapping[str, str]) -> str:
+    """What the site's connections are made from: the builder (``code``), the settings, the
+    bibliography, and each entry (in site order) with its row (``rows``: entry -> its text)."""
+    bibliography = info.bibliography.fingerprint() if info.bibliography else ""
+    parts = [INDEX_FORMAT, code, _dumps(row_settings(info)), bibliography]
+    for build in builds:
+        parts += (build.entry.name, build.entry.rel_path, rows[build.entry.name])
+    return sha_of(*parts)
+
+
+
+
+
+# ---------------------------------------------------------------- the merged index
+
+
+def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved_rows: dict[str, str],
+                 saved_index: Callable[[], str]) -> tuple[SiteReferences, dict[str, str], str | None]:
+    """The site's connections (references.index): read back from ``saved_index`` when every
+    entry's row is as saved (``saved_rows``: entry -> its saved row, of the entries whose parse
+    holds), else merged again from each page's prose; with every entry's row, and the index
+    to save (None: the saved one holds)."""
+    from site_builder.site.references.site import (
+        SiteReferences, entry_heading, entry_summary, share_references, site_references)
+
+    made = {b.entry.name: site_row(b, info, entry_heading(b, info), entry_summary(b.script, info.typography))
+            for b in ordered if b.entry.name not in saved_rows}
+    rows = {b.entry.name: saved_rows.get(b.entry.name) or made[b.entry.name].text for b in ordered}
+    key = index_key(code, info, ordered, rows)
+    site = SiteReferences(info.bibliography or Bibliography(), info.link_terms)
+    text = saved_index() if saved_rows else ""
+    if text and index_from_data(text, key, site):
+        share_references(ordered, info, site)  # the render's, too
+        return site, rows, None
+    site = site_references(ordered, info, made, saved_rows)
+    keys = {b.entry.name: site.page_key(b.entry.name) for b in ordered}
+    return site, rows, index_data(site, key, keys, site.site_key())
+
+
+
+
+def _scan_data(scan: PageScan) -> list[Any] | None:
+    sets = [sorted(s) for s in (scan.cites, scan.bare, scan.labels, scan.docs, scan.links, scan.terms)]
+    if not any(sets) and not scan.glossary and not scan.bibliography and not scan.prose:
+        return None
+    return [*sets, _glossary(scan), scan.bibliography, scan.prose]
+
+
+def _label(label: Label) -> list[str]:
+    return [label.entry, label.anchor, label.text, label.where, label.number]
+
+
+def index_data(site: SiteReferences, key: str, page_keys: Mapping[str, str], site_key: str) -> str:
+    """``site`` (with each page's key, and the site-wide pages' key) as the state keeps it, under ``key``."""
+    labels, names = site.labels, list(site.facts)
+    data = {
+        "key": key, "names": names, "site_key": site_key, "page_keys": [page_keys[n] for n in names],
+        "facts": [[f.title, f.summary] for f in site.facts.values()],
+        "terms": [[k, t.text, t.entry, t.anchor, t.title, t.summary] for k, t in site.terms.terms.items()],
+        "term_problems": site.terms.problems, "problems": site.problems, "aliased": site.aliased,
+        "scans": {n: found for n, scan in site.scans.items() if (found := _scan_data(scan)) is not None},
+        "refers_to": {n: sorted(v) for n, v in site.refers_to.items() if v},
+        "mentions": {n: sorted(v) for n, v in site.mentions.items() if v},
+        "referrers": site.referrers, "cited_by": site.cited_by,
+        "first": [[n, *_label(v)] for n, v in labels.first.items()],
+        "pages": {n: [[k, *_label(v)] for k, v in own.items()] for n, own in labels.pages.items() if own},
+        "label_problems": labels.problems,
+        "html_ids": {n: list(ids.items()) for n, ids in labels.html_ids.items() if ids},
+        "docs": [[doc, entry, title] for doc, (entry, title) in labels.docs.items()],
+    }
+    return _dumps(data)
+
+
+class _Malformed(Exception):
+    """Not an index this builder wrote."""
+
+
+def _text(value: Any) -> str:
+    if type(value) is not str:
+        raise _Malformed
+    return value
+
+
+def _texts(value: Any) -> list[str]:
+    if type(value) is not list or any(type(v) is not str for v in value):
+        raise _Malformed
+    return value
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    if type(value) is not dict:
+        raise _Malformed
+    return value
+
+
+def _new_label(item: Any) -> tuple[str, Label]:
+    name, *fields = _texts(item)
+    if len(fields) != 5:
+        raise _Malformed
+    return name, Label(*fields)
+
+
+def _new_scan(item: Any) -> PageScan:
+    if type(item) is not list or len(item) != 9 or type(item[7]) is not bool:
+        raise _Malformed
+    glossary = []
+    for entry in item[6]:
+        terms, definition, line = entry
+        if type(line) is not int:
+            raise _Malformed
+        glossary.append(GlossaryTerm(tuple(_texts(terms)), _text(definition), line))
+    cites, bare, labels, docs, links, terms_ = (set(_texts(v)) for v in item[:6])
+    return PageScan(cites, bare, labels, docs, links, terms_, glossary, item[7], _text(item[8]))
+
+
+def index_from_data(text: str, key: str, site: SiteReferences) -> bool:
+    """Fill ``site`` (its bibliography and link_terms set) from the index ``text`` when it was
+    saved under ``key``; False (``site`` unusable) when not, or when it is not an index."""
+    try:
+        data = _mapping(json.loads(text))
+        if data.get("key") != key:
+            return False
+        names, page_keys = _texts(data["names"]), _texts(data["page_keys"])
+        facts, scans = data["facts"], _mapping(data["scans"])
+        if type(facts) is not list or len(facts) != len(names) or len(page_keys) != len(names):
+            raise _Malformed
+        from site_builder.site.references.site import EntryFacts
+
+        for name, fact in zip(names, facts):
+            title, summary = _texts(fact)
+            site.facts[name] = EntryFacts(name, title, summary)
+            site.scans[name] = _new_scan(scans[name]) if name in scans else PageScan()
+        terms = SiteTerms(problems=list(_texts(data["term_problems"])))
+        for item in data["terms"]:
+            term_name, *fields = _texts(item)
+            terms.terms[term_name] = Term(*fields)
+        site.terms = terms
+        refers_to, mentions = _mapping(data["refers_to"]), _mapping(data["mentions"])
+        site.refers_to = {n: set(_texts(refers_to.get(n, []))) for n in names}
+        site.mentions = {n: set(_texts(mentions.get(n, []))) for n in names}
+        site.referrers = {k: _texts(v) for k, v in _mapping(data["referrers"]).items()}
+        site.cited_by = {k: _texts(v) for k, v in _mapping(data["cited_by"]).items()}
+        site.problems, site.aliased = list(_texts(data["problems"])), data["aliased"] is True
+        site.labels = _labels(data, names)
+        site.known_keys = dict(zip(names, page_keys))
+        site.known_site_key = _text(data["site_key"])
+    except (_Malformed, ValueError, TypeError, KeyError, RecursionError):
+        return False
+    return True
+
+
+def _labels(data: dict[str, Any], names: Iterable[str]) -> SiteLabels:
+    labels = SiteLabels(first=dict(map(_new_label, data["first"])))
+    pages, html_ids, problems = _mapping(data["pages"]), _mapping(data["html_ids"]), _mapping(data["label_problems"])
+    for name in names:
+        labels.pages[name] = dict(map(_new_label, pages.get(name, [])))
+        labels.html_ids[name] = {_text(k): _text(v) for k, v in html_ids.get(name, [])}
+        if name in problems:
+            labels.problems[name] = list(_texts(problems[name]))
+    for item in data["docs"]:
+        doc, entry, title = _texts(item)
+        labels.docs[doc] = (entry, title)
+    return labels
