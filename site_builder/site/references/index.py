@@ -15,47 +15,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from site_builder.site.prose.labels import PageLabels, page_labels
-from site_builder.site.prose.markdown.context import Label
-from site_builder.site.references.scan import PageScan, scan_prose
 from site_builder.site.prose.labels import SiteLabels
-from site_builder.site.references.bibliography import Bibliography
+from site_builder.site.prose.markdown.context import Label
 from site_builder.site.rebuild.state import sha_of
+from site_builder.site.references.bibliography import Bibliography
+from site_builder.site.references.scan import PageScan
+from site_builder.site.references.site import (
+    EntryFacts, SiteReferences, entry_heading, entry_summary, glossary_data, row_settings, share_references,
+    site_references, site_row,
+)
 from site_builder.site.references.terms import GlossaryTerm, SiteTerms, Term
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
 
-if TYPE_CHECKING:
-    from site_builder.site.references.site import SiteReferences
-
 INDEX_FORMAT = "1"  # bump when a row's or the index's JSON changes
-
-
-@dataclass(frozen=True)
-class SiteRow:
-    """What other pages and the site's lookups take of one entry: its heading (entry_heading),
-    its summary (entry_summary), its labels (page_labels) and its prose's scan (scan_prose)."""
-
-    heading: str
-    summary: str
-    labels: PageLabels
-    scan: PageScan
-    text: str  # the row as the state keeps it
-
-
-def page_prose(build: EntryBuild) -> list[str]:
-    """The prose texts of an entry's page, as render shows them: its introduction, its prose
-    cells, its blocks' descriptions."""
-    script = build.script
-    intro = (script.intro if script.title else script.purpose)
-    return [intro, *(c.text if c.kind == "markdown" else c.description for c in script.cells)]
-
-
-def row_settings(info: SiteInfo) -> list[Any]:
-    """The settings a row is made under: another value makes it stale."""
-    return [bool(info.typography), info.entry_heading, bool(info.link_terms)]
 
 
 def row_prefix(info: SiteInfo) -> str:
@@ -65,28 +39,6 @@ def row_prefix(info: SiteInfo) -> str:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
-
-
-def site_row(build: EntryBuild, info: SiteInfo, heading: str, summary: str, text: str = "") -> SiteRow:
-    """``build``'s row (``heading``, ``summary``: its entry_heading and entry_summary; ``text``:
-    the row as saved, when its parse is)."""
-    labels = page_labels(build, info.typography)
-    scan = scan_prose(page_prose(build))
-    if not info.link_terms:
-        scan.prose = ""  # read only to link mentions of terms
-    if text:
-        return SiteRow(heading, summary, labels, scan, text)
-    own, html_ids, problems = labels
-    data = [row_settings(info), heading, summary, bool(build.script.title), list(build.script.aliases),
-            [[n, v.entry, v.anchor, v.text, v.where, v.number] for n, v in own.items()],
-            list(html_ids.items()), problems,
-            *(sorted(s) for s in (scan.cites, scan.bare, scan.labels, scan.docs, scan.links, scan.terms)),
-            _glossary(scan), scan.bibliography, scan.prose]
-    return SiteRow(heading, summary, labels, scan, _dumps(data))
-
-
-def _glossary(scan: PageScan) -> list[Any]:
-    return [[list(g.terms), g.definition, g.line] for g in scan.glossary]
 
 
 def index_key(code: str, info: SiteInfo, builds: list[EntryBuild], rows: Mapping[str, str]) -> str:
@@ -111,8 +63,6 @@ def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved
     entry's row is as saved (``saved_rows``: entry -> its saved row, of the entries whose parse
     holds), else merged again from each page's prose; with every entry's row, and the index
     to save (None: the saved one holds)."""
-    from site_builder.site.references.site import (
-        SiteReferences, entry_heading, entry_summary, share_references, site_references)
 
     made = {b.entry.name: site_row(b, info, entry_heading(b, info), entry_summary(b.script, info.typography))
             for b in ordered if b.entry.name not in saved_rows}
@@ -134,7 +84,7 @@ def _scan_data(scan: PageScan) -> list[Any] | None:
     sets = [sorted(s) for s in (scan.cites, scan.bare, scan.labels, scan.docs, scan.links, scan.terms)]
     if not any(sets) and not scan.glossary and not scan.bibliography and not scan.prose:
         return None
-    return [*sets, _glossary(scan), scan.bibliography, scan.prose]
+    return [*sets, glossary_data(scan), scan.bibliography, scan.prose]
 
 
 def _label(label: Label) -> list[str]:
@@ -215,8 +165,6 @@ def index_from_data(text: str, key: str, site: SiteReferences) -> bool:
         facts, scans = data["facts"], _mapping(data["scans"])
         if type(facts) is not list or len(facts) != len(names) or len(page_keys) != len(names):
             raise _Malformed
-        from site_builder.site.references.site import EntryFacts
-
         for name, fact in zip(names, facts):
             title, summary = _texts(fact)
             site.facts[name] = EntryFacts(name, title, summary)

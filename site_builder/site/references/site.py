@@ -14,13 +14,13 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from site_builder.names import stem_of
 from site_builder.site.prose.html import plain
-from site_builder.site.prose.labels import SiteLabels, site_labels
+from site_builder.site.prose.labels import PageLabels, SiteLabels, page_labels, site_labels
 from site_builder.site.references.bibliography import Bibliography
-from site_builder.site.references.index import SiteRow, site_row
-from site_builder.site.references.scan import _ROLE_NAME, PageScan
+from site_builder.site.references.scan import _ROLE_NAME, PageScan, scan_prose
 from site_builder.site.references.terms import SiteTerms, Term, glossary_anchor, mention_pattern, term_key
 from site_builder.site.rebuild.state import sha_of
 from site_builder.site.sitefiles import EntryBuild, SiteInfo
@@ -215,6 +215,57 @@ class SiteReferences:
             return anchor
 
         return allocate
+
+
+# ---------------------------------------------------------------- each entry's part (see references.index)
+
+
+@dataclass(frozen=True)
+class SiteRow:
+    """What other pages and the site's lookups take of one entry: its heading (entry_heading),
+    its summary (entry_summary), its labels (page_labels) and its prose's scan (scan_prose)."""
+
+    heading: str
+    summary: str
+    labels: PageLabels
+    scan: PageScan
+    text: str  # the row as the state keeps it
+
+
+def page_prose(build: EntryBuild) -> list[str]:
+    """The prose texts of an entry's page, as render shows them: its introduction, its prose
+    cells, its blocks' descriptions."""
+    script = build.script
+    intro = (script.intro if script.title else script.purpose)
+    return [intro, *(c.text if c.kind == "markdown" else c.description for c in script.cells)]
+
+
+def row_settings(info: SiteInfo) -> list[Any]:
+    """The settings a row is made under: another value makes it stale."""
+    return [bool(info.typography), info.entry_heading, bool(info.link_terms)]
+
+
+def site_row(build: EntryBuild, info: SiteInfo, heading: str, summary: str, text: str = "") -> SiteRow:
+    """``build``'s row (``heading``, ``summary``: its entry_heading and entry_summary; ``text``:
+    the row as saved, when its parse is)."""
+    labels = page_labels(build, info.typography)
+    scan = scan_prose(page_prose(build))
+    if not info.link_terms:
+        scan.prose = ""  # read only to link mentions of terms
+    if text:
+        return SiteRow(heading, summary, labels, scan, text)
+    own, html_ids, problems = labels
+    data = [row_settings(info), heading, summary, bool(build.script.title), list(build.script.aliases),
+            [[n, v.entry, v.anchor, v.text, v.where, v.number] for n, v in own.items()],
+            list(html_ids.items()), problems,
+            *(sorted(s) for s in (scan.cites, scan.bare, scan.labels, scan.docs, scan.links, scan.terms)),
+            glossary_data(scan), scan.bibliography, scan.prose]
+    return SiteRow(heading, summary, labels, scan, json.dumps(data, separators=(",", ":")))
+
+
+def glossary_data(scan: PageScan) -> list[Any]:
+    """A page's glossary definitions as the state keeps them."""
+    return [[list(g.terms), g.definition, g.line] for g in scan.glossary]
 
 
 # ---------------------------------------------------------------- made once per build
