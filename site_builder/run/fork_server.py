@@ -28,11 +28,9 @@ import json
 import os
 import select
 import signal
-import shutil
 import socket
 import stat
 import sys
-import tempfile
 from types import ModuleType
 from typing import Any
 
@@ -69,7 +67,6 @@ def _threads() -> int:
         return len(os.listdir("/proc/self/task"))
     except OSError:
         import threading
-
         return threading.active_count()
 
 
@@ -134,6 +131,8 @@ def preload(names: list[str], demos: str, project: str) -> dict[str, Any]:
     without it) when its import started a thread, opened a socket, loaded a project
     file or kept the working folder's name.
     """
+    import shutil  # here: a server that preloads nothing (stdlib-only demos) never needs them
+    import tempfile
     preloaded: list[str] = []
     skipped: dict[str, str] = {}
     refused: dict[str, str] = {}
@@ -380,7 +379,8 @@ def main(argv: list[str]) -> None:
     wanted = json.loads(argv[2]) if len(argv) > 2 else {"modules": []}
     warm(bool(wanted["modules"]))
     before = {name.partition(".")[0] for name in sys.modules}
-    ready = preload(wanted["modules"], wanted.get("demos", ""), wanted.get("project", "/"))
+    ready = (preload(wanted["modules"], wanted.get("demos", ""), wanted.get("project", "/")) if wanted["modules"]
+             else {"preloaded": [], "skipped": {}, "refused": {}})  # nothing to import: no scratch folder either
     # every package the preloads loaded, their dependencies too (numpy under matplotlib),
     # and the versions of those the demos import by name (numpy, matplotlib), looked up once
     named = sorted({m.partition(".")[0] for m in ready["preloaded"]})

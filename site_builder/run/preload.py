@@ -131,6 +131,26 @@ def packages_stamp(installed_only: bool = False) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def installed_version(dist: str) -> str | None:
+    """The installed version of distribution ``dist`` (None when absent), as ``importlib.metadata.version``
+    gives it, read from the metadata's header alone: ``version`` parses the whole file (the long
+    description too) with the email package, about 0.6 ms a distribution, and a build asks for nine."""
+    from importlib import metadata  # ~20 ms to import: only when a version is needed
+
+    try:
+        found = metadata.distribution(dist)
+    except metadata.PackageNotFoundError:
+        return None
+    text = found.read_text("METADATA") or found.read_text("PKG-INFO") or found.read_text("") or ""
+    for line in text.splitlines():
+        if not line.strip():
+            break  # the end of the header
+        name, colon, value = line.partition(":")
+        if colon and name.lower() == "version":  # email's reading of it: the first one, leading blanks dropped
+            return value.lstrip(" \t")
+    return None
+
+
 def _installs_here(folder: str) -> bool:
     return "site-packages" in folder or "dist-packages" in folder
 

@@ -8,10 +8,8 @@ Standard library only (loaded by the runner, see ``child/__init__``).
 from __future__ import annotations
 
 import ast
-import dataclasses
 import symtable
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 MAX_REFS = 1500  # chains recorded per block: a generated block of thousands of names is cut short
@@ -20,18 +18,26 @@ _SCOPE_TABLE_NAMES = {ast.Lambda: "lambda", ast.ListComp: "listcomp", ast.SetCom
                       ast.DictComp: "dictcomp", ast.GeneratorExp: "genexpr"}
 
 
-@dataclass
 class _Scope:
-    """One scope of the block's code while it is walked: its symbol table, and when its code runs."""
+    """One scope of the block's code while it is walked: its symbol table, and when its code runs.
+    (A plain class: dataclasses would import inspect and dis into every fork server, ~5 ms of CPU.)"""
 
-    table: symtable.SymbolTable | None  # None: the module's (every name global) when symtable failed
-    children: list[symtable.SymbolTable]  # its nested scopes' tables not yet matched to their nodes
-    module: bool  # the block's own top level: names bind module globals in code order
-    deferred: bool  # a function's or lambda's body (and what nests in it): runs when called, not here
-    private: str = ""  # the innermost enclosing class: `__x` there is `_Class__x` (name mangling)
-    function: tuple[str, int] | None = None  # a function's own scope: (code name, block line its code starts)
-    params: frozenset[str] = frozenset()  # its parameters never rebound: each call's argument throughout
-    hidden: frozenset[str] = frozenset()  # an inlined comprehension's own variables (Python 3.12+)
+    def __init__(self, table: symtable.SymbolTable | None, children: list[symtable.SymbolTable], module: bool,
+                 deferred: bool, private: str = "", hidden: frozenset[str] = frozenset()) -> None:
+        self.table = table  # None: the module's (every name global) when symtable failed
+        self.children = children  # its nested scopes' tables not yet matched to their nodes
+        self.module = module  # the block's own top level: names bind module globals in code order
+        self.deferred = deferred  # a function's or lambda's body (and what nests in it): runs when called, not here
+        self.private = private  # the innermost enclosing class: `__x` there is `_Class__x` (name mangling)
+        self.function: tuple[str, int] | None = None  # a function's own scope: (code name, block line its code starts)
+        self.params: frozenset[str] = frozenset()  # its parameters never rebound: each call's argument throughout
+        self.hidden = hidden  # an inlined comprehension's own variables (Python 3.12+)
+
+    def hiding(self, names: set[str]) -> _Scope:
+        """This scope with ``names`` hidden too (an inlined comprehension's variables)."""
+        inner = _Scope(self.table, self.children, self.module, self.deferred, self.private, self.hidden | names)
+        inner.function, inner.params = self.function, self.params
+        return inner
 
     def is_global(self, name: str) -> bool:
         """Whether ``name`` here is the module's global (Python's own scoping, compiled by symtable)."""
@@ -123,7 +129,7 @@ class Collector:
                 # symtable inlines comprehensions since 3.12 (PEP 709): the enclosing scope's
                 # table, its nested scopes' tables included, less the comprehension's variables.
                 targets = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-                inner = dataclasses.replace(scope, hidden=scope.hidden | targets)
+                inner = scope.hiding(targets)
             if inner is not None:
                 for child in ast.iter_child_nodes(node):
                     if child is node.generators[0]:

@@ -37,8 +37,6 @@ import builtins
 import contextlib
 import linecache
 import os
-import shutil
-import subprocess
 import sys
 import traceback
 import warnings
@@ -135,6 +133,8 @@ class NotebookShell:
 
     def close(self) -> None:
         """Remove the profile folder IPython made (the builder's; the parent removes it too)."""
+        import shutil  # here: a script's fork server never loads it for the shell
+
         shutil.rmtree(self.ipython_dir, ignore_errors=True)
 
     # ---------------------------------------------------------------- called by the shell
@@ -323,6 +323,8 @@ def _shell_type() -> type:
         def system(self, cmd: str) -> None:
             if cmd.rstrip().endswith("&"):
                 raise OSError("Background processes not supported.")  # as IPython's own
+            import subprocess  # here: a script's fork server never loads it for the shell
+
             command = self.var_expand(cmd, depth=1)
             sys.stdout.flush()
             sys.stderr.flush()

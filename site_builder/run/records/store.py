@@ -38,6 +38,7 @@ from site_builder.source.parsed import Script
 from site_builder.source.entries import Entry
 from site_builder.errors import SiteBuilderError
 from site_builder.run.execute import RunOptions, RunResult
+from site_builder.run.preload import installed_version
 from site_builder.run.results import LazyResult, ResultRow
 from site_builder.fs import (
     UnsafeFileError,
@@ -175,12 +176,7 @@ class RecordStore:
     def installed_version(self, dist: str) -> str | None:
         """The installed version of distribution ``dist`` (None when absent), cached per build."""
         if dist not in self._installed:
-            from importlib import metadata  # ~20 ms to import: only when a record is checked
-
-            try:
-                self._installed[dist] = metadata.version(dist)
-            except metadata.PackageNotFoundError:
-                self._installed[dist] = None
+            self._installed[dist] = installed_version(dist)
         return self._installed[dist]
 
     def confirmed_records(self) -> dict[str, str]:

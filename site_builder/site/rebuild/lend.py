@@ -24,7 +24,7 @@ from site_builder.source.parsed import Script, script_from_data
 from site_builder.source.entries import Entry, sections
 from site_builder.run.records import record_json as record_file
 from site_builder.run.records import store as records
-from site_builder.run.preload import packages_stamp
+from site_builder.run.preload import installed_version, packages_stamp
 from site_builder.run.records.record_json import RECORD_FILE, record_digest
 from site_builder.run.records.store import store_dir
 from site_builder.run.results import ResultRow
@@ -67,12 +67,7 @@ def known_versions(saved: SiteState | None = None) -> dict[str, str]:
 
 def _version(dist: str, cache: dict[str, str]) -> str:
     if dist not in cache:
-        from importlib import metadata  # ~20 ms to import: not when the versions are known
-
-        try:
-            cache[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            cache[dist] = "-"
+        cache[dist] = installed_version(dist) or "-"
     return cache[dist]
 
 
