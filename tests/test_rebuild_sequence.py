@@ -20,7 +20,7 @@ from site_builder.project.folders import CACHE_DIR
 from site_builder.run.records import store
 from site_builder.site.downloads import archives
 from site_builder.site.publish import search_shards
-from site_builder.site.references import index
+from site_builder.site.references import site as connections
 
 DEMO = '''\
     """{name}: a demo that says {word}."""
@@ -307,8 +307,8 @@ def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path],
     reading = store._read_record
     monkeypatch.setattr(store, "_read_record", lambda folder, *a: (read.append(folder.name), reading(folder, *a))[1])
     prose: list[str] = []  # the pages whose labels were read from their prose
-    labelling = index.page_labels
-    monkeypatch.setattr(index, "page_labels", lambda b, *a: (prose.append(b.entry.name), labelling(b, *a))[1])
+    labelling = connections.page_labels
+    monkeypatch.setattr(connections, "page_labels", lambda b, *a: (prose.append(b.entry.name), labelling(b, *a))[1])
     lent: list[int] = []  # members the published archives lent the new ones
     lending = archives.published_members
     monkeypatch.setattr(archives, "published_members", lambda path: (m := lending(path), lent.append(len(m)))[0])
