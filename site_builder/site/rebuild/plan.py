@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, walk_names
@@ -167,7 +168,7 @@ class Rebuild:
     _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
     digests: dict[str, str] = field(default_factory=dict)  # entry -> the digest of its result
     site_rows: dict[str, str] = field(default_factory=dict)  # entry -> its row of the site's connections
-    index: str | None = None  # the site's connections to save (None: the saved ones hold)
+    _index: Callable[[], str] | None = None  # makes the site's connections to save (None: the saved ones hold)
 
     def __post_init__(self) -> None:
         # ``state``: the saved state when the caller has loaded it already
@@ -182,7 +183,7 @@ class Rebuild:
         ordered = ordered_builds(self.builds, self.info)
         from site_builder.site.references.index import site_connections  # (imports the prose's parsers)
 
-        connections, self.site_rows, self.index = site_connections(
+        connections, self.site_rows, self._index = site_connections(
             ordered, self.info, code, self._saved_rows(code), lambda: saved_index(self.inputs.folders))
         self.notebook_keys, self.page_keys, self.site_key = _page_keys(
             ordered, self.info, code, page_base, self.digests, self.inputs.folders.root, connections)
@@ -323,7 +324,7 @@ class Rebuild:
         packages: dict[str, list[str]] = {}
         stamp, code = packages_stamp(), code_fingerprint(self.versions)
         state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={},
-                          site_rows=self.site_rows, index=self.index)
+                          site_rows=self.site_rows, index=self._index() if self._index is not None else None)
         assert state.scripts is not None
         keys: list[str] = []
         lookups_base = lookup_base(self.inputs.settings, code, stamp) if self.records_checked else ""

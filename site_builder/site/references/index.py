@@ -58,11 +58,12 @@ def index_key(code: str, info: SiteInfo, builds: list[EntryBuild], rows: Mapping
 
 
 def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved_rows: dict[str, str],
-                 saved_index: Callable[[], str]) -> tuple[SiteReferences, dict[str, str], str | None]:
+                     saved_index: Callable[[], str]
+                     ) -> tuple[SiteReferences, dict[str, str], Callable[[], str] | None]:
     """The site's connections (references.index): read back from ``saved_index`` when every
     entry's row is as saved (``saved_rows``: entry -> its saved row, of the entries whose parse
-    holds), else merged again from each page's prose; with every entry's row, and the index
-    to save (None: the saved one holds)."""
+    holds), else merged again from each page's prose; with every entry's row, and what makes
+    the index to save once the pages are made (None: the saved one holds)."""
 
     made = {b.entry.name: site_row(b, info, entry_heading(b, info), entry_summary(b.script, info.typography))
             for b in ordered if b.entry.name not in saved_rows}
@@ -73,9 +74,8 @@ def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved
     if text and index_from_data(text, key, site):
         share_references(ordered, info, site)  # the render's, too
         return site, rows, None
-    site = site_references(ordered, info, made, saved_rows)
-    keys = {b.entry.name: site.page_key(b.entry.name) for b in ordered}
-    return site, rows, index_data(site, key, keys, site.site_key())
+    merged = site_references(ordered, info, made, saved_rows)
+    return merged, rows, lambda: index_data(merged, key)  # made when saved: not held while pages render
 
 
 
@@ -91,11 +91,11 @@ def _label(label: Label) -> list[str]:
     return [label.entry, label.anchor, label.text, label.where, label.number]
 
 
-def index_data(site: SiteReferences, key: str, page_keys: Mapping[str, str], site_key: str) -> str:
+def index_data(site: SiteReferences, key: str) -> str:
     """``site`` (with each page's key, and the site-wide pages' key) as the state keeps it, under ``key``."""
     labels, names = site.labels, list(site.facts)
     data = {
-        "key": key, "names": names, "site_key": site_key, "page_keys": [page_keys[n] for n in names],
+        "key": key, "names": names, "site_key": site.site_key(), "page_keys": [site.page_key(n) for n in names],
         "facts": [[f.title, f.summary] for f in site.facts.values()],
         "terms": [[k, t.text, t.entry, t.anchor, t.title, t.summary] for k, t in site.terms.terms.items()],
         "term_problems": site.terms.problems, "problems": site.problems, "aliased": site.aliased,

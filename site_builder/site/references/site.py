@@ -59,9 +59,8 @@ class SiteReferences:
     labels: SiteLabels = field(default_factory=SiteLabels)
     problems: list[str] = field(default_factory=list)
     aliased: bool = False  # some entry names other names of its term (an Aliases section, aliases:)
-    rows: dict[str, SiteRow] = field(default_factory=dict)  # entry -> its part (references.index)
-    known_keys: dict[str, str] = field(default_factory=dict)  # entry -> its page_key, read with the index
-    known_site_key: str = ""  # site_key, read with the index
+    known_keys: dict[str, str] = field(default_factory=dict)  # entry -> its page_key (made, or read with the index)
+    known_site_key: str = ""  # site_key (made, or read with the index)
 
     @classmethod
     def build(cls, builds: list[EntryBuild], bibliography: Bibliography, link_terms: bool,
@@ -153,8 +152,11 @@ class SiteReferences:
     def page_key(self, name: str) -> str:
         """What entry ``name``'s page shows of the bibliography and the other pages (see the
         module docstring): its key changes exactly when one of those does."""
-        if name in self.known_keys:
-            return self.known_keys[name]
+        if name not in self.known_keys:  # kept: the state's index saves them (references.index)
+            self.known_keys[name] = self._page_key(name)
+        return self.known_keys[name]
+
+    def _page_key(self, name: str) -> str:
         scan = self.scans.get(name)
         if scan is None:
             return ""
@@ -188,8 +190,11 @@ class SiteReferences:
 
     def site_key(self) -> str:
         """What the works-cited and glossary pages show."""
-        if self.known_site_key:
-            return self.known_site_key
+        if not self.known_site_key:
+            self.known_site_key = self._site_key()
+        return self.known_site_key
+
+    def _site_key(self) -> str:
         works = self.bibliography.works
         cited = sorted(self.cited_by)
         return sha_of(self.bibliography.digest(cited), json.dumps(self.cited_by, sort_keys=True),
@@ -307,7 +312,6 @@ def site_references(builds: list[EntryBuild], info: SiteInfo, made: Mapping[str,
                                       rows[b.entry.name].summary) for b in builds}
     site = SiteReferences.build(builds, info.bibliography or Bibliography(), info.link_terms, labels, facts,
                                 {name: row.scan for name, row in rows.items()})
-    site.rows = rows
     share_references(builds, info, site)
     return site
 
