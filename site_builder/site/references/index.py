@@ -14,7 +14,7 @@ else it merges again.  The state is data: an index of another shape is none (mer
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from site_builder.site.prose.labels import SiteLabels
@@ -168,19 +168,21 @@ def index_from_data(text: str, key: str, site: SiteReferences) -> bool:
         for name, fact in zip(names, facts):
             title, summary = _texts(fact)
             site.facts[name] = EntryFacts(name, title, summary)
-            site.scans[name] = _new_scan(scans[name]) if name in scans else PageScan()
+        # a page whose prose refers to nothing has no scan, references or labels here: their
+        # readers take none for empty (scans.get, refers_to and mentions.get, labels.pages.get)
+        site.scans = {name: _new_scan(scan) for name, scan in scans.items()}
         terms = SiteTerms(problems=list(_texts(data["term_problems"])))
         for item in data["terms"]:
             term_name, *fields = _texts(item)
             terms.terms[term_name] = Term(*fields)
         site.terms = terms
         refers_to, mentions = _mapping(data["refers_to"]), _mapping(data["mentions"])
-        site.refers_to = {n: set(_texts(refers_to.get(n, []))) for n in names}
-        site.mentions = {n: set(_texts(mentions.get(n, []))) for n in names}
+        site.refers_to = {n: set(_texts(v)) for n, v in refers_to.items()}
+        site.mentions = {n: set(_texts(v)) for n, v in mentions.items()}
         site.referrers = {k: _texts(v) for k, v in _mapping(data["referrers"]).items()}
         site.cited_by = {k: _texts(v) for k, v in _mapping(data["cited_by"]).items()}
         site.problems, site.aliased = list(_texts(data["problems"])), data["aliased"] is True
-        site.labels = _labels(data, names)
+        site.labels = _labels(data)
         site.known_keys = dict(zip(names, page_keys))
         site.known_site_key = _text(data["site_key"])
     except (_Malformed, ValueError, TypeError, KeyError, RecursionError):
@@ -188,14 +190,15 @@ def index_from_data(text: str, key: str, site: SiteReferences) -> bool:
     return True
 
 
-def _labels(data: dict[str, Any], names: Iterable[str]) -> SiteLabels:
+def _labels(data: dict[str, Any]) -> SiteLabels:
     labels = SiteLabels(first=dict(map(_new_label, data["first"])))
     pages, html_ids, problems = _mapping(data["pages"]), _mapping(data["html_ids"]), _mapping(data["label_problems"])
-    for name in names:
-        labels.pages[name] = dict(map(_new_label, pages.get(name, [])))
-        labels.html_ids[name] = {_text(k): _text(v) for k, v in html_ids.get(name, [])}
-        if name in problems:
-            labels.problems[name] = list(_texts(problems[name]))
+    for name, own in pages.items():
+        labels.pages[name] = dict(map(_new_label, own))
+    for name, ids in html_ids.items():
+        labels.html_ids[name] = {_text(k): _text(v) for k, v in ids}
+    for name, said in problems.items():
+        labels.problems[name] = list(_texts(said))
     for item in data["docs"]:
         doc, entry, title = _texts(item)
         labels.docs[doc] = (entry, title)
