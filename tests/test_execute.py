@@ -408,12 +408,12 @@ def test_path_scrubber_replaces_machine_paths() -> None:
     assert scrub("/srv/project2/x") == "/srv/project2/x"
 
 
-def test_events_written_before_the_stop_are_read_when_the_reader_wakes_late(
+def test_events_written_as_a_wait_ends_empty_are_read_once_the_runner_is_gone(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A loaded machine: the reader's wait times out, the demo then writes its last events and
-    # exits, the builder tells the reader to stop, and only then does the reader run again.
-    # It must still read what is in the pipe (it took a finished demo for a crash, "exit
-    # status 0", in about one build in ten under two CPU hogs).
+    # A loaded machine: the builder's wait for events times out, the demo then writes its last
+    # events and exits, and the builder sees the exit before it waits again. It must still read
+    # what is in the pipe (it took a finished demo for a crash, "exit status 0", in about one
+    # build in ten under two CPU hogs).
     import os
     import select
 
@@ -421,20 +421,21 @@ def test_events_written_before_the_stop_are_read_when_the_reader_wakes_late(
 
     state = RunEvents("demo", (), tmp_path, 1000, lambda text: text, None)
     read_end, write_end = os.pipe()
-    os.write(write_end, b'{"event": "done", "environment": {}}\n')
-    os.close(write_end)
     real_select, waits = select.select, []
 
-    def timed_out_before_the_stop(*args: object) -> tuple[list[int], list[int], list[int]]:
+    def timed_out_as_the_demo_ended(*args: object) -> tuple[list[int], list[int], list[int]]:
         waits.append(args)
-        if len(waits) == 1:
-            state.stopping = True  # said while this wait was ending with nothing ready
+        if len(waits) == 1:  # the demo writes and exits while this wait is ending with nothing ready
+            os.write(write_end, b'{"event": "done", "environment": {}}\n')
+            os.close(write_end)
             return [], [], []
         return real_select(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(select, "select", timed_out_before_the_stop)
+    monkeypatch.setattr(select, "select", timed_out_as_the_demo_ended)
     try:
-        state.read(read_end)
+        assert state.pump(read_end, 0.05) == 0  # nothing came in time
+        assert state.final is None
+        state.drain(read_end)  # the builder, having seen the exit, kills and drains
     finally:
         os.close(read_end)
     assert state.final == {"event": "done", "environment": {}}

@@ -4,6 +4,8 @@ still gets a fresh process of its own, and nothing outlives the builder."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +29,7 @@ REPORT = '''
     print("random", random.random(), "temp", os.path.basename(tempfile.mktemp()))
     print("argv", sys.argv, "path0", sys.path[0], "cwd", os.getcwd() == os.path.realpath("."))
     print("main", sorted(k for k in globals() if not k.startswith("__")))
+    print("loaded", [m for m in ("threading", "subprocess") if m in sys.modules])
 '''
 
 
@@ -66,6 +69,9 @@ def test_demos_are_forked_from_one_server_each_in_a_fresh_process(
     assert len({s["random"].split()[2] for s in seen.values()}) == 3
     assert seen["a"]["argv"] == "['demos/a.py'] path0 demos cwd True"  # (project folder scrubbed)
     assert seen["a"]["main"] == "['os', 'random', 'sys', 'tempfile']"
+    # modules a plain run has not loaded yet are not loaded for it (a demo importing them pays, as there)
+    plain = subprocess.run([sys.executable, "demos/a.py"], cwd=project, capture_output=True, text=True, check=True)
+    assert f"loaded {seen['a']['loaded']}" in plain.stdout.splitlines()
     # the server is gone with the build
     assert _gone(procs["a"]["ppid"])
     # SITE_BUILDER_FORK_SERVER=0: spawned, the builder is the parent

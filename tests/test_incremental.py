@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -135,10 +136,13 @@ def _count_checked_records(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def test_a_one_entry_edit_checks_that_entry_s_record_only(gallery: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     checked = _count_checked_records(monkeypatch)
+    hashed: list[bytes] = []  # the other records' files have the signatures saved: not read
+    monkeypatch.setattr("site_builder.run.records.store.record_digest", lambda raw: (hashed.append(raw),
+                                                                                    record_digest(raw))[1])
     _edit(gallery, "e3", "# a comment", "# a comment, reworded")
     report = build(load_config(gallery), BuildOptions())
     assert report.ok and report.from_cache == {"e0", "e1", "e2", "e3"}  # nothing ran
-    assert checked == [1]
+    assert checked == [1] and hashed == []
     assert _bytes(gallery / "build") == _full_build(gallery)
 
 
@@ -162,6 +166,35 @@ def test_a_record_changed_after_the_build_is_checked_again(gallery: Path, monkey
     assert checked[0] >= 2  # e0 (changed bytes) and e1 (changed script)
     assert "e0" not in report.from_cache  # refused, run again
     assert any("e0: ignoring the run record" in r.getMessage() for r in caplog.records)
+
+
+def test_a_record_rewritten_with_its_size_and_mtime_put_back_is_checked_again(
+        gallery: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A record is trusted unread when every file of its folder has the signature the last build
+    saved: size, mtime, ctime and inode, as git's index. Rewritten in place (the same inode) with
+    the same length and its mtime put back, it still has another ctime: it is checked again, and
+    a forged field is refused (the demo runs again)."""
+    time.sleep(0.2)  # past an mtime tick: a no-change build then signs the record by its stat alone
+    config = load_config(gallery)
+    assert build(config, BuildOptions()).unchanged
+    record = store_dir(config.records, "e0") / RECORD_FILE
+    state = json.loads(next((gallery / "_freeze" / CACHE_DIR).glob("site-*.json")).read_bytes())
+    saved = state["files"][f"rec:e0/{RECORD_FILE}"]
+    st = record.stat()
+    assert saved == [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]  # no content kept: the stat decides
+    raw = record.read_bytes()
+    forged = raw.replace(b'"status": "ok"', b'"status": "OK"', 1)
+    assert forged != raw and len(forged) == len(raw)
+    with open(record, "r+b") as f:  # the same inode, the same length
+        f.write(forged)
+    os.utime(record, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (record.stat().st_size, record.stat().st_mtime_ns, record.stat().st_ino) == (st.st_size, st.st_mtime_ns,
+                                                                                         st.st_ino)
+    _edit(gallery, "e1", "# a comment", "# reworded")  # so that the site is not unchanged
+    report = build(config, BuildOptions())
+    assert report.ok and "e0" not in report.from_cache  # refused, run again
+    assert any("e0: ignoring the run record" in r.getMessage() for r in caplog.records)
+    assert _bytes(gallery / "build") == _full_build(gallery)
 
 
 def test_a_trusted_record_read_after_its_bytes_changed_stops_the_build(gallery: Path, tmp_path: Path) -> None:

@@ -156,6 +156,20 @@ def _damage_signatures(project: Path) -> None:
         saved.write_text(json.dumps(state), encoding="utf-8")
 
 
+def _rewrite_record_in_place(project: Path, name: str, old: bytes, new: bytes) -> None:
+    """A record the last build trusted, rewritten in place with its size and mtime put back (still
+    a good record: the page shows its new output): only its ctime tells."""
+    time.sleep(0.2)  # past an mtime tick: the no-change build signs the records by their stat alone
+    assert build(load_config(project), BuildOptions()).unchanged
+    record = store.store_dir(project / "_freeze", name) / store.RECORD_FILE
+    before = record.stat()
+    data = record.read_bytes()
+    assert len(old) == len(new) and data.count(old) == 1
+    with open(record, "r+b") as f:  # the same inode
+        f.write(data.replace(old, new))
+    os.utime(record, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
 CHANGES = [
     ("a comment edited", lambda p: _edit(p, "e1", "# a comment", "# another comment")),
     ("an output changed", lambda p: _edit(p, "e2", "cherry", "cranberry")),
@@ -177,6 +191,8 @@ CHANGES = [
      lambda p: _edit_signed_in_place(p, "e1", "# a third", "# a THIRD")),
     ("the saved script signatures damaged, a comment edited",
      lambda p: (_damage_signatures(p), _edit(p, "e2", "# a note", "# a memo"))),
+    ("a trusted record's output rewritten in place, its size and mtime put back",
+     lambda p: _rewrite_record_in_place(p, "e1", b"banana", b"BANANA")),
 ]
 
 # Who refers to whom, changed one entry at a time (after CHANGES: e5's first label is renamed, so

@@ -153,3 +153,26 @@ def test_the_child_says_how_each_cell_ended_as_a_typed_outcome(tmp_path: Path) -
     assert ran("raise SystemExit(2)").outcome == Outcome.EXITED
     finished = ran("import sys\nsys.exit()")
     assert (finished.outcome, finished.stop) == (Outcome.OK, True)  # a clean end: the page says where
+
+
+def test_a_line_split_across_reads_of_the_pipe_is_taken_whole_once_its_end_comes(tmp_path: Path) -> None:
+    import os
+
+    state, seen = _fed(tmp_path)
+    read_end, write_end = os.pipe()
+    try:
+        line = json.dumps(_start(0)).encode("utf-8") + b"\n"
+        os.write(write_end, line[:7])
+        assert state.pump(read_end, 1.0) == 7 and seen == []  # half a line: nothing taken yet
+        os.write(write_end, line[7:] + json.dumps(_done()).encode("utf-8")[:5])
+        assert state.pump(read_end, 1.0) > 0
+        assert [(e.block, e.kind) for e in seen] == [("setup", "start")] and state.final is None
+        os.write(write_end, json.dumps(_done()).encode("utf-8")[5:] + b"\n")
+        os.close(write_end)
+        write_end = -1
+        state.drain(read_end)  # the rest of the line, then the pipe's end
+        assert state.final is not None and state.done.is_set()
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)

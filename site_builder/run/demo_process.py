@@ -26,7 +26,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from site_builder.run.preload import Preload
+from site_builder.run.preload import Preload, server_options
 from site_builder.run.child.process import kill_tree
 
 log = logging.getLogger(__name__)
@@ -124,11 +124,9 @@ class ForkServer:
         self.ready = threading.Event()
         self.preloaded: dict[str, Any] = {}  # the server's "ready" message
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        wanted = [] if preload is None or not preload.modules else [json.dumps(
-            {"modules": list(preload.modules), "demos": preload.demos, "project": preload.project})]
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-P", str(FORK_SERVER), str(theirs.fileno()), *wanted],
+                [sys.executable, "-P", str(FORK_SERVER), str(theirs.fileno()), server_options(preload)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 env=env, pass_fds=(theirs.fileno(),), start_new_session=True,
             )

@@ -35,8 +35,9 @@ EventCallback = Callable[[BlockEvent], None]
 
 
 class RunEvents:
-    """What the event reader learned from the runner, shared with ``run_demo``: feed it the
-    runner's lines (``read`` from its pipe, or ``handle`` one line), then ask ``block_results``."""
+    """What ``run_demo`` learned from the runner: feed it the runner's lines (``pump`` them from its
+    pipe as they come, ``drain`` it once the runner is killed, or ``handle`` one line), then ask
+    ``block_results``."""
 
     def __init__(self, entry: str, cells: tuple[Any, ...], builder_dir: Path, limit: int,
                  scrub: Callable[[str], str], on_event: EventCallback | None) -> None:
@@ -51,37 +52,35 @@ class RunEvents:
         self.internal_error: str | None = None
         self.reader_error: str | None = None
         self.write_error: OSError | None = None  # writing a long output's file failed (disk full...)
-        self.done = threading.Event()
-        self.stopping = False
+        self.done = threading.Event()  # the runner said it is done (or failed)
+        self._partial = bytearray()  # the start of a line whose end is still to come
         self.quoting: list[QuotedEvent | GlueEvent] = []  # (run.quoting)
 
-    def read(self, fd: int) -> None:
-        """Read JSON lines from the runner until EOF (or, once told to stop, until idle)."""
-        buf = bytearray()
-        stop_deadline: float | None = None
-        while True:
-            # Read before waiting: only a wait begun after the stop finds the pipe truly idle.
-            # (A wait that timed out just before it, in a thread then kept waiting for the CPU,
-            # would leave the runner's last events unread: a finished demo taken for a crash.)
-            stopping = self.stopping
-            if stopping and stop_deadline is None:
-                stop_deadline = time.perf_counter() + 5.0  # a starved reader on a busy machine still drains the runner
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if not ready:
-                if stopping:
-                    break
-                continue
-            if stop_deadline is not None and time.perf_counter() > stop_deadline:
-                break  # an escaped grandchild keeps writing: stop listening
-            data = os.read(fd, 1 << 20)
-            if not data:
-                break
-            buf += data
-            start = 0
-            while (nl := buf.find(b"\n", start)) >= 0:
-                self.handle(bytes(buf[start:nl]))
-                start = nl + 1
-            del buf[:start]
+    def pump(self, fd: int, timeout: float) -> int:
+        """Wait up to ``timeout`` s for the runner's events on ``fd`` and take every whole line read:
+        the number of bytes read, 0 when none came in time, -1 once the pipe is at its end."""
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            return 0
+        data = os.read(fd, 1 << 20)
+        if not data:
+            return -1
+        buf = self._partial
+        buf += data
+        start = 0
+        while (nl := buf.find(b"\n", start)) >= 0:
+            self.handle(bytes(buf[start:nl]))
+            start = nl + 1
+        del buf[:start]
+        return len(data)
+
+    def drain(self, fd: int) -> None:
+        """Once the runner is killed: take what it left in the pipe, until the pipe's end or until it
+        stays idle a tenth of a second (an escaped grandchild may hold it open), for at most 5 s (one
+        may keep writing).  Every wait begins after the kill: what the runner wrote is there."""
+        deadline = time.perf_counter() + 5.0  # a starved builder on a busy machine still drains the runner
+        while self.pump(fd, 0.1) > 0 and time.perf_counter() < deadline:
+            pass
 
     def handle(self, line: bytes) -> None:
         """Take one JSON line of the runner's events pipe."""

@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable
 
 from site_builder.fs import adopt_dir, link_names, make_dirs, remove_links
 from site_builder.source.parsed import Script
@@ -89,7 +89,7 @@ def run_demo(
 
     Never raises for a broken demo (its failure is in the result); raises RuntimeError
     only when the runner itself fails, RunCancelled when ``cancel`` was set before the
-    run finished (the child is killed).  ``on_event`` is called from a reader thread.
+    run finished (the child is killed).  ``on_event`` is called from this thread, as the events come.
     """
     cells = tuple(c for c in script.code_cells if display_of(c.tags, c.options).runs)  # skip-execution
     files_dir = Path(files_dir).resolve()
@@ -145,40 +145,30 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
     state = RunEvents(entry.name, cells, builder_dir, options.output_limit, scrub, on_event)
     started_at = time.time()
     t0 = time.perf_counter()
-    # Unnamed temporary files: no folder to create and remove for every demo.
-    with tempfile.TemporaryFile() as job_file, tempfile.TemporaryFile() as err:
+    with _unnamed_file() as job_file, _unnamed_file() as err:
         job_file.write(json.dumps(job).encode("utf-8"))
         job_file.flush()
         job_file.seek(0)  # the runner reads it through the same open file
         read_fd, write_fd = os.pipe()
         try:
-            proc = start_demo_process(job_file.fileno(), files_dir, write_fd, err.fileno(),
-                                      env={**os.environ, **CHILD_ENV})
-        except BaseException:
+            try:
+                proc = start_demo_process(job_file.fileno(), files_dir, write_fd, err.fileno(),
+                                          env={**os.environ, **CHILD_ENV})
+            finally:
+                os.close(write_fd)
+            try:
+                timed_out = _follow(proc, state, read_fd, t0 + options.timeout, cancel)
+            finally:
+                # Always: plt.show(), input() or a never-ending grandchild must not outlive us.
+                killed_at = time.perf_counter()
+                proc.kill_group()
+                if state.final is None:
+                    proc.wait()  # how it ended explains the crash
+                else:
+                    proc.release()
+                state.drain(read_fd)
+        finally:
             os.close(read_fd)
-            raise
-        finally:
-            os.close(write_fd)
-        reader = threading.Thread(
-            target=state.read, args=(read_fd,), name=f"events-{entry.name}", daemon=True
-        )
-        reader.start()
-        try:
-            timed_out = _wait(proc, state.done, t0 + options.timeout, cancel)
-        finally:
-            # Always: plt.show(), input() or a never-ending grandchild must not outlive us.
-            killed_at = time.perf_counter()
-            proc.kill_group()
-            if state.final is None:
-                proc.wait()  # how it ended explains the crash
-            else:
-                proc.release()
-            state.stopping = True
-            reader.join(10)
-            if reader.is_alive():
-                log.warning("%s: event reader still busy; leaving its pipe open", entry.name)
-            else:
-                os.close(read_fd)
         err.seek(0)
         runner_stderr = err.read().decode("utf-8", "replace")
     if cancel is not None and cancel.is_set() and state.final is None:
@@ -229,17 +219,35 @@ def _seconds(value: Any) -> float:
         return 0.0
 
 
-def _wait(proc: DemoProcess, done: threading.Event, deadline: float,
-          cancel: threading.Event | None = None) -> bool:
-    """Wait for the runner to report ``done``, die or be cancelled; True when the deadline passed first."""
+def _follow(proc: DemoProcess, state: RunEvents, fd: int, deadline: float,
+            cancel: threading.Event | None = None) -> bool:
+    """Take the runner's events from ``fd`` as they come, in this thread, until it reports done,
+    dies or is cancelled; True when the deadline passed first."""
+    pipe_open = True
     while True:
         remaining = deadline - time.perf_counter()
-        if done.wait(max(0.0, min(0.05, remaining))):
+        wait = max(0.0, min(0.05, remaining))
+        if pipe_open:
+            pipe_open = state.pump(fd, wait) >= 0
+        else:  # every writer closed it: only the exit is to come
+            proc.wait(wait)
+        if state.done.is_set():
             return False
         if proc.poll() is not None or (cancel is not None and cancel.is_set()):
             return False
         if remaining <= 0:
             return True
+
+
+def _unnamed_file() -> BinaryIO:
+    """A scratch file without a name: in memory (memfd) where the system has that, else an unnamed
+    temporary file.  A run makes two: no inode made on disk and deleted for each demo."""
+    if hasattr(os, "memfd_create"):
+        try:
+            return os.fdopen(os.memfd_create("site-builder"), "w+b")  # close-on-exec, as TemporaryFile's
+        except OSError:
+            pass
+    return tempfile.TemporaryFile()
 
 
 def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:

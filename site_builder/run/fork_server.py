@@ -1,7 +1,7 @@
 """Fork server: a warmed interpreter that forks one fresh child per demo run.
 
 Started once per build (kept across the rebuilds of ``serve``) by
-``site_builder.run.demo_process`` as ``python -P fork_server.py FD [PRELOAD_JSON]`` with the
+``site_builder.run.demo_process`` as ``python -P fork_server.py FD [OPTIONS_JSON]`` with the
 environment a spawned runner gets.  Standard library only, never imports site_builder,
 single-threaded (it forks) and never runs demo code itself: each child does what
 ``python -P runner.py JOB_FD EVENTS_FD`` would, minus the interpreter start-up and the
@@ -58,7 +58,7 @@ def warm(packages: bool) -> None:
         import importlib.metadata  # noqa: F401
 
     ctypes.CDLL(None)
-    platform.platform()  # cached: libc_ver() reads the interpreter binary
+    platform.python_version()  # cached; platform.platform() is the builder's (see main)
 
 
 def _threads() -> int:
@@ -222,8 +222,7 @@ def reseed() -> None:
 
     (``random`` reseeds itself after a fork.)  NumPy's legacy global generator
     (``np.random.seed`` / ``np.random.rand``) gets the state a fresh import would give it:
-    one seeded from OS entropy.
-    """
+    one seeded from OS entropy."""
     mtrand = sys.modules.get("numpy.random.mtrand")
     if mtrand is not None:
         mtrand._rand.set_state(mtrand.RandomState().get_state())
@@ -376,10 +375,11 @@ def main(argv: list[str]) -> None:
     os.set_inheritable(sock.fileno(), False)
     runner = load_runner()
     runner.become_subreaper()  # the orphans of a runner that died come here, not to init
-    wanted = json.loads(argv[2]) if len(argv) > 2 else {"modules": []}
-    warm(bool(wanted["modules"]))
+    wanted = json.loads(argv[2]) if len(argv) > 2 else {}
+    warm(bool(wanted.get("modules")))
+    runner.set_platform(wanted.get("platform"))  # the builder's (preload.server_options says why)
     before = {name.partition(".")[0] for name in sys.modules}
-    ready = (preload(wanted["modules"], wanted.get("demos", ""), wanted.get("project", "/")) if wanted["modules"]
+    ready = (preload(wanted["modules"], wanted.get("demos", ""), wanted.get("project", "/")) if wanted.get("modules")
              else {"preloaded": [], "skipped": {}, "refused": {}})  # nothing to import: no scratch folder either
     # every package the preloads loaded, their dependencies too (numpy under matplotlib),
     # and the versions of those the demos import by name (numpy, matplotlib), looked up once

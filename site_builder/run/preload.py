@@ -16,6 +16,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import platform
 import re
 import sys
 from collections.abc import Iterable
@@ -49,6 +50,16 @@ class Preload:
     demos: str  # the demos folder: a module a file of it would shadow is not preloaded
     project: str  # a module whose import loads a project file is refused
     installed: str = ""  # packages_stamp(): a server that loaded older packages is replaced
+
+
+def server_options(preload: Preload | None) -> str:
+    """The fork server's JSON argument: what it preloads, and ``platform.platform()`` (the runner
+    reports it): found here, as the server would import subprocess and threading for it, and each
+    of its children would then run threading's after-fork hook (some 100 pages copied a run)."""
+    options: dict[str, object] = {"platform": platform.platform()}
+    if preload is not None and preload.modules:
+        options.update(modules=list(preload.modules), demos=preload.demos, project=preload.project)
+    return json.dumps(options)
 
 
 def script_imports(source: str) -> tuple[str, ...]:

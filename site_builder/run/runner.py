@@ -77,6 +77,11 @@ live_children = process.live_children
 warm_realpaths = files.warm_realpaths
 
 
+def set_platform(name: str | None) -> None:
+    """Tell the children ``platform.platform()``'s text, as the builder found it (None: they find it)."""
+    environment.PLATFORM = name
+
+
 def set_preloaded(packages: frozenset[str], versions: dict[str, str]) -> None:
     """Tell the children which top-level packages the fork server imported, and their versions."""
     environment.PRELOADED = packages

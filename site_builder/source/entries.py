@@ -74,9 +74,19 @@ class Entry:
             object.__setattr__(entry, key, value)
         return entry
 
+    def _read(self, data: bytes, text: str) -> Entry:
+        """This entry, which discovery did not read, with its file's ``data`` and ``text``: its
+        ``path`` still made when first asked for."""
+        entry = Entry._unread(self.name, self.__dict__["_path"], self.rel_path, self.demos_path, self.signature, "")
+        if "path" in self.__dict__:
+            object.__setattr__(entry, "path", self.path)
+        object.__setattr__(entry, "source_bytes", data)
+        object.__setattr__(entry, "source", text)
+        return entry
+
     def __getattr__(self, name: str) -> Any:
         # reached only for the path and text of an entry discovery did not read (see known_digest)
-        if name == "path" and self.known_digest:
+        if name == "path" and "_path" in self.__dict__:
             object.__setattr__(self, "path", Path(self.__dict__["_path"]))
             return self.path
         if name not in ("source", "source_bytes") or not self.known_digest:
@@ -220,12 +230,11 @@ def read_entries(entries: list[Entry], problems: list[str]) -> list[Entry]:
     for entry in entries:
         if entry.known_digest:
             try:
-                data, text = _script_text(str(entry.path), entry.rel_path)
+                data, text = _script_text(entry.__dict__["_path"], entry.rel_path)
             except EntryError as exc:
                 problems.append(str(exc))
                 continue
-            entry = Entry(entry.name, entry.path, entry.rel_path, text, data, entry.demos_path,
-                          signature=entry.signature)
+            entry = entry._read(data, text)
         found.append(entry)
     return found
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import posixpath
 import time
 from collections.abc import Iterator, Mapping
@@ -116,7 +117,10 @@ def build(config: Config, options: BuildOptions, progress: Progress | None = Non
     ``options.wait`` false, raises UsageError).
     """
     with project_lock(folders_of(config), wait=options.wait):
-        return _build(config, options, progress)
+        try:
+            return _build(config, options, progress)
+        finally:
+            gc.unfreeze()  # see _collector_paused
 
 
 def _build(config: Config, options: BuildOptions, progress: Progress | None) -> BuildReport:
@@ -159,10 +163,13 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
     # Entries the run_pattern setting leaves out, and pages, are shown only: no process, no record.
     to_run = [e for e in entries if not e.is_page and config.runs(e.demos_path)]
     running = {e.name for e in to_run}
+    # the records a lookup may take as they are (their files as the state saved them): of every
+    # entry, those not run left out below
+    trusted = trusted_records(inputs, entries, previous)
     if not options.frozen:  # the fork server starts when a demo first needs it, or now
         set_preload(lambda: preload_for(config.preload, folders.demos, folders.root, to_run,
                                         [store_dir(folders.records, e.name) / RECORD_FILE for e in to_run]))
-        _start_demos_early(options, to_run, folders.records)
+        _start_demos_early(options, to_run, folders.records, trusted)
     try:
         parsed = _parse_all(config, entries, report, parsed_scripts(inputs, entries, previous))
         report.warnings.extend(config.unused_overrides(names))
@@ -172,8 +179,9 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         shown = {e.name: shown_only(e, s, store_dir(folders.records, e.name)) for e in entries
                  if e.name not in running and isinstance(s := parsed[e.name], Script)}
         all_entries, entries = entries, [e for e in entries if e.name not in shown]
-        trusted = trusted_records(inputs, entries, previous)
-        store = RecordStore(folders.records, folders.root, trusted=trusted, rows=saved_rows(previous, trusted))
+        trusted = {name: digest for name, digest in trusted.items() if name not in shown}
+        store = RecordStore(folders.records, folders.root, trusted=trusted, rows=saved_rows(previous, trusted),
+                            signed=frozenset(trusted))
         if not options.frozen:
             # a trusted record's folder holds the record.json the last build checked: replaceable
             store.check_replaceable([e for e in entries if e.name not in store.trusted])
@@ -226,22 +234,27 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
 def _collector_paused() -> Iterator[None]:
     """Garbage collection off while the build finds whether anything changed: the entries and the
     saved state are tens of thousands of objects that hold no cycle, which the collector would
-    walk through several times (a tenth of a no-change rebuild's CPU at 10,000 entries)."""
+    walk through several times (a tenth of a no-change rebuild's CPU at 10,000 entries). They
+    live until the build ends: frozen (gc.freeze), the collections of a build that changed
+    something never walk them either (a sixth of a one-entry rebuild's CPU), until build unfreezes them."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
         if enabled:
             gc.enable()
 
 
-def _start_demos_early(options: BuildOptions, to_run: list[Entry], records: Path) -> None:
+def _start_demos_early(options: BuildOptions, to_run: list[Entry], records: Path, trusted: Mapping[str, str]) -> None:
     """Start the demos' fork server now, while the builder parses, when a demo is sure to run
     (one has no run record, or demos are forced). Else it starts when a demo first needs it:
-    every record may still hold, and a fail-fast build may run none."""
+    every record may still hold, and a fail-fast build may run none. A ``trusted`` record's
+    folder was found as saved moments ago: it holds its record."""
     if not options.fail_fast and (options.force or options.force_names or any(
-            not (store_dir(records, e.name) / RECORD_FILE).is_file() for e in to_run)):
+            e.name not in trusted and not os.path.isfile(os.path.join(store_dir(records, e.name), RECORD_FILE))
+            for e in to_run)):
         start_early()
 
 
@@ -263,9 +276,12 @@ def _unchanged(config: Config, entries: list[Entry], state: SiteState, report: B
 
 def _early_site(config: Config, entries: list[Entry], parsed: dict[str, Script | ParseError],
                 shown: dict[str, RunResult], api_docs: ApiDocs) -> EarlySite:
-    """What rendering pages as their demo finishes needs: every entry of the site, its result to come."""
-    builds = [EntryBuild(e, s, shown.get(e.name) or shown_only(e, s, Path()))
-              if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
+    """What rendering pages as their demo finishes needs: every entry of the site, its result to
+    come (made once a demo runs: a rebuild whose records all hold renders no page early)."""
+    def builds() -> list[EntryBuild]:
+        return [EntryBuild(e, s, shown.get(e.name) or shown_only(e, s, Path()))
+                if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
+
     return EarlySite(site_info(config, entries, api_docs, parsed), builds, cache_dir(config.records))
 
 

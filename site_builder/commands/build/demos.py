@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,10 +41,11 @@ log = logging.getLogger(__name__)
 @dataclass
 class EarlySite:
     """What rendering pages while demos run needs: the site's settings and every entry
-    (results to come), and the pages once they render (see site/pages/early.py)."""
+    (results to come: ``builds`` makes them, once a demo runs), and the pages once they render
+    (see site/pages/early.py)."""
 
     info: SiteInfo
-    builds: list[EntryBuild]
+    builds: Callable[[], list[EntryBuild]]
     thumbnail_cache: Path
     pages: EarlyPages | None = None
 
@@ -215,7 +217,7 @@ def _prepare_render_while_waiting(
     if early is not None:
         from site_builder.site.pages.early import EarlyPages
 
-        early.pages = EarlyPages(early.info, early.builds, early.thumbnail_cache)
+        early.pages = EarlyPages(early.info, early.builds(), early.thumbnail_cache)
 
 
 def _expected_seconds(config: Config, entries: list[Entry]) -> dict[str, float]:

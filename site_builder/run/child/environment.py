@@ -14,11 +14,12 @@ from typing import Any
 PRELOADED: frozenset[str] = frozenset()
 PRELOADED_USED: set[str] = set()
 KNOWN_VERSIONS: dict[str, str] = {}  # top-level package -> version, found once by the fork server
+PLATFORM: str | None = None  # platform.platform() as the builder found it (set by fork_server.py)
 
 
 def environment_of(namespaces: list[dict[str, Any]]) -> dict[str, str]:
     """Python, platform, the third-party packages the demo's code imported, numpy's BLAS."""
-    env = {"python": platform.python_version(), "platform": platform.platform()}
+    env = {"python": platform.python_version(), "platform": PLATFORM or platform.platform()}
     try:
         tops = sorted(imported_packages(namespaces))
         if tops:  # a stdlib-only demo skips importlib.metadata altogether

@@ -7,10 +7,10 @@ import _thread
 import codecs
 import io
 import json
+import json.encoder
 import os
 import select
 import sys
-import threading
 import time
 from typing import Any
 
@@ -20,6 +20,20 @@ from .process import REAL_EXIT, exit_if_orphaned, kill_descendants, libc
 MAX_EVENT_TEXT = 1 << 20  # split huge writes so no single JSON line is enormous
 
 BURST = 50  # writes per 10 ms beyond which output is batched
+
+
+# json.dumps(obj, ensure_ascii=False) calls this C encoder with these arguments, after building a
+# JSONEncoder and closures each time: Python code every child of the fork server ran afresh
+_MAKE_ENCODER = json.encoder.c_make_encoder
+_REFUSE = json.JSONEncoder().default  # what json.dumps does with a type it cannot encode
+
+
+def event_json(obj: Any) -> str:
+    """``json.dumps(obj, ensure_ascii=False)``'s text."""
+    if _MAKE_ENCODER is None:
+        return json.dumps(obj, ensure_ascii=False)
+    encode = _MAKE_ENCODER({}, _REFUSE, json.encoder.encode_basestring, None, ": ", ", ", False, False, True)
+    return "".join(encode(obj, 0))
 
 
 class Events:
@@ -32,7 +46,7 @@ class Events:
     def send(self, objs: list[RunnerEvent]) -> None:
         if os.getpid() != self.pid or not objs:
             return
-        text = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs)
+        text = "".join(event_json(o) + "\n" for o in objs)
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates from a demo's str
@@ -55,7 +69,9 @@ class Sink:
 
     def __init__(self, events: Events, out_fd: int, err_fd: int) -> None:
         self.events = events
-        self.lock = threading.Lock()
+        # _thread's lock (the very type threading.Lock is): threading stays unimported, as under plain
+        # python, and its after-fork hook does not run in each child of the fork server (~100 pages)
+        self.lock = _thread.allocate_lock()
         self.fds = {out_fd: "stdout", err_fd: "stderr"}
         self.raw_fds = {"stdout": 1, "stderr": 2}
         self.decoders = {
@@ -150,7 +166,7 @@ class Sink:
     def after_fork(self) -> None:
         """In a fork of the demo (multiprocessing): plain line-buffered fd 1/2 writes."""
         self.forked = True
-        self.lock = threading.Lock()
+        self.lock = _thread.allocate_lock()
         for name, fd in (("stdout", 1), ("stderr", 2)):
             if isinstance(getattr(sys, name), TextStream):
                 setattr(sys, name, io.TextIOWrapper(io.FileIO(fd, "w", closefd=False),

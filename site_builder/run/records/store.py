@@ -26,6 +26,7 @@ API (also for ``check`` and ``--shard``):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import os
 import platform
@@ -168,6 +169,10 @@ class RecordStore:
     # entry -> what the last published build kept of its trusted record's result: such a
     # record is read only when a page needs it (see trusted_row)
     rows: dict[str, ResultRow] = field(default_factory=dict)
+    # trusted records whose every file had the full stat signature (size, mtime, ctime, inode) the
+    # last build saved when this build looked (see rebuild.trusted_records): their bytes are the
+    # trusted ones, so trusted_row does not read them
+    signed: frozenset[str] = frozenset()
     _installed: dict[str, str | None] = field(default_factory=dict)  # per-build version cache
     # records folder -> its names starting with "." when this build first looked (what killed
     # builds leave there): listed once per folder, not once per entry (quadratic in a big site)
@@ -209,22 +214,23 @@ class RecordStore:
     def trusted_row(self, entry: Entry) -> LazyResult | None:
         """The trusted record of ``entry`` as the row the last build kept of it, parsed only when
         asked for (None when there is no row, or its bytes are not the trusted ones: look it up).
-        Its bytes are hashed now, as a lookup does; read again later, they must still be those,
-        or the build stops (the record changed while it ran)."""
+        Its bytes are hashed now, as a lookup does, unless its signature vouched for them (see
+        ``signed``); read later, they must be the trusted ones, or the build stops (the record
+        changed while it ran)."""
         row, digest = self.rows.get(entry.name), self.trusted.get(entry.name, "")
         if row is None or not digest:
             return None
-        folder = store_dir(self.records, entry.name)
-        try:
-            with open_regular(folder, RECORD_FILE) as f:
-                if record_digest(f.read()) != digest:
-                    return None
-        except (UnsafeFileError, OSError):
-            return None
+        if entry.name not in self.signed:
+            try:
+                with open_regular(store_dir(self.records, entry.name), RECORD_FILE) as f:
+                    if record_digest(f.read()) != digest:
+                        return None
+            except (UnsafeFileError, OSError):
+                return None
 
         def load() -> RunResult:
             try:
-                result, _, same = _read_record(folder, digest)
+                result, _, same = _read_record(store_dir(self.records, entry.name), digest)
             except (OSError, RecordError) as exc:
                 raise RecordChangedError(f"{entry.name}: its run record changed while the build ran ({exc}): "
                                          "build again") from None
@@ -268,10 +274,14 @@ class RecordStore:
     def check_replaceable(self, entries: list[Entry]) -> None:
         """Refuse (exit status 2) before anything runs when a folder in the records' place of an
         entry is not a record: committing the entry's run would delete it."""
-        shown = relative_to_root(self.records, self.root)  # once, not once per entry
         for entry in entries:
             folder = store_dir(self.records, entry.name)
-            check_replaceable(folder, RECORD_FILE, "a run record", f"{shown}/{entry.name}")
+            check_replaceable(folder, RECORD_FILE, "a run record", f"{self.shown_records}/{entry.name}")
+
+    @functools.cached_property
+    def shown_records(self) -> str:
+        """The records folder as messages show it: found once a build, not once an entry (two realpaths)."""
+        return relative_to_root(self.records, self.root)
 
     def staging(self, name: str) -> Path:
         """A fresh, empty folder beside the record of entry ``name`` to run it into."""
@@ -295,8 +305,7 @@ class RecordStore:
                 inputs = self.inputs(entry, script, result, options)
                 result = dataclasses.replace(result, verdict=carried_verdict(target, inputs, result.environment))
                 result = save_record(staging, result, inputs)
-                check_replaceable(target, RECORD_FILE, "a run record",
-                                  f"{relative_to_root(self.records, self.root)}/{entry.name}")
+                check_replaceable(target, RECORD_FILE, "a run record", f"{self.shown_records}/{entry.name}")
                 staging.chmod(0o755)  # mkdtemp made it private; a record is meant to be shared
                 replace_dir(staging, target)
         except BaseException:

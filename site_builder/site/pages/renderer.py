@@ -94,8 +94,9 @@ class PageRenderer(CellViews):
 
     def prose_links(self, entry: Entry) -> ProseLinks:
         """What the prose of ``entry``'s page links to: its imports' documentation, the other entries."""
-        return ProseLinks(self.info.api_docs, imported_names(entry.source), self.linkable,
-                          "../" * (entry.name.count("/") + 1))
+        # its imports name API targets, which only inventories resolve: no parse of its source without one
+        aliases = imported_names(entry.source) if self.info.api_docs else {}
+        return ProseLinks(self.info.api_docs, aliases, self.linkable, "../" * (entry.name.count("/") + 1))
 
     def prose(self, text: str, language: str, id_prefix: str = "", page: PageContext | None = None,
               first_line: int = 0) -> Markup:

@@ -31,7 +31,6 @@ from site_builder.run.results import ResultRow
 from site_builder.site.rebuild.state import (
     RebuildInputs,
     SiteState,
-    by_folder,
     intact_folder,
     is_intact,
     repeated_sha,
@@ -123,8 +122,9 @@ def lookup_base(settings: str, code: str, stamp: str) -> str:
 
 
 def lookup_key(base: str, entry: Entry) -> str:
-    """What a record lookup of ``entry`` compares: ``base`` (lookup_base) and its script."""
-    return repeated_sha(base, entry.rel_path, entry.content)
+    """What a record lookup of ``entry`` compares: ``base`` (lookup_base) and its script (by the
+    digest of its content, which the build takes anyway: the script is not hashed twice)."""
+    return repeated_sha(base, entry.rel_path, content_digest(entry))
 
 
 def parse_key(prose: str, code: str, entry: Entry) -> str:
@@ -184,11 +184,15 @@ def site_fingerprint(base: str, entries: list[Entry], records: dict[str, str],
 def trusted_records(inputs: RebuildInputs, entries: list[Entry], state: SiteState | None) -> dict[str, str]:
     """Entry name -> record_digest of the record the last published build used, for each entry
     whose lookup would compare only what has not changed since (its script, its record's files,
-    the files it read, and lookup_base): RecordStore takes those records as they are."""
+    the files it read, and lookup_base): RecordStore takes those records as they are.
+
+    Each file of such a record's folder has the full signature the state saved (size, mtime,
+    ctime, inode; its content too when it was racy): a record rewritten since, even with its
+    size and mtime put back, has another ctime. So its bytes are the ones the digest was taken
+    of, and they are not read again here (see RecordStore.signed)."""
     if state is None:
         return {}
     base = lookup_base(inputs.settings, code_fingerprint(known_versions(state)), packages_stamp())
-    folders = by_folder(k for k in state.files if k.startswith("rec:"))
     trusted: dict[str, str] = {}
     for entry in entries:
         saved = state.entries.get(entry.name, {})
@@ -196,7 +200,7 @@ def trusted_records(inputs: RebuildInputs, entries: list[Entry], state: SiteStat
             continue
         if f"rec:{entry.name}/{RECORD_FILE}" not in state.files:
             continue
-        if intact_folder(inputs.folders, state, folders, f"rec:{entry.name}/") is None:
+        if intact_folder(inputs.folders, state, f"rec:{entry.name}/") is None:
             continue
         if all(_read_unchanged(inputs.folders, state, rel) for rel in saved.get("reads", [])):
             trusted[entry.name] = saved["record"]
@@ -262,7 +266,7 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
     # discovery need not read them (their digests matched above, read after their signature)
     signed = {e.name: [e.rel_path, *e.signature] for e in entries
               if e.signature and not e.known_digest and state.entries[e.name].get("script") != [e.rel_path, *e.signature]}
-    racy_files = any(len(s) > 3 for s in state.files.values())
+    racy_files = any(isinstance(s[-1], str) for s in state.files.values() if s)
     if racy_files or signed:
         if racy_files:  # racy files checked by content once are plain now: later checks only stat them
             state.files = track_files(folders, list(state.files))

@@ -40,7 +40,8 @@ from site_builder.site.rebuild.state import (
     RebuildInputs,
     Signature,
     SiteState,
-    by_folder,
+    files_below,
+    files_outside,
     intact_folder,
     is_intact,
     load_state,
@@ -56,7 +57,7 @@ from site_builder.site.rebuild.state import (
 from site_builder.site.publish.search import SEARCH_DIR, seedable
 from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, published_pages, shards_of
 from site_builder.site.sitefiles import (
-    HOME, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds, value_paths,
+    HOME, VALUES_FOLDER, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds, value_paths,
 )
 
 if TYPE_CHECKING:
@@ -165,7 +166,6 @@ class Rebuild:
     records_checked: bool = True
     # the records the lookups trusted, found with the bytes trusted (see RecordStore.confirmed_records)
     trusted: dict[str, str] = field(default_factory=dict)
-    _folders: dict[str, list[str]] | None = None  # tracked files by "out:NAME/" / "rec:NAME/"
     digests: dict[str, str] = field(default_factory=dict)  # entry -> the digest of its result
     site_rows: dict[str, str] = field(default_factory=dict)  # entry -> its row of the site's connections
     _index: Callable[[], str] | None = None  # makes the site's connections to save (None: the saved ones hold)
@@ -220,15 +220,7 @@ class Rebuild:
     def _intact(self, prefix: str) -> list[str] | None:
         """The tracked files of one folder (``out:NAME/``) when all are as saved (None when one is not)."""
         assert self.state is not None
-        return intact_folder(self.inputs.folders, self.state, self._grouped(), prefix)
-
-    def _grouped(self) -> dict[str, list[str]]:
-        """The tracked files by folder (see by_folder), grouped once: a lookup per entry, not a
-        scan of every file."""
-        assert self.state is not None
-        if self._folders is None:
-            self._folders = by_folder(self.state.files)
-        return self._folders
+        return intact_folder(self.inputs.folders, self.state, prefix)
 
     def plan(self) -> RenderPlan:
         """Link what is unchanged and intact in the published site; render the rest."""
@@ -240,30 +232,31 @@ class Rebuild:
         notebooks: dict[str, Path] = {}
         warnings: list[str] = []
         output = tracked_path(self.inputs.folders, "out:")  # a published file is output + its name
+        files = self.state.files
+        any_values = bool(files_below(self.state, f"out:{VALUES_FOLDER}/"))  # most sites have none
         for name in sorted(names):
             saved = self.state.entries.get(name, {})
             published = self._intact(f"out:{name}/")
             # a record its lookup trusted: trusted_records found its folder intact in this build
             records_intact = name in self.trusted or self._intact(f"rec:{name}/") is not None
-            notebook = f"out:{notebook_path(name)}"
-            values = [k for path in value_paths(name) if (k := f"out:{path}") in self.state.files]
+            values = [k for path in value_paths(name) if (k := f"out:{path}") in files] if any_values else []
             if (saved.get("page") == self.page_keys[name] and published and records_intact
-                    and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in values)):
+                    and all(is_intact(tracked_path(self.inputs.folders, k), files[k]) for k in values)):
                 reused += [SiteFile(k[4:], source=output + k[4:]) for k in published + values]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
+            notebook = f"out:{notebook_path(name)}"
             if (saved.get("notebook") == self.notebook_keys[name] and published and records_intact
                     and notebook in published):
                 notebooks[name] = tracked_file(self.inputs.folders, notebook)
         site_pages = True
         if self.state.site_key == self.site_key:
-            grouped = self._grouped()
-            # made with their entry's page: the files of its folder, its values
-            of_entries = {k for name in names for k in grouped.get(f"out:{name}/", ())}
-            of_entries.update(f"out:{k}" for name in names for k in value_paths(name))
-            shared = [k for k in self.state.files if k.startswith("out:") and k not in of_entries
-                      and k[4:].split("/", 1)[0] != SEARCH_DIR]
+            # not made with an entry's page (the files of its folder, its values), nor the index's
+            shared = files_outside(self.state, "out:", names | {SEARCH_DIR})
+            if any(k.startswith(f"out:{VALUES_FOLDER}/") for k in shared):
+                of_entries = {f"out:{k}" for name in names for k in value_paths(name)}
+                shared = [k for k in shared if k not in of_entries]
             if shared and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in shared):
                 reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in shared]
                 site_pages = False
@@ -329,7 +322,6 @@ class Rebuild:
         keys: list[str] = []
         lookups_base = lookup_base(self.inputs.settings, code, stamp) if self.records_checked else ""
         previous = self.state.files if self.state is not None else {}
-        record_folders = by_folder(k for k in previous if k.startswith("rec:")) if self.trusted else {}
         known: dict[str, Signature] = {}  # checked during this build, not written since
         for build in self.builds:
             name = build.entry.name
@@ -355,7 +347,7 @@ class Rebuild:
             reads = [f"src:{rel}" for rel in row.reads]
             if self.trusted.get(name) == state.entries[name]["record"]:
                 # the record its lookup trusted, whose files and reads trusted_records checked
-                record_files = record_folders.get(f"rec:{name}/", [])
+                record_files = files_below(self.state, f"rec:{name}/") if self.state is not None else []
                 known.update((k, previous[k]) for k in record_files + reads if k in previous)
                 keys += record_files
             else:

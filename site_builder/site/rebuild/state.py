@@ -8,9 +8,9 @@ git-ignored by its own ``.gitignore``, never published) keeps:
   pages, ``SOURCE_DATE_EPOCH``, every entry's source and run record, the versions of the
   packages each record lists; see ``rebuild``);
 - the files it tracks: every file of the published folder, of the run records and every file
-  a demo read, by size, mtime and inode (and by content when written moments before the
-  save, where an mtime could not tell two writes apart), so a file deleted or edited by hand
-  is noticed;
+  a demo read, by size, mtime and inode, the last two kinds by ctime too (and by content when
+  written moments before the save, where an mtime could not tell two writes apart), so a file
+  deleted or edited by hand is noticed, and a record rewritten with its mtime put back too;
 - per entry, the key of what its page and its notebook depend on, so that a rebuild links
   the unchanged pages of the published site into the staged one instead of rendering them
   (see ``rebuild_plan``);
@@ -24,29 +24,33 @@ until an entry's parse is used: a site of 10,000 entries holds its parses in a t
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from site_builder.fs import racy, relative_to_root, walk_names, write_atomic, writing
-from site_builder.names import MAX_SECTION_DEPTH
 from site_builder.project.folders import Folders, ensure_cache_dir
 
-STATE_FORMAT = 7  # bump when the state file's layout or meaning changes; another format is a full build
+STATE_FORMAT = 8  # bump when the state file's layout or meaning changes; another format is a full build
 # 2: published record files are copies (1 hard-linked them: a full build makes the copies)
 # 3: per entry the key of its record's lookup, the files it read (trusted_records), its parse
 # 4: the parses in a file of their own (site-ID.scripts), read when something changed
 # 5: (withdrawn) the pages' labels and references beside the parses; 6: as 4, never read as 5
 # 7: per entry a row of its result (duration, blocks run and in all, its glued values' key)
+# 8: the signature of a record's file and of a file a demo read holds its ctime (trusted_records);
+#    an entry's lookup key takes its script by the digest of its content
 # A file modified this close before the state was saved (fs.racy) is also kept by content.
 
-Signature = list[Any]  # [size, mtime_ns, inode] or [size, mtime_ns, inode, sha256]
+# [size, mtime_ns, inode] (a published file), [size, mtime_ns, inode, ctime_ns] (a record's file, a
+# file a demo read: see _CTIME_KINDS); racy ones with their content's sha256 last
+Signature = list[Any]
 
 
 @dataclass
@@ -62,10 +66,15 @@ class SiteState:
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
     # entry -> (the key of its parse, the parse as JSON text): see saved_scripts; None until read
     scripts: dict[str, tuple[str, str]] | None = None
-    # entry -> its part of the site's connections (references.index), as text: valid with its parse
-    site_rows: dict[str, str] = field(default_factory=dict)
-    # the site's connections merged (references.index) to write beside the parses; None: the file holds
-    index: str | None = None
+    site_rows: dict[str, str] = field(default_factory=dict)  # entry -> its row (references.index): see saved_scripts
+    index: str | None = None  # the site's connections (references.index) to save; None: the file holds
+    _sorted: tuple[dict[str, Signature], list[str]] | None = field(default=None, repr=False, compare=False)
+
+    def sorted_files(self) -> list[str]:
+        """The tracked keys, sorted (once for the ``files`` mapping it holds: see files_below)."""
+        if self._sorted is None or self._sorted[0] is not self.files or len(self._sorted[1]) != len(self.files):
+            self._sorted = (self.files, sorted(self.files))  # a loaded state's are in order: a linear sort
+        return self._sorted[1]
 
 
 @dataclass(frozen=True)
@@ -110,7 +119,7 @@ def _index_path(folders: Folders) -> Path:
 
 def saved_index(folders: Folders) -> str:
     """The site's connections as the last build saved them (references.index), "" when unreadable."""
-    try:
+    try:  # the file is data: see index_from_data
         return _index_path(folders).read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
@@ -249,37 +258,62 @@ repeated_sha = functools.lru_cache(maxsize=1 << 16)(sha_of)
 # ---------------------------------------------------------------- tracked files
 
 
-def _signature(path: Path | str) -> Signature | None:
+# The kinds of tracked files whose signature holds the ctime too: a record's files and the files a
+# demo read. A published file's leaves it out: each build links the files it reuses into the new
+# site, and a link changes an inode's ctime.
+_CTIME_KINDS = ("rec:", "src:")
+
+
+def _signature(path: Path | str, kind: str) -> Signature | None:
     try:
         st = os.lstat(path)
     except OSError:
         return None
+    if kind in _CTIME_KINDS:
+        return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
 def is_intact(path: Path | str, saved: Signature) -> bool:
-    """True when the file at ``path`` still has the ``saved`` signature (and content, when racy)."""
-    now = _signature(path)
-    if now is None or now != saved[:3]:
+    """True when the file at ``path`` still has the ``saved`` signature (and content, when racy).
+    The saved signature is data: one of another shape is never intact."""
+    try:
+        st = os.lstat(path)
+    except OSError:
         return False
-    if len(saved) > 3:  # written just before the save: the content decides
-        try:
-            with open(path, "rb") as f:
-                return sha_of(f.read()) == saved[3]
-        except OSError:
-            return False
-    return True
+    if len(saved) == 3:  # most files: a published one, not racy
+        return saved == [st.st_size, st.st_mtime_ns, st.st_ino]
+    if len(saved) == 4 and type(saved[3]) is int:  # a record's or a read file's, not racy
+        return saved == [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
+    if len(saved) not in (4, 5) or not isinstance(saved[-1], str):
+        return False
+    stat = saved[:-1]  # written just before the save: the content decides too
+    if stat != [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns][:len(stat)]:
+        return False
+    try:
+        with open(path, "rb") as f:
+            return sha_of(f.read()) == saved[-1]
+    except OSError:
+        return False
 
 
 def tracked_path(folders: Folders, key: str, output: Path | None = None) -> str:
-    """The file a tracked key names, as a plain string: pathlib would cost more than the stat
-    calls for a site of thousands of files."""
-    kind, _, rel = key.partition(":")
-    return f"{_tracked_bases(folders, output)[kind]}/{rel}"
+    """The file a tracked key names (``output``: where the published files are, when not
+    ``folders.output``), as a plain string: pathlib would cost more than the stat calls for a
+    site of thousands of files; the folders' texts are made once for a run of calls."""
+    last = _last_bases  # read once: another thread may set it meanwhile
+    bases = last[2] if last[0] is folders and last[1] is output else _tracked_bases(folders, output)
+    return bases[key[:4]] + key[4:]
 
 
-def _tracked_bases(folders: Folders, output: Path | None = None) -> dict[str, str]:
-    return {"out": str(output or folders.output), "rec": str(folders.records), "src": str(folders.root)}
+_last_bases: tuple[Any, Any, dict[str, str]] = (None, None, {})  # the folders, output and their texts last asked
+
+
+def _tracked_bases(folders: Folders, output: Path | None) -> dict[str, str]:
+    global _last_bases
+    bases = {"out:": f"{output or folders.output}/", "rec:": f"{folders.records}/", "src:": f"{folders.root}/"}
+    _last_bases = (folders, output, bases)
+    return bases
 
 
 def tracked_file(folders: Folders, key: str, output: Path | None = None) -> Path:
@@ -301,10 +335,10 @@ def track_files(folders: Folders, keys: list[str], output: Path | None = None,
             files[key] = known[key]
             continue
         path = tracked_path(folders, key, output)
-        signature = _signature(path)
+        signature = _signature(path, key[:4])
         if signature is None:
             continue
-        if racy(signature[1], now):
+        if racy(max(signature[1], signature[3]) if len(signature) > 3 else signature[1], now):
             try:
                 with open(path, "rb") as f:
                     signature.append(sha_of(f.read()))
@@ -323,44 +357,44 @@ def unchanged_files(folders: Folders, state: SiteState) -> bool:
         published += 1
     if published != sum(1 for key in state.files if key.startswith("out:")):
         return False
-    bases = _tracked_bases(folders)
-    for key, saved in state.files.items():
-        kind, _, rel = key.partition(":")
-        path = f"{bases[kind]}/{rel}"
-        if len(saved) != 3:  # racy (kept by content too), or not a signature this builder saved
-            if not is_intact(path, saved):
-                return False
-            continue
-        # is_intact inlined: tens of thousands of files on a no-change rebuild
-        try:
-            st = os.lstat(path)
-        except OSError:
-            return False
-        if st.st_size != saved[0] or st.st_mtime_ns != saved[1] or st.st_ino != saved[2]:
-            return False
-    return True
+    return all(is_intact(tracked_path(folders, key), saved) for key, saved in state.files.items())
 
 
-def by_folder(keys: Iterable[str]) -> dict[str, list[str]]:
-    """Tracked keys by every folder they are in, down to an entry's (``out:NAME/``,
-    ``rec:SECTION/NAME/``): one dictionary look-up per entry, not a scan of every file."""
-    folders: dict[str, list[str]] = {}
+def files_below(state: SiteState, prefix: str) -> list[str]:
+    """The tracked keys below the folder ``prefix`` (``out:NAME/``, ``rec:SECTION/NAME/``), in
+    order: two bisections of the keys sorted once, not a scan of every file."""
+    keys = state.sorted_files()
+    start = bisect.bisect_left(keys, prefix)
+    # the keys starting with "kind:folder/" are those from it up to "kind:folder0" ("0" follows "/")
+    return keys[start:bisect.bisect_left(keys, f"{prefix[:-1]}0", start)]
+
+
+def files_outside(state: SiteState, prefix: str, folders: Collection[str]) -> list[str]:
+    """The tracked keys starting with ``prefix`` (``out:``) below none of ``folders`` (paths after
+    the prefix, without the last "/"), in order: a folder's keys are skipped with one bisection,
+    not looked at one by one."""
+    keys = state.sorted_files()
+    found: list[str] = []
+    start = len(prefix)
+    i, end = bisect.bisect_left(keys, prefix), bisect.bisect_left(keys, f"{prefix[:-1]}{chr(ord(prefix[-1]) + 1)}")
+    while i < end:
+        key = keys[i]
+        slash = key.find("/", start)
+        while slash != -1 and key[start:slash] not in folders:
+            slash = key.find("/", slash + 1)
+        if slash == -1:
+            found.append(key)
+            i += 1
+        else:  # below the folder key[:slash]: its keys end before key[:slash] + "0" (see files_below)
+            i = bisect.bisect_left(keys, f"{key[:slash]}0", i)
+    return found
+
+
+def intact_folder(folders: Folders, state: SiteState, prefix: str) -> list[str] | None:
+    """The tracked files below ``prefix`` (see files_below) when all are as saved, else None."""
+    keys = files_below(state, prefix)
+    files = state.files
     for key in keys:
-        kind, _, rel = key.partition(":")
-        parts = rel.split("/")[:-1][:MAX_SECTION_DEPTH + 1]
-        for depth in range(1, len(parts) + 1):
-            folders.setdefault(f"{kind}:{'/'.join(parts[:depth])}/", []).append(key)
-    return folders
-
-
-def intact_folder(folders: Folders, state: SiteState, grouped: dict[str, list[str]],
-                   prefix: str) -> list[str] | None:
-    """The tracked files below ``prefix`` (see by_folder) when all are as saved, else None."""
-    keys = grouped.get(prefix, [])
-    bases = _tracked_bases(folders)  # once, not once a file
-    for key in keys:
-        kind, _, rel = key.partition(":")
-        if not is_intact(f"{bases[kind]}/{rel}", state.files[key]):
+        if not is_intact(tracked_path(folders, key), files[key]):
             return None
     return keys
-
