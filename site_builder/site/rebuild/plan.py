@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, walk_names
@@ -168,7 +168,7 @@ class Rebuild:
     trusted: dict[str, str] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)  # entry -> the digest of its result
     site_rows: dict[str, str] = field(default_factory=dict)  # entry -> its row of the site's connections
-    _index: Callable[[], str] | None = None  # makes the site's connections to save (None: the saved ones hold)
+    _index: Callable[[], Iterator[bytes]] | None = None  # the site's connections to save (None: the saved ones hold)
 
     def __post_init__(self) -> None:
         # ``state``: the saved state when the caller has loaded it already
@@ -317,7 +317,7 @@ class Rebuild:
         packages: dict[str, list[str]] = {}
         stamp, code = packages_stamp(), code_fingerprint(self.versions)
         state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={},
-                          site_rows=self.site_rows, index=self._index() if self._index is not None else None)
+                          site_rows=self.site_rows, index=self._index)
         assert state.scripts is not None
         keys: list[str] = []
         lookups_base = lookup_base(self.inputs.settings, code, stamp) if self.records_checked else ""

@@ -30,7 +30,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,7 @@ class SiteState:
     # entry -> (the key of its parse, the parse as JSON text): see saved_scripts; None until read
     scripts: dict[str, tuple[str, str]] | None = None
     site_rows: dict[str, str] = field(default_factory=dict)  # entry -> its row (references.index): see saved_scripts
-    index: str | None = None  # the site's connections (references.index) to save; None: the file holds
+    index: Callable[[], Iterable[bytes]] | None = None  # makes the site's connections (references.index) to save
     _sorted: tuple[dict[str, Signature], list[str]] | None = field(default=None, repr=False, compare=False)
 
     def sorted_files(self) -> list[str]:
@@ -168,7 +168,7 @@ def save_state(folders: Folders, state: SiteState) -> None:
         if scripts is not None:  # None: a loaded state whose parses were never read: the file holds
             write_atomic(_scripts_path(folders), _script_lines(scripts, state.site_rows))
         if state.index is not None:  # under a key of what it was made from: a stale one is not read
-            write_atomic(_index_path(folders), [state.index.encode("utf-8")])
+            write_atomic(_index_path(folders), state.index())
         # a killed build leaves the old state or the new one
         write_atomic(_state_path(folders), _json_parts(data, ("entries", "files")))
 

@@ -14,7 +14,7 @@ else it merges again.  The state is data: an index of another shape is none (mer
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from site_builder.site.prose.labels import SiteLabels
@@ -59,7 +59,7 @@ def index_key(code: str, info: SiteInfo, builds: list[EntryBuild], rows: Mapping
 
 def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved_rows: dict[str, str],
                      saved_index: Callable[[], str]
-                     ) -> tuple[SiteReferences, dict[str, str], Callable[[], str] | None]:
+                     ) -> tuple[SiteReferences, dict[str, str], Callable[[], Iterator[bytes]] | None]:
     """The site's connections (references.index): read back from ``saved_index`` when every
     entry's row is as saved (``saved_rows``: entry -> its saved row, of the entries whose parse
     holds), else merged again from each page's prose; with every entry's row, and what makes
@@ -91,25 +91,31 @@ def _label(label: Label) -> list[str]:
     return [label.entry, label.anchor, label.text, label.where, label.number]
 
 
-def index_data(site: SiteReferences, key: str) -> str:
-    """``site`` (with each page's key, and the site-wide pages' key) as the state keeps it, under ``key``."""
+def index_data(site: SiteReferences, key: str) -> Iterator[bytes]:
+    """``site`` (with each page's key, and the site-wide pages' key) as the state keeps it, under
+    ``key``: one JSON object, a member at a time (a large site's whole index as one structure
+    would add to the build's peak memory while the state is saved)."""
     labels, names = site.labels, list(site.facts)
-    data = {
-        "key": key, "names": names, "site_key": site.site_key(), "page_keys": [site.page_key(n) for n in names],
-        "facts": [[f.title, f.summary] for f in site.facts.values()],
-        "terms": [[k, t.text, t.entry, t.anchor, t.title, t.summary] for k, t in site.terms.terms.items()],
-        "term_problems": site.terms.problems, "problems": site.problems, "aliased": site.aliased,
-        "scans": {n: found for n, scan in site.scans.items() if (found := _scan_data(scan)) is not None},
-        "refers_to": {n: sorted(v) for n, v in site.refers_to.items() if v},
-        "mentions": {n: sorted(v) for n, v in site.mentions.items() if v},
-        "referrers": site.referrers, "cited_by": site.cited_by,
-        "first": [[n, *_label(v)] for n, v in labels.first.items()],
-        "pages": {n: [[k, *_label(v)] for k, v in own.items()] for n, own in labels.pages.items() if own},
-        "label_problems": labels.problems,
-        "html_ids": {n: list(ids.items()) for n, ids in labels.html_ids.items() if ids},
-        "docs": [[doc, entry, title] for doc, (entry, title) in labels.docs.items()],
-    }
-    return _dumps(data)
+    members: list[tuple[str, Callable[[], Any]]] = [
+        ("key", lambda: key), ("names", lambda: names), ("site_key", site.site_key),
+        ("page_keys", lambda: [site.page_key(n) for n in names]),
+        ("facts", lambda: [[f.title, f.summary] for f in site.facts.values()]),
+        ("terms", lambda: [[k, t.text, t.entry, t.anchor, t.title, t.summary] for k, t in site.terms.terms.items()]),
+        ("term_problems", lambda: site.terms.problems), ("problems", lambda: site.problems),
+        ("aliased", lambda: site.aliased),
+        ("scans", lambda: {n: found for n, scan in site.scans.items() if (found := _scan_data(scan)) is not None}),
+        ("refers_to", lambda: {n: sorted(v) for n, v in site.refers_to.items() if v}),
+        ("mentions", lambda: {n: sorted(v) for n, v in site.mentions.items() if v}),
+        ("referrers", lambda: site.referrers), ("cited_by", lambda: site.cited_by),
+        ("first", lambda: [[n, *_label(v)] for n, v in labels.first.items()]),
+        ("pages", lambda: {n: [[k, *_label(v)] for k, v in own.items()] for n, own in labels.pages.items() if own}),
+        ("label_problems", lambda: labels.problems),
+        ("html_ids", lambda: {n: list(ids.items()) for n, ids in labels.html_ids.items() if ids}),
+        ("docs", lambda: [[doc, entry, title] for doc, (entry, title) in labels.docs.items()]),
+    ]
+    for i, (name, value) in enumerate(members):
+        yield f"{'{' if i == 0 else ','}{_dumps(name)}:{_dumps(value())}".encode("utf-8")
+    yield b"}"
 
 
 class _Malformed(Exception):
