@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import struct
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from site_builder.project.folders import CACHE_DIR
 from site_builder.run.records import store
 from site_builder.site.downloads import archives
 from site_builder.site.publish import search_shards
+from site_builder.site.rebuild.state import sha_of
 from site_builder.site.references import site as connections
 
 DEMO = '''\
@@ -156,6 +158,40 @@ def _damage_signatures(project: Path) -> None:
         saved.write_text(json.dumps(state), encoding="utf-8")
 
 
+def _tamper_archives(project: Path) -> None:
+    """A byte of each published archive's last member changed in place, its size and mtime put back:
+    only its content tells (the published folder is data)."""
+    for archive in (project / "build" / "_downloads").glob("*.zip"):
+        before = archive.stat()
+        raw = archive.read_bytes()
+        start = struct.unpack_from("<I", raw, raw.rindex(b"PK\x05\x06") + 16)[0]  # the central directory
+        with open(archive, "r+b") as f:
+            f.seek(start - 2)  # inside the last member's deflated bytes
+            f.write(bytes([raw[start - 2] ^ 0xFF]))
+        os.utime(archive, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _damage_archive_digests(project: Path) -> None:
+    """The saved archives' digests replaced by wrong ones (the state is data)."""
+    for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.json"):
+        state = json.loads(saved.read_bytes())
+        state["archives"] = {path: "0" * 64 for path in state["archives"]}
+        saved.write_text(json.dumps(state), encoding="utf-8")
+
+
+def _edit_with_forged_digest(project: Path, name: str, old: str, new: str) -> None:
+    """A script edited (its size kept), the saved state forged to say the new text is the one the
+    published archive holds."""
+    path = project / "demos" / f"{name}.py"
+    edited = path.read_bytes().replace(old.encode(), new.encode())
+    for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.json"):
+        state = json.loads(saved.read_bytes())
+        state["entries"][name]["source"] = sha_of(edited)
+        saved.write_text(json.dumps(state), encoding="utf-8")
+    assert len(old) == len(new)
+    _edit(project, name, old, new)
+
+
 def _rewrite_record_in_place(project: Path, name: str, old: bytes, new: bytes) -> None:
     """A record the last build trusted, rewritten in place with its size and mtime put back (still
     a good record: the page shows its new output): only its ctime tells."""
@@ -191,6 +227,12 @@ CHANGES = [
      lambda p: _edit_signed_in_place(p, "e1", "# a third", "# a THIRD")),
     ("the saved script signatures damaged, a comment edited",
      lambda p: (_damage_signatures(p), _edit(p, "e2", "# a note", "# a memo"))),
+    ("the published archives changed in place, a comment edited",
+     lambda p: (_tamper_archives(p), _edit(p, "e1", "# a THIRD", "# a fourth"))),
+    ("the saved archives' digests damaged, a comment edited",
+     lambda p: (_damage_archive_digests(p), _edit(p, "e2", "# a memo", "# a jotting"))),
+    ("a script edited, its saved digest forged to the new text's",
+     lambda p: _edit_with_forged_digest(p, "e2", "# a jotting", "# a JOTTING")),
     ("a trusted record's output rewritten in place, its size and mtime put back",
      lambda p: _rewrite_record_in_place(p, "e1", b"banana", b"BANANA")),
 ]
@@ -269,7 +311,7 @@ INDEX_CHANGES = [
     ("titles changed (their referrers and neighbours show them)", lambda p: (
         _edit(p, "e8", "defines a shared label.", "a new title."), _edit(p, "e6", "refers to another.", "refers to others."))),
     ("an entry another refers to renamed", lambda p: _rename(p, "e8", "e9")),
-    ("the saved index removed, a comment edited", lambda p: (_damage_index(p, "removed"), _edit(p, "e1", "# a THIRD", "# a 4th"))),
+    ("the saved index removed, a comment edited", lambda p: (_damage_index(p, "removed"), _edit(p, "e1", "# a fourth", "# a 4th"))),
     ("the saved index cut short, a comment edited", lambda p: (_damage_index(p, "cut"), _edit(p, "e1", "# a 4th", "# a 5th"))),
     ("the saved index forged in shape, a comment edited", lambda p: (
         _damage_index(p, "forged"), _edit(p, "e1", "# a 5th", "# a 6th"))),
@@ -327,7 +369,7 @@ def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path],
     monkeypatch.setattr(connections, "page_labels", lambda b, *a: (prose.append(b.entry.name), labelling(b, *a))[1])
     lent: list[int] = []  # members the published archives lent the new ones
     lending = archives.published_members
-    monkeypatch.setattr(archives, "published_members", lambda path: (m := lending(path), lent.append(len(m)))[0])
+    monkeypatch.setattr(archives, "published_members", lambda archive: (m := lending(archive), lent.append(len(m)))[0])
     for i, (what, change) in enumerate(CHANGES + REFERENCE_CHANGES + INDEX_CHANGES):
         change(project)
         config = load_config(project)  # as each build command does: a settings change is seen

@@ -225,6 +225,30 @@ def test_a_published_archive_lends_its_members_to_the_next_one(tmp_path: Path) -
     assert published_members(published) == {}
 
 
+def test_a_published_archive_known_by_its_digest_lends_its_unchanged_members_as_stored(tmp_path: Path) -> None:
+    """An archive the last build wrote (its saved digest) lends the members said unchanged as they
+    are stored, giving the bytes of an archive made afresh; with another digest, or another size
+    said, every member is inflated and checked as before (the state is data)."""
+    from site_builder.site.downloads.archives import (
+        PublishedArchive, archive_digest, published_members, reproducible_zip,
+    )
+
+    members = {"b/été.py": "données".encode() * 500, "a.py": b"", "z.py": bytes(range(256)) * 300}
+    published = tmp_path / "scripts.zip"
+    published.write_bytes(reproducible_zip(members))
+    sizes = {name: len(data) for name, data in members.items()}
+    lent = published_members(PublishedArchive(published, archive_digest(published.read_bytes()), sizes))
+    edited = {**members, "a.py": b"print('after the edit')\n", "new.py": b"x = 1\n"}
+    taken = {**edited, "b/été.py": lent["b/été.py"], "z.py": lent["z.py"]}
+    assert reproducible_zip(taken, lent) == reproducible_zip(edited)
+    inflated = published_members(published)
+    for digest in ("0" * 64, archive_digest(b"")):  # not the archive's: each member inflated and checked
+        assert published_members(PublishedArchive(published, digest, sizes)) == inflated
+    wrong_size = published_members(PublishedArchive(published, archive_digest(published.read_bytes()),
+                                                    {**sizes, "z.py": 1}))
+    assert wrong_size["z.py"] == inflated["z.py"]
+
+
 def test_a_published_member_inflating_past_its_stated_size_is_never_inflated_whole(tmp_path: Path) -> None:
     """The published folder is data: a member whose deflated bytes hold far more than its stated
     size (8 MB of zeros said to be 10 bytes) lends nothing, and is not inflated past that size."""

@@ -326,7 +326,7 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
     rendered = [record.getMessage() for record in records]  # said again by an unchanged rebuild
     # Made again every time: they hold every script's text, which the site-wide pages' key leaves
     # out; when reused with those pages (the same builder, zlib included), they lend their members.
-    published = {f.path: f.source for f in files if f.path in (SCRIPTS_ZIP, NOTEBOOKS_ZIP) and f.source is not None}
+    published = rebuild.published_archives(files)
     files = [f for f in files if f.path not in (SCRIPTS_ZIP, NOTEBOOKS_ZIP)]
     files += archive_files(report.builds, files, early.pages.deflated if early and early.pages else None, published)
     search = rebuild.search_index(files)  # the parts of the index whose pages changed are made again

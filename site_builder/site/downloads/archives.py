@@ -7,6 +7,7 @@ fixed permissions (0644) and compression level, no extra fields.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import struct
@@ -14,7 +15,7 @@ import time
 import zipfile
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from site_builder.site.sitefiles import EntryBuild, SiteFile, notebook_path, script_download
@@ -49,15 +50,41 @@ class Deflated:
     crc: int
 
 
+@dataclass(frozen=True)
+class Stored:
+    """A published archive's member taken as stored, not inflated: the archive is the one the last
+    build wrote (its digest) and the member's source is unchanged since (see published_members)."""
+
+    size: int
+    deflated: bytes
+    crc: int
+
+
+@dataclass(frozen=True)
+class PublishedArchive:
+    """A published archive the new one may take members from: its file, the digest of the archive
+    the last build wrote (its saved state, which is data: "" when unknown), and the members whose
+    source the caller knows unchanged since, with its size (taken as stored when the digest holds)."""
+
+    path: Path | str
+    digest: str = ""
+    unchanged: Mapping[str, int] = field(default_factory=dict)
+
+
+def archive_digest(data: bytes) -> str:
+    """What the state keeps of an archive it published, for the next build to know it (see Stored)."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def deflate(data: bytes) -> Deflated:
     """``data`` deflated as zipfile deflates a member (raw stream, level 9)."""
     compressor = zlib.compressobj(_LEVEL, zlib.DEFLATED, -15)
     return Deflated(data, compressor.compress(data) + compressor.flush(), zlib.crc32(data))
 
 
-def reproducible_zip(members: dict[str, bytes], ahead: dict[str, Deflated] | None = None) -> bytes:
-    """A zip of ``members`` (archive path -> bytes) that depends on nothing else; ``ahead``:
-    members already deflated (taken when they hold the same bytes).
+def reproducible_zip(members: Mapping[str, bytes | Stored], ahead: Mapping[str, Deflated | Stored] | None = None) -> bytes:
+    """A zip of ``members`` (archive path -> bytes, or a published member taken as stored) that
+    depends on nothing else; ``ahead``: members already deflated (taken when they hold the same bytes).
 
     The bytes are those zipfile writes for the same members (tests compare them), written here
     because zipfile takes no member deflated beforehand, and deflating the notebooks (megabytes
@@ -69,12 +96,16 @@ def reproducible_zip(members: dict[str, bytes], ahead: dict[str, Deflated] | Non
     out = io.BytesIO()
     directory = []
     for name in sorted(members):
-        known = (ahead or {}).get(name)
-        member = known if known is not None and known.data == members[name] else deflate(members[name])
+        data, known = members[name], (ahead or {}).get(name)
+        if isinstance(data, Stored):
+            member: Deflated | Stored = data
+        else:
+            member = known if isinstance(known, Deflated) and known.data == data else deflate(data)
+        size = member.size if isinstance(member, Stored) else len(member.data)
         encoded, flags = (name.encode("ascii"), 0) if name.isascii() else (name.encode("utf-8"), _UTF8)
-        if max(len(member.data), len(member.deflated), out.tell()) >= _ZIP64_LIMIT:
+        if max(size, len(member.deflated), out.tell()) >= _ZIP64_LIMIT:
             return zipfile_zip(members)  # zip64 records: left to zipfile
-        sizes = (member.crc, len(member.deflated), len(member.data), len(encoded))
+        sizes = (member.crc, len(member.deflated), size, len(encoded))
         directory.append(struct.pack("<IBBHHHHHIIIHHHHHII", 0x02014B50, _VERSION, _UNIX, _VERSION, flags,
                                      zipfile.ZIP_DEFLATED, dos_time, dos_date, *sizes, 0, 0, 0, 0,
                                      _REGULAR_0644, out.tell()) + encoded)
@@ -88,30 +119,37 @@ def reproducible_zip(members: dict[str, bytes], ahead: dict[str, Deflated] | Non
     return out.getvalue()
 
 
-def zipfile_zip(members: dict[str, bytes]) -> bytes:
+def zipfile_zip(members: Mapping[str, bytes | Stored]) -> bytes:
     """The same archive, by zipfile: the reference the tests hold ``reproducible_zip`` to, and the
     writer of archives too large for plain zip records (zip64)."""
     stamp = _timestamp()
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
         for name in sorted(members):
+            data = members[name]
             info = zipfile.ZipInfo(name, date_time=stamp)
             info.create_system = 3  # Unix, whatever builds it
             info.external_attr = _REGULAR_0644
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, members[name], compresslevel=_LEVEL)
+            archive.writestr(info, zlib.decompress(data.deflated, -15) if isinstance(data, Stored) else data,
+                             compresslevel=_LEVEL)
     return out.getvalue()
 
 
-def published_members(path: Path | str) -> dict[str, Deflated]:
+def published_members(archive: PublishedArchive | Path | str) -> dict[str, Deflated | Stored]:
     """The members of an archive reproducible_zip wrote (the published one, reused with the
     site-wide pages: the same builder and zlib), as it takes them ``ahead``; none when the file
-    is not such an archive.  A member is taken only where it holds the very bytes asked for."""
+    is not such an archive.  A member is taken only where it holds the very bytes asked for:
+    inflated and checked, or (Stored) one of ``archive.unchanged`` when the archive is the one
+    the last build wrote (its digest): a one-entry change inflates one member, not thousands."""
+    if not isinstance(archive, PublishedArchive):
+        archive = PublishedArchive(archive)
     try:
-        raw = Path(path).read_bytes()
+        raw = Path(archive.path).read_bytes()
+        trusted = archive.unchanged if archive.digest and archive_digest(raw) == archive.digest else {}
         end = raw.rindex(b"PK\x05\x06")
         _, _, _, _, count, size, start, _ = struct.unpack_from("<IHHHHIIH", raw, end)
-        members: dict[str, Deflated] = {}
+        members: dict[str, Deflated | Stored] = {}
         at = start
         for _ in range(count):
             fields = struct.unpack_from("<IBBHHHHHIIIHHHHHII", raw, at)
@@ -122,6 +160,9 @@ def published_members(path: Path | str) -> dict[str, Deflated]:
             local = struct.unpack_from("<IHHHHHIIIHH", raw, offset)
             begin = offset + 30 + local[9] + local[10]
             deflated = raw[begin:begin + packed]
+            if trusted.get(name) == length and method == zipfile.ZIP_DEFLATED and len(deflated) == packed:
+                members[name] = Stored(length, deflated, crc)
+                continue
             inflater = zlib.decompressobj(-15)
             data = inflater.decompress(deflated, length + 1)  # a crafted member never inflates past it
             if method != zipfile.ZIP_DEFLATED or not inflater.eof or len(data) != length or zlib.crc32(data) != crc:
@@ -142,7 +183,7 @@ def notebook_paths(build: EntryBuild) -> tuple[str, str]:
 
 
 def archive_files(builds: list[EntryBuild], files: list[SiteFile], ahead: dict[str, Deflated] | None = None,
-                  published: Mapping[str, Path | str] | None = None) -> list[SiteFile]:
+                  published: Mapping[str, PublishedArchive] | None = None) -> list[SiteFile]:
     """The two archives, from the entries' scripts and the notebooks among the site's ``files``
     (``ahead``: notebooks deflated as their pages rendered, by member name; ``published``: the
     published archives by site path, when the site-wide pages are reused: their members are
@@ -150,16 +191,24 @@ def archive_files(builds: list[EntryBuild], files: list[SiteFile], ahead: dict[s
 
     Members keep the demos folder's layout: ``plot.py``, ``basics/plot.py``, ``basics/plot.ipynb``.
     """
+    published = published or {}
+    before = {name: published_members(archive) for name, archive in published.items()}
+    lent_scripts, lent_notebooks = before.get(SCRIPTS_ZIP, {}), before.get(NOTEBOOKS_ZIP, {})
     by_path = {f.path: f for f in files}
     builds = [b for b in builds if not b.entry.is_page]  # pages have no script and no notebook
-    scripts = {f"{b.entry.name}.py": script_download(b.entry) for b in builds}
-    notebooks = {}
+    scripts: dict[str, bytes | Stored] = {}
+    for build in builds:
+        member, data = f"{build.entry.name}.py", script_download(build.entry)
+        stored = lent_scripts.get(member)
+        # the script's digest said it unchanged (the state is data): its bytes must agree too
+        scripts[member] = (stored if isinstance(stored, Stored) and stored.size == len(data)
+                           and stored.crc == zlib.crc32(data) else data)
+    notebooks: dict[str, bytes | Stored] = {}
     for build in builds:
         site_path, member = notebook_paths(build)
         notebook = by_path.get(site_path)
         if notebook is not None:
-            notebooks[member] = _data(notebook)
-    published = published or {}
-    before = {name: published_members(path) for name, path in published.items()}
-    return [SiteFile(SCRIPTS_ZIP, data=reproducible_zip(scripts, before.get(SCRIPTS_ZIP))),
-            SiteFile(NOTEBOOKS_ZIP, data=reproducible_zip(notebooks, {**before.get(NOTEBOOKS_ZIP, {}), **(ahead or {})}))]
+            stored = lent_notebooks.get(member)  # a notebook linked unchanged is not read
+            notebooks[member] = stored if isinstance(stored, Stored) else _data(notebook)
+    return [SiteFile(SCRIPTS_ZIP, data=reproducible_zip(scripts, lent_scripts)),
+            SiteFile(NOTEBOOKS_ZIP, data=reproducible_zip(notebooks, {**lent_notebooks, **(ahead or {})}))]

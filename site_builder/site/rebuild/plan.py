@@ -54,6 +54,7 @@ from site_builder.site.rebuild.state import (
     tracked_file,
     tracked_path,
 )
+from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, PublishedArchive, archive_digest
 from site_builder.site.publish.search import SEARCH_DIR, seedable
 from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, published_pages, shards_of
 from site_builder.site.sitefiles import (
@@ -262,6 +263,27 @@ class Rebuild:
                 site_pages = False
         return RenderPlan(reused, render, site_pages, notebooks, warnings)
 
+    def published_archives(self, files: list[SiteFile]) -> dict[str, PublishedArchive]:
+        """The published archives linked among ``files`` (with the site-wide pages), with the digest
+        the state saved of each and the members whose source is unchanged since: a script of the
+        same digest, a notebook linked from the published site (checked intact by plan)."""
+        by_path = {f.path: f for f in files}
+        found = {k: f for k in (SCRIPTS_ZIP, NOTEBOOKS_ZIP) if (f := by_path.get(k)) and f.source is not None}
+        if self.state is None or not found:
+            return {}
+        output, saved = tracked_path(self.inputs.folders, "out:"), self.state.entries
+        scripts, notebooks = {}, {}
+        for build in self.builds:
+            name = build.entry.name
+            if build.entry.format == "py" and saved.get(name, {}).get("source") == repeated_sha(build.entry.content):
+                scripts[f"{name}.py"] = len(build.entry.content)
+            notebook, signature = by_path.get(notebook_path(name)), self.state.files.get(f"out:{notebook_path(name)}")
+            if (notebook is not None and signature and notebook.root is None and not notebook.rendered
+                    and str(notebook.source) == f"{output}{notebook.path}"):
+                notebooks[f"{name}.ipynb"] = signature[0]
+        unchanged = {SCRIPTS_ZIP: scripts, NOTEBOOKS_ZIP: notebooks}
+        return {k: PublishedArchive(f.source or "", self.state.archives.get(k, ""), unchanged[k]) for k, f in found.items()}
+
     def search_index(self, files: list[SiteFile]) -> SearchPlan:
         """Link the rendered files equal to the published ones (in ``files``); then the parts of
         the published search index whose pages are the published pages byte for byte (and the
@@ -367,6 +389,8 @@ class Rebuild:
                     self.inputs.references)
         state.fingerprint = site_fingerprint(base, entries, records, packages, self.versions)
         state.versions = dict(self.versions)
+        state.archives = {f.path: archive_digest(f.data) for f in files
+                          if f.path in (SCRIPTS_ZIP, NOTEBOOKS_ZIP) and f.data is not None}
         return state
 
     def _script_data(self, name: str, key: str, build: EntryBuild) -> tuple[str, str]:
