@@ -182,29 +182,13 @@ class Rebuild:
         page_base = sha_of(code, templates_fingerprint(), self.inputs.settings)
         self.digests = self._saved_digests()
         ordered = ordered_builds(self.builds, self.info)
-        from site_builder.site.references.index import site_connections  # (imports the prose's parsers)
+        from site_builder.site.references.index import saved_rows, site_connections  # (imports the prose's parsers)
 
+        saved = saved_rows(self.inputs, self.state, self.builds, self.info, code) if self.state is not None else {}
         connections, self.site_rows, self._index = site_connections(
-            ordered, self.info, code, self._saved_rows(code), lambda: saved_index(self.inputs.folders))
+            ordered, self.info, code, saved, lambda: saved_index(self.inputs.folders))
         self.notebook_keys, self.page_keys, self.site_key = _page_keys(
             ordered, self.info, code, page_base, self.digests, self.inputs.folders.root, connections)
-
-    def _saved_rows(self, code: str) -> dict[str, str]:
-        """Entry -> its row of the site's connections as saved (references.index), for the
-        entries whose saved parse holds, made under the settings of this build."""
-        from site_builder.site.references.index import row_prefix
-
-        if self.state is None:
-            return {}
-        scripts, rows = saved_scripts(self.inputs.folders, self.state), self.state.site_rows
-        prefix = row_prefix(self.info)
-        found = {}
-        for build in self.builds:
-            name = build.entry.name
-            row = rows.get(name, "")
-            if row.startswith(prefix) and scripts[name][0] == parse_key(self.inputs.prose[name], code, build.entry):
-                found[name] = row
-        return found
 
     def _saved_digests(self) -> dict[str, str]:
         """The result digests of the last build for the entries whose record it trusted and

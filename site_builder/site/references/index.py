@@ -19,7 +19,8 @@ from typing import Any
 
 from site_builder.site.prose.labels import SiteLabels
 from site_builder.site.prose.markdown.context import Label
-from site_builder.site.rebuild.state import sha_of
+from site_builder.site.rebuild.lend import parse_key
+from site_builder.site.rebuild.state import RebuildInputs, SiteState, saved_scripts, sha_of
 from site_builder.site.references.bibliography import Bibliography
 from site_builder.site.references.scan import PageScan
 from site_builder.site.references.site import (
@@ -35,6 +36,20 @@ INDEX_FORMAT = "1"  # bump when a row's or the index's JSON changes
 def row_prefix(info: SiteInfo) -> str:
     """How a row made under ``info``'s settings begins (row_settings)."""
     return _dumps([row_settings(info)])[:-1] + ","
+
+
+def saved_rows(inputs: RebuildInputs, state: SiteState, builds: list[EntryBuild], info: SiteInfo, code: str
+               ) -> dict[str, str]:
+    """Entry -> its row as ``state`` saved it, for the entries whose saved parse holds (see
+    parse_key; ``code``: the builder's code_fingerprint), made under ``info``'s settings."""
+    scripts, rows, prefix = saved_scripts(inputs.folders, state), state.site_rows, row_prefix(info)
+    found = {}
+    for build in builds:
+        name = build.entry.name
+        row = rows.get(name, "")
+        if row.startswith(prefix) and scripts[name][0] == parse_key(inputs.prose[name], code, build.entry):
+            found[name] = row
+    return found
 
 
 def _dumps(value: Any) -> str:
