@@ -342,7 +342,21 @@ def unchanged_files(folders: Folders, state: SiteState) -> bool:
         published += 1
     if published != sum(1 for key in state.files if key.startswith("out:")):
         return False
-    return all(is_intact(tracked_path(folders, key), saved) for key, saved in state.files.items())
+    for key, saved in state.files.items():
+        path = tracked_path(folders, key)
+        if len(saved) != 3:  # a record's or a read file's (with its ctime), or racy: see is_intact
+            if not is_intact(path, saved):
+                return False
+            continue
+        # is_intact's first case inlined: the 40,000 published files of a 10,000-entry site cost
+        # 15-20 ms more through a call each, on a no-change rebuild of about one second
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        if st.st_size != saved[0] or st.st_mtime_ns != saved[1] or st.st_ino != saved[2]:
+            return False
+    return True
 
 
 def files_below(state: SiteState, prefix: str) -> list[str]:
