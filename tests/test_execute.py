@@ -406,37 +406,3 @@ def test_path_scrubber_replaces_machine_paths() -> None:
     assert scrub("/tmp/run/files/x.csv and /srv/project/demos/a.py") == "x.csv and demos/a.py"
     assert scrub("cwd /tmp/run/files, home /home/me/.cache") == "cwd ., home ~/.cache"
     assert scrub("/srv/project2/x") == "/srv/project2/x"
-
-
-def test_events_written_as_a_wait_ends_empty_are_read_once_the_runner_is_gone(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # A loaded machine: the builder's wait for events times out, the demo then writes its last
-    # events and exits, and the builder sees the exit before it waits again. It must still read
-    # what is in the pipe (it took a finished demo for a crash, "exit status 0", in about one
-    # build in ten under two CPU hogs).
-    import os
-    import select
-
-    from site_builder.run.events import RunEvents
-
-    state = RunEvents("demo", (), tmp_path, 1000, lambda text: text, None)
-    read_end, write_end = os.pipe()
-    real_select, waits = select.select, []
-
-    def timed_out_as_the_demo_ended(*args: object) -> tuple[list[int], list[int], list[int]]:
-        waits.append(args)
-        if len(waits) == 1:  # the demo writes and exits while this wait is ending with nothing ready
-            os.write(write_end, b'{"event": "done", "environment": {}}\n')
-            os.close(write_end)
-            return [], [], []
-        return real_select(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(select, "select", timed_out_as_the_demo_ended)
-    try:
-        assert state.pump(read_end, 0.05) == 0  # nothing came in time
-        assert state.final is None
-        state.drain(read_end)  # the builder, having seen the exit, kills and drains
-    finally:
-        os.close(read_end)
-    assert state.final == {"event": "done", "environment": {}}
-    assert len(waits) >= 2

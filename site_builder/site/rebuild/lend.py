@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import zlib
+from operator import itemgetter
 from pathlib import Path
 
 from site_builder.fs import walk_names
@@ -166,7 +167,7 @@ def known_scripts(state: SiteState | None) -> dict[str, tuple[str, tuple[int, ..
     for name, saved in (state.entries if state is not None else {}).items():
         script, digest = saved.get("script"), saved.get("source")
         if (isinstance(script, list) and len(script) == 5 and isinstance(script[0], str) and isinstance(digest, str)
-                and digest and all(type(n) is int for n in script[1:])):
+                and digest and type(script[1]) is type(script[2]) is type(script[3]) is type(script[4]) is int):
             found[name] = (script[0], tuple(script[1:]), digest)
     return found
 
@@ -266,7 +267,8 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
     # discovery need not read them (their digests matched above, read after their signature)
     signed = {e.name: [e.rel_path, *e.signature] for e in entries
               if e.signature and not e.known_digest and state.entries[e.name].get("script") != [e.rel_path, *e.signature]}
-    racy_files = any(isinstance(s[-1], str) for s in state.files.values() if s)
+    # a racy signature ends with the content's digest (each passed is_intact: none is empty)
+    racy_files = str in map(type, map(itemgetter(-1), state.files.values()))
     if racy_files or signed:
         if racy_files:  # racy files checked by content once are plain now: later checks only stat them
             state.files = track_files(folders, list(state.files))
