@@ -22,6 +22,7 @@ from site_builder.run.records import store
 from site_builder.site.downloads import archives
 from site_builder.site.publish import search_shards
 from site_builder.site.rebuild.state import sha_of
+from site_builder.site.references import site as connections
 
 DEMO = '''\
     """{name}: a demo that says {word}."""
@@ -247,6 +248,77 @@ REFERENCE_CHANGES = [
 ]
 
 
+# A page defining the label "shared" (after REFERENCE_CHANGES: e6 refers to e5's lost labels).
+SHARING = '''\
+    """{name}.py — defines a shared label.
+
+    Purpose
+    -------
+    Its purpose.
+    """
+
+    # %% B-sum
+    print("[B-sum] {name}")
+
+    # %% [markdown]
+    # (shared)=
+    # ## Shared on {name}
+'''
+GLOSSARY = '''
+# %% [markdown]
+# ```{glossary}
+# Ripeness
+#   How ripe a fruit is.
+#
+# e6
+#   A glossary term naming an entry too.
+# ```
+'''
+
+
+def _damage_index(project: Path, how: str) -> None:
+    """The saved index of the site's connections removed, cut short, or of the wrong shape under its right key."""
+    for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.index"):
+        if how == "removed":
+            saved.unlink()
+            continue
+        text = saved.read_text(encoding="utf-8")
+        if how == "cut":
+            saved.write_text(text[:len(text) // 2], encoding="utf-8")
+            continue
+        index = json.loads(text)
+        index["facts"] = [["forged", 1] for _ in index["facts"]]
+        saved.write_text(json.dumps(index), encoding="utf-8")
+
+
+def _rename(project: Path, old: str, new: str) -> None:
+    (project / "demos" / f"{old}.py").rename(project / "demos" / f"{new}.py")
+
+
+# The site's connections kept in the state (an index of every page's labels, terms, references
+# and titles), changed one entry at a time: each page that shows a changed name follows.
+INDEX_CHANGES = [
+    ("two entries define the same label (the first in site order holds)", lambda p: (
+        write_demo(p, "e7", SHARING.format(name="e7")), write_demo(p, "e8", SHARING.format(name="e8")),
+        _edit(p, "e6", "and {ref}`e5-more`", "and {ref}`shared`"))),
+    ("a comment edited beside the shared label", lambda p: _edit(p, "e4", "# a comment", "# a remark")),
+    ("the first entry defining the shared label deleted (the second holds)", lambda p: _remove(p, "e7")),
+    ("the shared label moved to another entry", lambda p: (
+        _edit(p, "e8", "# (shared)=\n", ""), _edit(p, "e4", 'elder")\n', 'elder")\n\n# %% [markdown]\n# (shared)=\n# ## Here\n'))),
+    ("a glossary added, one of its terms naming an entry too", lambda p: p.joinpath("demos", "e8.py").write_text(
+        p.joinpath("demos", "e8.py").read_text(encoding="utf-8") + GLOSSARY, encoding="utf-8")),
+    ("terms used (an entry's, a glossary's)", lambda p: _edit(p, "e6", "of the other entry", "of {term}`e8`, {term}`ripeness`")),
+    ("titles changed (their referrers and neighbours show them)", lambda p: (
+        _edit(p, "e8", "defines a shared label.", "a new title."), _edit(p, "e6", "refers to another.", "refers to others."))),
+    ("an entry another refers to renamed", lambda p: _rename(p, "e8", "e9")),
+    ("the saved index removed, a comment edited", lambda p: (_damage_index(p, "removed"), _edit(p, "e1", "# a fourth", "# a 4th"))),
+    ("the saved index cut short, a comment edited", lambda p: (_damage_index(p, "cut"), _edit(p, "e1", "# a 4th", "# a 5th"))),
+    ("the saved index forged in shape, a comment edited", lambda p: (
+        _damage_index(p, "forged"), _edit(p, "e1", "# a 5th", "# a 6th"))),
+    ("an entry another refers to deleted (its term is lost)", lambda p: _remove(p, "e9")),
+]
+
+
 def _built_fruit(project: Path) -> Path:
     """The sequences' project, built once: four fruit entries, one in a section, and two that refer."""
     (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "Fruit"\n', encoding="utf-8")
@@ -279,22 +351,35 @@ RECORDS_READ = {
 }
 
 
+# The pages whose prose a rebuild reads for the site's connections (the others' come from the saved index).
+PROSE_READ = {
+    "a comment edited": {"e1"},
+    "a comment edited beside the shared label": {"e4"},
+}
+
+
 def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     project, scratch = sequence
     read: list[str] = []
     reading = store._read_record
     monkeypatch.setattr(store, "_read_record", lambda folder, *a: (read.append(folder.name), reading(folder, *a))[1])
+    prose: list[str] = []  # the pages whose labels were read from their prose
+    labelling = connections.page_labels
+    monkeypatch.setattr(connections, "page_labels", lambda b, *a: (prose.append(b.entry.name), labelling(b, *a))[1])
     lent: list[int] = []  # members the published archives lent the new ones
     lending = archives.published_members
     monkeypatch.setattr(archives, "published_members", lambda archive: (m := lending(archive), lent.append(len(m)))[0])
-    for i, (what, change) in enumerate(CHANGES + REFERENCE_CHANGES):
+    for i, (what, change) in enumerate(CHANGES + REFERENCE_CHANGES + INDEX_CHANGES):
         change(project)
         config = load_config(project)  # as each build command does: a settings change is seen
         read.clear()
         lent.clear()
+        prose.clear()
         report = build(config, BuildOptions())
         assert report.ok, what
+        if what in PROSE_READ:
+            assert set(prose) == PROSE_READ[what], what
         if what in RECORDS_READ:
             assert sorted(read) == sorted(RECORDS_READ[what]), what
             assert lent and min(lent) > 0, what  # the site-wide pages reused: the archives updated

@@ -13,7 +13,7 @@ cells between (GateView: the template opens the ``<details>`` and closes it).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -80,17 +80,22 @@ class SiteLabels:
     docs: dict[str, tuple[str, str]] = field(default_factory=dict)  # doc path -> (entry, title)
 
 
-def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False) -> SiteLabels:
-    """The labels and documents of the site, from each (build, page title), before any page renders.
+# what one page defines (see page_labels): its labels, its raw HTML's anchors' ids, what is wrong with them
+PageLabels = tuple[dict[str, Label], dict[str, str], list[str]]
+
+
+def site_labels(pages: Iterable[tuple[Entry, str, PageLabels]]) -> SiteLabels:
+    """The labels and documents of the site, from each (entry, page title, its page_labels),
+    before any page renders.
 
     A ``{ref}`` links to its own page's label first; from another page, to the first page
     defining it (Sphinx does the same, and warns).
     """
     site = SiteLabels()
-    for build, title in pages:
-        name = build.entry.name
-        site.docs.setdefault(_doc_path(build.entry), (name, title))
-        own, html_ids, problems = page_labels(build, typography)
+    for entry, title, (own, html_ids, page_problems) in pages:
+        name = entry.name
+        site.docs.setdefault(_doc_path(entry), (name, title))
+        problems = list(page_problems)  # the page's own, kept as they are (see references.index)
         site.pages[name] = own
         site.html_ids[name] = html_ids
         for label_name, label in own.items():
@@ -103,8 +108,7 @@ def site_labels(pages: list[tuple[EntryBuild, str]], typography: bool = False) -
     return site
 
 
-def page_labels(build: EntryBuild, typography: bool = False
-                ) -> tuple[dict[str, Label], dict[str, str], list[str]]:
+def page_labels(build: EntryBuild, typography: bool = False) -> PageLabels:
     """The labels one page defines (prose, a code cell's ``#| label`` of a captioned figure),
     each with an id of the label namespace (label_ids), the ids of its raw HTML's anchors
     (after the labels: theirs never move for one), and what is wrong with them."""

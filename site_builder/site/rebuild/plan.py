@@ -13,7 +13,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, walk_names
 from site_builder.json_text import fields
@@ -46,6 +47,7 @@ from site_builder.site.rebuild.state import (
     load_state,
     repeated_sha,
     save_state,
+    saved_index,
     saved_scripts,
     sha_of,
     track_files,
@@ -58,6 +60,9 @@ from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_sh
 from site_builder.site.sitefiles import (
     HOME, VALUES_FOLDER, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds, value_paths,
 )
+
+if TYPE_CHECKING:
+    from site_builder.site.references.site import SiteReferences
 
 # reST's :ref: and :doc: (gallery examples by title) and Jupyter Book's {tableofcontents} (every page's)
 _REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`|\{tableofcontents\}")
@@ -77,16 +82,14 @@ class RenderPlan:
 # ---------------------------------------------------------------- the changed path
 
 
-def _page_keys(builds: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str,
-               digests: dict[str, str], root: Path) -> tuple[dict[str, str], dict[str, str], str]:
+def _page_keys(ordered: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str,
+               digests: dict[str, str], root: Path, connections: SiteReferences
+               ) -> tuple[dict[str, str], dict[str, str], str]:
     """Per entry the key of its notebook and of its page; and the key of the site-wide files.
-    ``digests``: the result digests known (of records unchanged), completed here for every entry;
-    ``root``: the project folder, which the results' folders are named relative to."""
-    from site_builder.site.references.site import site_references  # (imports the prose's parsers)
-
-    ordered = ordered_builds(builds, info)
-    # what each page shows of the others and of the bibliography: labels, titles, works, terms
-    connections = site_references(ordered, info)
+    ``ordered``: the builds in site order; ``digests``: the result digests known (of records
+    unchanged), completed here for every entry; ``root``: the project folder, which the results'
+    folders are named relative to; ``connections``: what each page shows of the others and of
+    the bibliography (labels, titles, works, terms)."""
     neighbours = [f"{b.entry.name}\0{b.script.summary}\0{b.script.title}" for b in ordered]
     notebooks: dict[str, str] = {}
     pages: dict[str, str] = {}
@@ -165,6 +168,8 @@ class Rebuild:
     # the records the lookups trusted, found with the bytes trusted (see RecordStore.confirmed_records)
     trusted: dict[str, str] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)  # entry -> the digest of its result
+    site_rows: dict[str, str] = field(default_factory=dict)  # entry -> its row of the site's connections
+    _index: Callable[[], Iterator[bytes]] | None = None  # the site's connections to save (None: the saved ones hold)
 
     def __post_init__(self) -> None:
         # ``state``: the saved state when the caller has loaded it already
@@ -176,8 +181,14 @@ class Rebuild:
         code = code_fingerprint(self.versions)
         page_base = sha_of(code, templates_fingerprint(), self.inputs.settings)
         self.digests = self._saved_digests()
+        ordered = ordered_builds(self.builds, self.info)
+        from site_builder.site.references.index import saved_rows, site_connections  # (imports the prose's parsers)
+
+        saved = saved_rows(self.inputs, self.state, self.builds, self.info, code) if self.state is not None else {}
+        connections, self.site_rows, self._index = site_connections(
+            ordered, self.info, code, saved, lambda: saved_index(self.inputs.folders))
         self.notebook_keys, self.page_keys, self.site_key = _page_keys(
-            self.builds, self.info, code, page_base, self.digests, self.inputs.folders.root)
+            ordered, self.info, code, page_base, self.digests, self.inputs.folders.root, connections)
 
     def _saved_digests(self) -> dict[str, str]:
         """The result digests of the last build for the entries whose record it trusted and
@@ -311,7 +322,8 @@ class Rebuild:
         """
         packages: dict[str, list[str]] = {}
         stamp, code = packages_stamp(), code_fingerprint(self.versions)
-        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={})
+        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={},
+                          site_rows=self.site_rows, index=self._index)
         assert state.scripts is not None
         keys: list[str] = []
         lookups_base = lookup_base(self.inputs.settings, code, stamp) if self.records_checked else ""

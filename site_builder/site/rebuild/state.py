@@ -17,7 +17,8 @@ git-ignored by its own ``.gitignore``, never published) keeps:
 - the warnings the build printed, said again when nothing changed.
 
 Each entry's parse is kept beside it (``site-ID.scripts``, a line per entry: the parse's key,
-the entry's name and the parse as JSON), read only when something changed and kept as text
+the entry's name, the parse as JSON and the entry's part of the site's connections made from
+that parse, see references.index), read only when something changed and kept as text
 until an entry's parse is used: a site of 10,000 entries holds its parses in a third of the memory.
 """
 
@@ -29,13 +30,14 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from site_builder.fs import racy, relative_to_root, walk_names, write_atomic, writing
 from site_builder.project.folders import Folders, ensure_cache_dir
+from site_builder.site.rebuild.state_text import json_parts, script_lines
 
 STATE_FORMAT = 8  # bump when the state file's layout or meaning changes; another format is a full build
 # 2: published record files are copies (1 hard-linked them: a full build makes the copies)
@@ -65,6 +67,8 @@ class SiteState:
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
     # entry -> (the key of its parse, the parse as JSON text): see saved_scripts; None until read
     scripts: dict[str, tuple[str, str]] | None = None
+    site_rows: dict[str, str] = field(default_factory=dict)  # entry -> its row (references.index): see saved_scripts
+    index: Callable[[], Iterable[bytes]] | None = None  # makes the site's connections (references.index) to save
     # the "Download all" archives published, by site path -> sha256 (see archives.PublishedArchive)
     archives: dict[str, str] = field(default_factory=dict)
     _sorted: tuple[dict[str, Signature], list[str]] | None = field(default=None, repr=False, compare=False)
@@ -112,6 +116,18 @@ def _scripts_path(folders: Folders) -> Path:
     return folders.cache / f"site-{_site_id(folders)}.scripts"
 
 
+def _index_path(folders: Folders) -> Path:
+    return folders.cache / f"site-{_site_id(folders)}.index"
+
+
+def saved_index(folders: Folders) -> str:
+    """The site's connections as the last build saved them (references.index), "" when unreadable."""
+    try:  # the file is data: see index_from_data
+        return _index_path(folders).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
 _TRACKED_KINDS = ("out:", "rec:", "src:")
 _ENTRY_LISTS = ("packages", "reads", "warnings")  # an entry's fields the builder iterates: lists of texts
 
@@ -156,45 +172,11 @@ def save_state(folders: Folders, state: SiteState) -> None:
     scripts = state.scripts
     with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
         if scripts is not None:  # None: a loaded state whose parses were never read: the file holds
-            write_atomic(_scripts_path(folders), _script_lines(scripts))
+            write_atomic(_scripts_path(folders), script_lines(scripts, state.site_rows))
+        if state.index is not None:  # under a key of what it was made from: a stale one is not read
+            write_atomic(_index_path(folders), state.index())
         # a killed build leaves the old state or the new one
-        write_atomic(_state_path(folders), _json_parts(data, ("entries", "files")))
-
-
-# Written a slice at a time: a large site's state as one text (and its bytes) would add tens of
-# megabytes to the build's peak memory.
-_SLICE = 2000
-
-
-def _json_parts(data: dict[str, Any], large: tuple[str, ...]) -> Iterator[bytes]:
-    """``json.dumps(data, sort_keys=True, separators=(",", ":"))`` encoded, in parts: the
-    mappings of ``data`` named ``large`` a slice of items at a time."""
-    def dumps(value: Any) -> str:
-        return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-    yield b"{"
-    for i, key in enumerate(sorted(data)):
-        yield f"{',' if i else ''}{dumps(key)}:".encode("utf-8")
-        if key not in large:
-            yield dumps(data[key]).encode("utf-8")
-            continue
-        items = sorted(data[key].items())
-        yield b"{"
-        for start in range(0, len(items), _SLICE):  # a slice as one mapping: one call of the C encoder
-            part = dumps(dict(items[start:start + _SLICE]))[1:-1]
-            yield f"{',' if start else ''}{part}".encode("utf-8")
-        yield b"}"
-    yield b"}"
-
-
-def _script_lines(scripts: dict[str, tuple[str, str]]) -> Iterator[bytes]:
-    """The parses' file, a slice of lines at a time: one line per entry; a parse is used only
-    under its key, whichever build wrote the line. JSON escapes tabs and line breaks: neither
-    is in a line's fields."""
-    items = sorted(scripts.items())
-    for start in range(0, len(items), _SLICE):
-        yield "".join(f"{key}\t{json.dumps(name)}\t{text}\n"
-                      for name, (key, text) in items[start:start + _SLICE]).encode("utf-8")
+        write_atomic(_state_path(folders), json_parts(data, ("entries", "files")))
 
 
 def saved_scripts(folders: Folders, state: SiteState) -> dict[str, tuple[str, str]]:
@@ -209,12 +191,15 @@ def saved_scripts(folders: Folders, state: SiteState) -> dict[str, tuple[str, st
         for line in text.split("\n"):
             key, _, rest = line.partition("\t")
             name, _, parse = rest.partition("\t")
+            parse, _, row = parse.partition("\t")
             try:
                 name = json.loads(name)
             except ValueError:
                 continue
             if isinstance(name, str) and parse:
                 state.scripts[name] = (key, parse)
+                if row:
+                    state.site_rows[name] = row
     return state.scripts
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from site_builder.names import stem_of
 from site_builder.site.prose.html import plain
-from site_builder.site.prose.labels import SiteLabels, site_labels
+from site_builder.site.prose.labels import PageLabels, SiteLabels, page_labels, site_labels
 from site_builder.site.references.bibliography import Bibliography
 from site_builder.site.references.scan import _ROLE_NAME, PageScan, scan_prose
 from site_builder.site.references.terms import SiteTerms, Term, glossary_anchor, mention_pattern, term_key
@@ -42,14 +43,6 @@ class EntryFacts:
     summary: str = ""
 
 
-def page_prose(build: EntryBuild) -> list[str]:
-    """The prose texts of an entry's page, as render shows them: its introduction, its prose
-    cells, its blocks' descriptions."""
-    script = build.script
-    intro = (script.intro if script.title else script.purpose)
-    return [intro, *(c.text if c.kind == "markdown" else c.description for c in script.cells)]
-
-
 @dataclass
 class SiteReferences:
     """See the module docstring."""
@@ -66,16 +59,17 @@ class SiteReferences:
     labels: SiteLabels = field(default_factory=SiteLabels)
     problems: list[str] = field(default_factory=list)
     aliased: bool = False  # some entry names other names of its term (an Aliases section, aliases:)
+    known_keys: dict[str, str] = field(default_factory=dict)  # entry -> its page_key (made, or read with the index)
+    known_site_key: str = ""  # site_key (made, or read with the index)
 
     @classmethod
     def build(cls, builds: list[EntryBuild], bibliography: Bibliography, link_terms: bool,
-              labels: SiteLabels, facts: dict[str, EntryFacts]) -> SiteReferences:
-        """The connections of the site of ``builds`` (in site order)."""
-        site = cls(bibliography, link_terms, labels=labels, facts=facts,
+              labels: SiteLabels, facts: dict[str, EntryFacts], scans: dict[str, PageScan]) -> SiteReferences:
+        """The connections of the site of ``builds`` (in site order; ``scans``: each page's scan_prose)."""
+        site = cls(bibliography, link_terms, labels=labels, facts=facts, scans=scans,
                    aliased=any(b.script.aliases for b in builds))
         for build in builds:
             name = build.entry.name
-            site.scans[name] = scan_prose(page_prose(build))
             fact = facts.get(name, EntryFacts(name, name))
             where = build.entry.rel_path
             stem = stem_of(name)
@@ -158,6 +152,11 @@ class SiteReferences:
     def page_key(self, name: str) -> str:
         """What entry ``name``'s page shows of the bibliography and the other pages (see the
         module docstring): its key changes exactly when one of those does."""
+        if name not in self.known_keys:  # kept: the state's index saves them (references.index)
+            self.known_keys[name] = self._page_key(name)
+        return self.known_keys[name]
+
+    def _page_key(self, name: str) -> str:
         scan = self.scans.get(name)
         if scan is None:
             return ""
@@ -191,6 +190,11 @@ class SiteReferences:
 
     def site_key(self) -> str:
         """What the works-cited and glossary pages show."""
+        if not self.known_site_key:
+            self.known_site_key = self._site_key()
+        return self.known_site_key
+
+    def _site_key(self) -> str:
         works = self.bibliography.works
         cited = sorted(self.cited_by)
         return sha_of(self.bibliography.digest(cited), json.dumps(self.cited_by, sort_keys=True),
@@ -218,6 +222,57 @@ class SiteReferences:
         return allocate
 
 
+# ---------------------------------------------------------------- each entry's part (see references.index)
+
+
+@dataclass(frozen=True)
+class SiteRow:
+    """What other pages and the site's lookups take of one entry: its heading (entry_heading),
+    its summary (entry_summary), its labels (page_labels) and its prose's scan (scan_prose)."""
+
+    heading: str
+    summary: str
+    labels: PageLabels
+    scan: PageScan
+    text: str  # the row as the state keeps it
+
+
+def page_prose(build: EntryBuild) -> list[str]:
+    """The prose texts of an entry's page, as render shows them: its introduction, its prose
+    cells, its blocks' descriptions."""
+    script = build.script
+    intro = (script.intro if script.title else script.purpose)
+    return [intro, *(c.text if c.kind == "markdown" else c.description for c in script.cells)]
+
+
+def row_settings(info: SiteInfo) -> list[Any]:
+    """The settings a row is made under: another value makes it stale."""
+    return [bool(info.typography), info.entry_heading, bool(info.link_terms)]
+
+
+def site_row(build: EntryBuild, info: SiteInfo, heading: str, summary: str, text: str = "") -> SiteRow:
+    """``build``'s row (``heading``, ``summary``: its entry_heading and entry_summary; ``text``:
+    the row as saved, when its parse is)."""
+    labels = page_labels(build, info.typography)
+    scan = scan_prose(page_prose(build))
+    if not info.link_terms:
+        scan.prose = ""  # read only to link mentions of terms
+    if text:
+        return SiteRow(heading, summary, labels, scan, text)
+    own, html_ids, problems = labels
+    data = [row_settings(info), heading, summary, bool(build.script.title), list(build.script.aliases),
+            [[n, v.entry, v.anchor, v.text, v.where, v.number] for n, v in own.items()],
+            list(html_ids.items()), problems,
+            *(sorted(s) for s in (scan.cites, scan.bare, scan.labels, scan.docs, scan.links, scan.terms)),
+            glossary_data(scan), scan.bibliography, scan.prose]
+    return SiteRow(heading, summary, labels, scan, json.dumps(data, separators=(",", ":")))
+
+
+def glossary_data(scan: PageScan) -> list[Any]:
+    """A page's glossary definitions as the state keeps them."""
+    return [[list(g.terms), g.definition, g.line] for g in scan.glossary]
+
+
 # ---------------------------------------------------------------- made once per build
 
 
@@ -238,15 +293,29 @@ def entry_summary(script: Script, typography: bool = False) -> str:
 _last: list[tuple[SiteInfo, list[EntryBuild], SiteReferences]] = []
 
 
-def site_references(builds: list[EntryBuild], info: SiteInfo) -> SiteReferences:
+def site_references(builds: list[EntryBuild], info: SiteInfo, made: Mapping[str, SiteRow] | None = None,
+                    saved: Mapping[str, str] | None = None) -> SiteReferences:
     """The connections of the site of ``builds`` (in site order), with its labels; made once
-    for the same builds and settings (the rebuild's keys and the render share it)."""
+    for the same builds and settings (the rebuild's keys and the render share it, see
+    share_references). ``made``: rows made already (see references.index); ``saved``: the
+    rows' texts the state kept, for entries whose parse they were made from."""
     if _last and _last[0][0] is info and len(_last[0][1]) == len(builds) and all(
             a.entry is b.entry and a.script is b.script for a, b in zip(_last[0][1], builds)):
         return _last[0][2]
-    labels = site_labels([(b, entry_heading(b, info)) for b in builds], info.typography)
-    facts = {b.entry.name: EntryFacts(b.entry.name, entry_heading(b, info) if b.script.title else b.entry.name,
-                                      entry_summary(b.script, info.typography)) for b in builds}
-    site = SiteReferences.build(builds, info.bibliography or Bibliography(), info.link_terms, labels, facts)
-    _last[:] = [(info, list(builds), site)]
+    rows: dict[str, SiteRow] = {}
+    for b in builds:
+        name = b.entry.name
+        rows[name] = (made or {}).get(name) or site_row(b, info, entry_heading(b, info), entry_summary(
+            b.script, info.typography), (saved or {}).get(name, ""))
+    labels = site_labels((b.entry, rows[b.entry.name].heading, rows[b.entry.name].labels) for b in builds)
+    facts = {b.entry.name: EntryFacts(b.entry.name, rows[b.entry.name].heading if b.script.title else b.entry.name,
+                                      rows[b.entry.name].summary) for b in builds}
+    site = SiteReferences.build(builds, info.bibliography or Bibliography(), info.link_terms, labels, facts,
+                                {name: row.scan for name, row in rows.items()})
+    share_references(builds, info, site)
     return site
+
+
+def share_references(builds: list[EntryBuild], info: SiteInfo, site: SiteReferences) -> None:
+    """Make ``site`` what site_references gives for ``builds`` and ``info`` in this build (an index read back)."""
+    _last[:] = [(info, list(builds), site)]
