@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from tests.browser_support import (
     DESKTOP,
     full_page_screenshot,
     OpenPage,
+    PageWatch,
     axe_violations,
     block_source,
     describe_violations,
@@ -31,6 +32,8 @@ from tests.browser_support import (
     serious_look_with_images,
     serious_violations,
     serve_site,
+    watched_context,
+    watched_page,
 )
 from tests.conftest import REPO, build_site, shared_folder, write_demo
 from tests.scheme_looks import SchemeLooks
@@ -121,9 +124,32 @@ def test_permalink_of_b_train_scrolls_to_it(open_page: OpenPage, site_url: str) 
     shared_watch.assert_clean()
 
 
-def test_figure_still_opens_full_size_on_click(open_page: OpenPage, site_url: str) -> None:
-    page, watch = open_page()
-    page.goto(site_url + "attention/index.html")
+@pytest.fixture(scope="module")
+def attention_read_only(browser: Any, site_url: str) -> Iterator[Callable[[int], tuple[Any, PageWatch]]]:
+    """``attention_read_only(width)``: the attention page loaded once per width (800 px high, light,
+    as ``open_page``'s) for the module's tests that only read it: none clicks, hovers, scrolls, focuses
+    or emulates anything there. Its watch holds the trouble of the load and of every test on it."""
+    contexts: dict[int, Any] = {}
+    loaded: dict[int, tuple[Any, PageWatch]] = {}
+
+    def at(width: int) -> tuple[Any, PageWatch]:
+        if width not in loaded:
+            contexts[width] = watched_context(browser, site_url, clipboard=True, color_scheme="light",
+                                              viewport={"width": width, "height": 800})
+            page, watch = watched_page(contexts[width], site_url)
+            page.goto(site_url + "attention/index.html")
+            loaded[width] = page, watch
+        return loaded[width]
+
+    try:
+        yield at
+    finally:
+        for context in contexts.values():
+            context.close()
+
+
+def test_figure_still_opens_full_size_on_click(attention_read_only: Callable[[int], tuple[Any, PageWatch]]) -> None:
+    page, watch = attention_read_only(1280)
     figure = page.locator('section#B-preview img[src$="attention.png"]')
     # The image is a link to its own file (opening it directly would make Chromium ask the
     # host root for /favicon.ico, outside the served sub-path).
@@ -131,6 +157,34 @@ def test_figure_still_opens_full_size_on_click(open_page: OpenPage, site_url: st
     assert link and link[0] == link[1], "the figure is not a link to the full-size image"
     response = page.request.get(link[0])
     assert response.ok and response.headers["content-type"] == "image/png"
+    watch.assert_clean()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_copy_button_covers_no_line_of_code(attention_read_only: Callable[[int], tuple[Any, PageWatch]], width: int) -> None:
+    page, watch = attention_read_only(width)
+    overlaps = page.evaluate(
+        """() => {
+          const hits = [];
+          for (const cell of document.querySelectorAll('section.cell')) {
+            const button = cell.querySelector('button.copy');
+            if (!button) { hits.push(cell.id + ': no Copy button'); continue; }
+            const b = button.getBoundingClientRect();
+            const range = document.createRange();
+            range.selectNodeContents(cell.querySelector('.highlight pre'));
+            for (const r of range.getClientRects()) {
+              if (r.width && r.height && r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom) {
+                hits.push(cell.id + ': ' + JSON.stringify([r.left, r.top, r.right, r.bottom]));
+              }
+            }
+            // Nor does it hide the code's box at all (the box scrolls; its end may hold code).
+            const code = cell.querySelector('.highlight').getBoundingClientRect();
+            if (code.left < b.right && b.left < code.right && code.top < b.bottom && b.top < code.bottom) hits.push(cell.id + ': over the code box');
+          }
+          return hits;
+        }"""
+    )
+    assert overlaps == [], f"the Copy button covers code at {width} px: {overlaps[:5]}"
     watch.assert_clean()
 
 
@@ -219,35 +273,6 @@ def test_underlines_leave_underscores_and_descenders_visible(scheme_looks: Schem
     watch.assert_clean()
 
 
-@pytest.mark.parametrize("width", [1280, 390])
-def test_copy_button_covers_no_line_of_code(open_page: OpenPage, site_url: str, width: int) -> None:
-    page, watch = open_page(width=width, height=800)
-    page.goto(site_url + "attention/index.html")
-    overlaps = page.evaluate(
-        """() => {
-          const hits = [];
-          for (const cell of document.querySelectorAll('section.cell')) {
-            const button = cell.querySelector('button.copy');
-            if (!button) { hits.push(cell.id + ': no Copy button'); continue; }
-            const b = button.getBoundingClientRect();
-            const range = document.createRange();
-            range.selectNodeContents(cell.querySelector('.highlight pre'));
-            for (const r of range.getClientRects()) {
-              if (r.width && r.height && r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom) {
-                hits.push(cell.id + ': ' + JSON.stringify([r.left, r.top, r.right, r.bottom]));
-              }
-            }
-            // Nor does it hide the code's box at all (the box scrolls; its end may hold code).
-            const code = cell.querySelector('.highlight').getBoundingClientRect();
-            if (code.left < b.right && b.left < code.right && code.top < b.bottom && b.top < code.bottom) hits.push(cell.id + ': over the code box');
-          }
-          return hits;
-        }"""
-    )
-    assert overlaps == [], f"the Copy button covers code at {width} px: {overlaps[:5]}"
-    watch.assert_clean()
-
-
 # ---------------------------------------------------------------- a long output, folded
 
 
@@ -306,26 +331,19 @@ def test_long_output_is_folded_and_unfolds_on_click(open_page: OpenPage, long_ur
     watch.assert_clean()
 
 
-def test_long_output_shows_every_line_without_script_and_on_paper(browser: Any, long_url: str) -> None:
-    context = browser.new_context(java_script_enabled=False)
-    try:
-        page = context.new_page()
-        page.goto(long_url + "chatty/index.html")
+def test_long_output_shows_every_line_without_script_and_on_paper(open_watched_page: Callable[..., tuple[Any, PageWatch]],
+                                                                  open_page: OpenPage, long_url: str) -> None:
+    without_script, without_script_watch = open_watched_page(long_url, java_script_enabled=False)
+    on_paper, on_paper_watch = open_page(base=long_url)  # the folding test's context: scripts run, then print
+    without_script.goto(long_url + "chatty/index.html")
+    on_paper.goto(long_url + "chatty/index.html")
+    on_paper.emulate_media(media="print")
+    for page in (without_script, on_paper):
         output = page.locator("section#B-loud pre.output")
         assert not output.locator("button.fold-toggle").is_visible()
         assert all(f"step {i:03d}" in output.inner_text() for i in range(1, LONG_LINES + 1))
-    finally:
-        context.close()
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        page.goto(long_url + "chatty/index.html")
-        page.emulate_media(media="print")
-        output = page.locator("section#B-loud pre.output")
-        assert not output.locator("button.fold-toggle").is_visible()
-        assert all(f"step {i:03d}" in output.inner_text() for i in range(1, LONG_LINES + 1))
-    finally:
-        context.close()
+    without_script_watch.assert_clean()
+    on_paper_watch.assert_clean()
 
 
 @pytest.mark.parametrize("width,height", [(1280, 800), (390, 844)])
