@@ -216,6 +216,27 @@ def watched_page(context: Any, base: str) -> tuple[Any, PageWatch]:
     return page, watch
 
 
+@contextlib.contextmanager
+def read_only_pages(browser: Any, base: str, **context_options: Any) -> Iterator[Callable[[str], tuple[Any, PageWatch]]]:
+    """``load(path)``: (page, watch) of ``base + path`` loaded once, in one context of ``context_options``
+    (``watched_context``'s), for the tests that only read it: none clicks, hovers, scrolls, focuses or
+    emulates anything there. Its watch holds the trouble of the load and of every test on it."""
+    context = watched_context(browser, base, **context_options)
+    loaded: dict[str, tuple[Any, PageWatch]] = {}
+
+    def load(path: str) -> tuple[Any, PageWatch]:
+        if path not in loaded:
+            page, watch = watched_page(context, base)
+            page.goto(base + path)
+            loaded[path] = page, watch
+        return loaded[path]
+
+    try:
+        yield load
+    finally:
+        context.close()
+
+
 def stored_anything(context: Any, page: Any) -> bool:
     """Whether ``context`` holds a cookie, or the origin ``page`` shows holds local storage (True when
     it cannot tell): what a test leaves for the next one if they share the context."""

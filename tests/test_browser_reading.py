@@ -10,6 +10,7 @@ that leaves the site. In CI (CI=true) missing tools fail these tests; on a devel
 
 from __future__ import annotations
 
+import contextlib
 import re
 import struct
 from collections.abc import Callable, Iterator
@@ -29,11 +30,10 @@ from tests.browser_support import (
     block_source,
     describe_violations,
     load_images,
+    read_only_pages,
     serious_look_with_images,
     serious_violations,
     serve_site,
-    watched_context,
-    watched_page,
 )
 from tests.conftest import REPO, build_site, shared_folder, write_demo
 from tests.scheme_looks import SchemeLooks
@@ -126,26 +126,13 @@ def test_permalink_of_b_train_scrolls_to_it(open_page: OpenPage, site_url: str) 
 
 @pytest.fixture(scope="module")
 def attention_read_only(browser: Any, site_url: str) -> Iterator[Callable[[int], tuple[Any, PageWatch]]]:
-    """``attention_read_only(width)``: the attention page loaded once per width (800 px high, light,
-    as ``open_page``'s) for the module's tests that only read it: none clicks, hovers, scrolls, focuses
-    or emulates anything there. Its watch holds the trouble of the load and of every test on it."""
-    contexts: dict[int, Any] = {}
-    loaded: dict[int, tuple[Any, PageWatch]] = {}
-
-    def at(width: int) -> tuple[Any, PageWatch]:
-        if width not in loaded:
-            contexts[width] = watched_context(browser, site_url, clipboard=True, color_scheme="light",
-                                              viewport={"width": width, "height": 800})
-            page, watch = watched_page(contexts[width], site_url)
-            page.goto(site_url + "attention/index.html")
-            loaded[width] = page, watch
-        return loaded[width]
-
-    try:
-        yield at
-    finally:
-        for context in contexts.values():
-            context.close()
+    """``attention_read_only(width)``: the attention page loaded once per width (800 px high, light, as
+    ``open_page``'s) for the module's tests that only read it (browser_support's ``read_only_pages``)."""
+    with contextlib.ExitStack() as stack:
+        loads = {width: stack.enter_context(read_only_pages(browser, site_url, clipboard=True, color_scheme="light",
+                                                            viewport={"width": width, "height": 800}))
+                 for width in (1280, 390)}
+        yield lambda width: loads[width]("attention/index.html")
 
 
 def test_figure_still_opens_full_size_on_click(attention_read_only: Callable[[int], tuple[Any, PageWatch]]) -> None:

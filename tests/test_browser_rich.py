@@ -7,14 +7,14 @@ values with the same ids.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser_support import (DESKTOP, PageWatch, describe_violations, serious_look, serve_site, watched_context,
-                                   watched_page)
+from tests.browser_support import (DESKTOP, PageWatch, describe_violations, read_only_pages, serious_look, serve_site,
+                                   watched_context, watched_page)
 from tests.conftest import build_site, shared_folder, write_demo
 from tests.scheme_looks import SchemeLooks
 
@@ -177,9 +177,15 @@ def test_estimator_diagram_renders_folds_and_hides_its_text_fallback(open_watche
     watch.assert_clean()
 
 
-def test_styler_formatting_shows(open_watched_page: Any, rich_url: str) -> None:
-    page, watch = open_watched_page(rich_url, viewport=DESKTOP)
-    page.goto(rich_url + "styler/index.html")
+@pytest.fixture(scope="module")
+def rich_read_only(browser: Any, rich_url: str) -> Iterator[Callable[[str], tuple[Any, PageWatch]]]:
+    """``rich_read_only(path)``: a page of the rich site loaded once for the tests that only read it."""
+    with read_only_pages(browser, rich_url, viewport=DESKTOP) as load:
+        yield load
+
+
+def test_styler_formatting_shows(rich_read_only: Callable[[str], tuple[Any, PageWatch]]) -> None:
+    page, watch = rich_read_only("styler/index.html")
     cells = page.locator("section#B-table .value-html td")
     weights = {cells.nth(i).inner_text(): cells.nth(i).evaluate("c => getComputedStyle(c).fontWeight")
                for i in range(cells.count())}
@@ -188,11 +194,10 @@ def test_styler_formatting_shows(open_watched_page: Any, rich_url: str) -> None:
     watch.assert_clean()
 
 
-def test_hostile_css_leaves_the_page_alone(open_watched_page: Any, rich_url: str) -> None:
-    page, watch = open_watched_page(rich_url, viewport=DESKTOP)
-    page.goto(rich_url + "styler/index.html")
-    plain = page.evaluate(PAGE_STYLE_JS)
-    page.goto(rich_url + "hostile/index.html")
+def test_hostile_css_leaves_the_page_alone(rich_read_only: Callable[[str], tuple[Any, PageWatch]]) -> None:
+    styler, styler_watch = rich_read_only("styler/index.html")
+    plain = styler.evaluate(PAGE_STYLE_JS)
+    page, watch = rich_read_only("hostile/index.html")
     assert page.evaluate(PAGE_STYLE_JS) == plain
     assert plain["headerOnTop"] and plain["header"] != "none"
     value = page.locator("section#B-hostile .value-html")
@@ -200,17 +205,17 @@ def test_hostile_css_leaves_the_page_alone(open_watched_page: Any, rich_url: str
     overlay = page.locator(".value-html .ov").bounding_box()
     assert overlay["y"] >= box["y"] - 1 and overlay["height"] <= box["height"] + 1, "the overlay left its box"
     assert "hostile-value-text" in value.inner_text()
+    styler_watch.assert_clean()
     watch.assert_clean()  # no request to evil.example (nor anywhere else outside the site)
 
 
-def test_css_that_opens_a_comment_stays_in_its_box(open_watched_page: Any, rich_url: str) -> None:
-    page, watch = open_watched_page(rich_url, viewport=DESKTOP)
-    page.goto(rich_url + "styler/index.html")
-    plain = page.evaluate(PAGE_COVER_JS)
-    page.goto(rich_url + "hostile/index.html")
+def test_css_that_opens_a_comment_stays_in_its_box(rich_read_only: Callable[[str], tuple[Any, PageWatch]]) -> None:
+    plain = rich_read_only("styler/index.html")[0].evaluate(PAGE_COVER_JS)
+    page, watch = rich_read_only("hostile/index.html")
     assert page.evaluate(PAGE_COVER_JS) == plain == {"fixed": plain["fixed"], "header": True, "main": True}
     assert page.locator("header.site-header").is_visible() and page.locator("main").is_visible()
     assert page.locator("section#B-comment .value-html").get_by_text("comment-opener-text").is_visible()
+    rich_read_only("styler/index.html")[1].assert_clean()
     watch.assert_clean()
 
 
