@@ -40,3 +40,15 @@ def test_build_without_pagefind_warns_and_still_publishes(tmp_path: Path) -> Non
     site = tmp_path / "build"
     assert (site / "tiny" / "index.html").is_file() and not (site / "pagefind").exists()
     assert 'id="search-input"' in (site / "tiny" / "index.html").read_text()
+
+
+def test_the_published_index_files_are_grouped_by_part_as_each_part_claims_them():
+    from site_builder.site.publish.search_shards import files_by_shard, in_shard
+
+    rels = ["pagefind/pagefind.js", "pagefind/shard-1/index/a.pf_index", "pagefind/shard-10/fragment/b",
+            "pagefind/shard-1", "pagefind/shard-2/pagefind-entry.json", "other/page.html", "pagefind/index/c",
+            "pagefind/shard-1/fragment/d"]
+    grouped = files_by_shard(rels)
+    for folder in ("pagefind", "pagefind/shard-1", "pagefind/shard-2", "pagefind/shard-10", "pagefind/shard-3"):
+        assert grouped.get(folder, []) == [rel for rel in rels if in_shard(rel, folder)]
+    assert set(grouped) == {"pagefind", "pagefind/shard-1", "pagefind/shard-2", "pagefind/shard-10"}

@@ -114,6 +114,22 @@ def in_shard(rel: str, folder: str) -> bool:
     return rel.startswith(f"{SEARCH_DIR}/") and not rel.startswith(f"{SEARCH_DIR}/{SHARD_PREFIX}")
 
 
+def files_by_shard(rels: Iterable[str]) -> dict[str, list[str]]:
+    """The site's files ``rels`` (POSIX paths) by the index part's folder holding them (see
+    in_shard), in their order; the files of no part are left out.  One pass for every part."""
+    grouped: dict[str, list[str]] = {}
+    shard_prefix = f"{SEARCH_DIR}/{SHARD_PREFIX}"
+    for rel in rels:
+        if rel.startswith(shard_prefix):
+            folder, slash, _ = rel[len(SEARCH_DIR) + 1:].partition("/")
+            if not slash:
+                continue
+            grouped.setdefault(f"{SEARCH_DIR}/{folder}", []).append(rel)
+        elif rel.startswith(f"{SEARCH_DIR}/"):
+            grouped.setdefault(SEARCH_DIR, []).append(rel)
+    return grouped
+
+
 def index_shards(site_dir: Path, plan: SearchPlan, index_root: Path | None = None,
                  stop: Callable[[], bool] | None = None) -> str | None:
     """Index ``plan``'s stale parts of the pages in ``site_dir`` into ``index_root`` (default

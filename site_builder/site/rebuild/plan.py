@@ -56,7 +56,9 @@ from site_builder.site.rebuild.state import (
 )
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, PublishedArchive, archive_digest
 from site_builder.site.publish.search import SEARCH_DIR, seedable
-from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, published_pages, shards_of
+from site_builder.site.publish.search_shards import (
+    BODY_MARK, SearchPlan, files_by_shard, published_pages, shards_of,
+)
 from site_builder.site.sitefiles import (
     HOME, VALUES_FOLDER, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds, value_paths,
 )
@@ -294,9 +296,10 @@ class Rebuild:
                                                                                                  f"out:{p}"))))
         index = self._intact(f"out:{SEARCH_DIR}/") or []
         plan = SearchPlan(shards, set())
+        published_by_shard = files_by_shard(k[4:] for k in index)
         for folder, pages in shards.items():
-            published = [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index
-                         if in_shard(k[4:], folder)]
+            published = [SiteFile(rel, source=tracked_path(self.inputs.folders, f"out:{rel}"))
+                         for rel in published_by_shard.get(folder, ())]
             if (published and pages == saved_shards.get(folder) and changed.isdisjoint(pages)
                     and shards.keys() == saved_shards.keys()):  # the main index lists the others
                 plan.kept += published
