@@ -7,8 +7,10 @@ Jupyter's (``compare``) and, when not, why: what the builder shows differently o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -198,3 +200,14 @@ def our_outcomes(project: Path, entry: str) -> list[Outcome]:
         images += sum(1 for b in bundles if any(m.startswith("image/") for m in b.get("files", {})))
         outcomes.append(Outcome(status, printed, text, images))
     return outcomes
+
+
+def write_jupyter_outcomes(folder: Path) -> None:
+    """Each fixture as Jupyter runs it, in ``folder/outcomes.json`` (each run in ``folder/NAME``)."""
+    outcomes = {name: [dataclasses.asdict(o) for o in jupyter_outcomes(cells, folder / name)]
+                for name, cells in FIXTURES.items()}
+    (folder / "outcomes.json").write_text(json.dumps(outcomes), encoding="utf-8")
+
+
+if __name__ == "__main__":  # python -m tests.notebook_fixtures FOLDER: Jupyter's run beside a build
+    write_jupyter_outcomes(Path(sys.argv[1]))

@@ -10,19 +10,19 @@ same text.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import jupytext
 import pytest
 
-from tests.conftest import copy_of, run_cli, shared_folder, write_demo
+from tests.conftest import REPO, copy_of, run_cli, shared_folder, write_demo
 from tests.test_notebooks import cell as block, page
 from tests.notebook_fixtures import (
-    BROKEN, ERRORS, FIXTURES, MAGICS, Outcome, jupyter_outcomes, normalised, our_outcomes, write_fixtures)
+    BROKEN, ERRORS, FIXTURES, MAGICS, Outcome, normalised, our_outcomes, write_fixtures)
 
 SCRIPT = '''
 """plain: a percent script beside the notebooks' folder: it must not run in IPython."""
@@ -49,23 +49,32 @@ def _build_fixtures(folder: Path) -> None:
     (folder / "build.json").write_text(json.dumps([done.args, done.returncode, done.stdout, done.stderr]))
 
 
+def _build_beside_jupyter(folder: Path) -> None:
+    """Our build, and Jupyter's run of the same fixtures in a process of its own at the same time:
+    that run mostly waits for its kernels to start and answer."""
+    jupyter = subprocess.Popen([sys.executable, "-m", "tests.notebook_fixtures", str(folder)], cwd=REPO,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _build_fixtures(folder)
+        _, stderr = jupyter.communicate(timeout=240)
+    finally:
+        if jupyter.poll() is None:
+            jupyter.kill()
+            jupyter.communicate()
+    assert jupyter.returncode == 0, stderr
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """The project built once per test run (both xdist workers read it); the build's outcome."""
-    folder = shared_folder(tmp_path_factory, "ipython-cells", _build_fixtures)
+    folder = shared_folder(tmp_path_factory, "ipython-cells", _build_beside_jupyter)
     return folder / "project", subprocess.CompletedProcess(*json.loads((folder / "build.json").read_text()))
-
-
-def _run_in_jupyter(folder: Path) -> None:
-    outcomes = {name: [dataclasses.asdict(o) for o in jupyter_outcomes(cells, folder / name)]
-                for name, cells in FIXTURES.items()}
-    (folder / "outcomes.json").write_text(json.dumps(outcomes))
 
 
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Outcome]]:
-    """Each fixture as Jupyter runs it (once per test run)."""
-    folder = shared_folder(tmp_path_factory, "ipython-cells-jupyter", _run_in_jupyter)
+    """Each fixture as Jupyter runs it (once per test run, beside the build)."""
+    folder = shared_folder(tmp_path_factory, "ipython-cells", _build_beside_jupyter)
     return {name: [Outcome(**o) for o in outcomes]
             for name, outcomes in json.loads((folder / "outcomes.json").read_text()).items()}
 

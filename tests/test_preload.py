@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -95,29 +96,38 @@ def _outputs(project: Path) -> dict[str, dict[str, str]]:
     return seen
 
 
+def _build_one_way(project: Path, mode: str) -> tuple[dict[str, dict[str, str]], str]:
+    """The project built with the fork server (``mode`` "forked") or spawned interpreters: what
+    each entry printed, and the build's stderr."""
+    for name in ("a", "b"):
+        write_demo(project, name, PLOTTER.format(name=name))
+    write_demo(project, "plain", STDLIB_ONLY)
+    write_demo(project, "dynamic", NOT_PRELOADED)
+    write_demo(project, "probes", PROBES)
+    # read at import from the working folder: a demo runs in its own scratch folder, never here
+    (project / "matplotlibrc").write_text("lines.linewidth: 4.25\n", encoding="utf-8")
+    packages = project / "site-packages"
+    packages.mkdir()
+    for filename, text in PACKAGES.items():
+        (packages / filename).write_text(text, encoding="utf-8")
+    # a PYTHONPATH of its own: always a new interpreter (run_cli's server runs its own path only)
+    env = {"PYTHONPATH": f"{REPO}{os.pathsep}{packages}", "PRELOAD_TEST_VALUE": "from the environment",
+           "SITE_BUILDER_FORK_SERVER": "1" if mode == "forked" else "0"}
+    done = run_cli("build", "-j", "1", cwd=project, env=env, timeout=170)
+    assert done.returncode == 0, done.stderr
+    return _outputs(project), done.stderr
+
+
 def build_both_ways(folder: Path) -> None:
     """The same project built in ``folder`` with the fork server (preloading) and with spawned
-    interpreters; what they printed in ``results.json``."""
+    interpreters, both builds at once; what they printed in ``results.json``."""
+    modes = ("forked", "spawned")
+    with ThreadPoolExecutor(len(modes)) as pool:
+        done = dict(zip(modes, pool.map(lambda mode: _build_one_way(folder / mode, mode), modes)))
     results: dict[str, object] = {}
-    for mode in ("forked", "spawned"):
-        project = folder / mode
-        for name in ("a", "b"):
-            write_demo(project, name, PLOTTER.format(name=name))
-        write_demo(project, "plain", STDLIB_ONLY)
-        write_demo(project, "dynamic", NOT_PRELOADED)
-        write_demo(project, "probes", PROBES)
-        # read at import from the working folder: a demo runs in its own scratch folder, never here
-        (project / "matplotlibrc").write_text("lines.linewidth: 4.25\n", encoding="utf-8")
-        packages = project / "site-packages"
-        packages.mkdir()
-        for filename, text in PACKAGES.items():
-            (packages / filename).write_text(text, encoding="utf-8")
-        env = {"PYTHONPATH": f"{REPO}{os.pathsep}{packages}", "PRELOAD_TEST_VALUE": "from the environment",
-               "SITE_BUILDER_FORK_SERVER": "1" if mode == "forked" else "0"}
-        done = run_cli("build", "-j", "1", cwd=project, env=env, timeout=170)
-        assert done.returncode == 0, done.stderr
-        results[mode] = _outputs(project)
-        results[f"{mode}-stderr"] = done.stderr
+    for mode, (outputs, stderr) in done.items():
+        results[mode] = outputs
+        results[f"{mode}-stderr"] = stderr
     (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
 
 

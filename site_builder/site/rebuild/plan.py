@@ -362,10 +362,11 @@ class Rebuild:
             else:
                 keys += [f"rec:{name}/{rel}" for rel in walk_names(store_dir(self.inputs.folders.records, name))]
             keys += reads
+        output = tracked_path(self.inputs.folders, "out:")  # the published folder, once: tens of thousands of files
         for file in files:  # linked from the published site: the same inode, checked by plan()
             key = f"out:{file.path}"
             if (file.root is None and file.source is not None and key in previous
-                    and str(file.source) == tracked_path(self.inputs.folders, key)):
+                    and str(file.source) == output + file.path):
                 known[key] = previous[key]
         keys += [f"out:{rel}" for rel in walk_names(staged)]
         keys += bibliography_keys(self.inputs, self.info)
