@@ -9,6 +9,7 @@ import shutil
 import struct
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -206,7 +207,9 @@ def _rewrite_record_in_place(project: Path, name: str, old: bytes, new: bytes) -
     os.utime(record, ns=(before.st_atime_ns, before.st_mtime_ns))
 
 
-CHANGES = [
+Change = Callable[[Path], object]
+
+CHANGES: list[tuple[str, Change]] = [
     ("a comment edited", lambda p: _edit(p, "e1", "# a comment", "# another comment")),
     ("an output changed", lambda p: _edit(p, "e2", "cherry", "cranberry")),
     ("a section entry's summary changed", lambda p: _edit(p, "fruit/e3", "a demo that", "a demo which")),
@@ -319,8 +322,10 @@ INDEX_CHANGES = [
 ]
 
 
-def _built_fruit(project: Path) -> Path:
-    """The sequences' project, built once: four fruit entries, one in a section, and two that refer."""
+def _built_fruit(project: Path, after: list[tuple[str, Change]] | tuple[()] = ()) -> Path:
+    """The sequences' project, built once: four fruit entries, one in a section, and two that refer
+    (with the sources ``after`` leaves, when a part of a sequence starts past its first change)."""
+    project.mkdir(parents=True, exist_ok=True)
     (project / "pyproject.toml").write_text('[tool.site_builder]\ntitle = "Fruit"\n', encoding="utf-8")
     for i, word in enumerate(["apple", "banana", "cherry"]):
         write_demo(project, f"e{i}", DEMO.format(name=f"e{i}", word=word))
@@ -329,8 +334,26 @@ def _built_fruit(project: Path) -> Path:
     write_demo(project, "e6", REFERRING.format(name="e6"))
     (project / "demos" / "gluing.md").write_text(GLUING, encoding="utf-8")
     (project / "demos" / "pasting.md").write_text(PASTING, encoding="utf-8")
+    for _, change in after:
+        change(project)
     assert build(load_config(project), BuildOptions()).ok
     return project
+
+
+# The long sequences run in parts that xdist runs side by side, each from a fresh build of the
+# sources the changes before it leave: CHANGES[:HALF] edit sources only, so they are replayed before
+# that build. The connections' changes start where CHANGES leave e1's comment.
+HALF = 10
+CONNECTIONS_AFTER = CHANGES[:HALF] + [
+    ("e1's comment as the changes before leave it", lambda p: _edit(p, "e1", "# another comment", "# a fourth comment"))]
+PARTS = {"changes-1": (0, CHANGES[:HALF]), "changes-2": (HALF, CHANGES[HALF:]),
+         "connections": (len(CHANGES), REFERENCE_CHANGES + INDEX_CHANGES)}
+
+
+def _part(tmp_path: Path, start: int) -> tuple[Path, Path]:
+    """A fresh project built with the sources the first ``start`` changes leave, and a scratch folder."""
+    after = CONNECTIONS_AFTER if start == len(CHANGES) else CHANGES[:start]
+    return _built_fruit(tmp_path / "project", after), tmp_path / "scratch"
 
 
 @pytest.fixture(scope="module")
@@ -358,9 +381,11 @@ PROSE_READ = {
 }
 
 
-def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path],
+@pytest.mark.parametrize("part", PARTS)
+def test_each_rebuild_matches_a_build_from_scratch(part: str, request: pytest.FixtureRequest, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    project, scratch = sequence
+    start, changes = PARTS[part]
+    project, scratch = request.getfixturevalue("sequence") if start == 0 else _part(tmp_path, start)
     read: list[str] = []
     reading = store._read_record
     monkeypatch.setattr(store, "_read_record", lambda folder, *a: (read.append(folder.name), reading(folder, *a))[1])
@@ -370,7 +395,7 @@ def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path],
     lent: list[int] = []  # members the published archives lent the new ones
     lending = archives.published_members
     monkeypatch.setattr(archives, "published_members", lambda archive: (m := lending(archive), lent.append(len(m)))[0])
-    for i, (what, change) in enumerate(CHANGES + REFERENCE_CHANGES + INDEX_CHANGES):
+    for i, (what, change) in enumerate(changes, start):
         change(project)
         config = load_config(project)  # as each build command does: a settings change is seen
         read.clear()
@@ -388,16 +413,17 @@ def test_each_rebuild_matches_a_build_from_scratch(sequence: tuple[Path, Path],
 
 @pytest.fixture(scope="module")
 def deferred(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    project = _built_fruit(tmp_path_factory.mktemp("deferred"))
+    project = _built_fruit(tmp_path_factory.mktemp("deferred"), CHANGES[:HALF])
     return project, tmp_path_factory.mktemp("scratch-deferred")
 
 
+@pytest.mark.parametrize("start", [0, HALF])
 def test_pages_published_before_their_search_index_match_a_build_from_scratch_once_it_caught_up(
-        deferred: tuple[Path, Path]) -> None:
+        start: int, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     """serve's rebuilds: the pages go out with the previous search index, which is made afterwards
     (or by the next plain build, when serve stopped first)."""
-    project, scratch = deferred
-    for i, (what, change) in enumerate(CHANGES):
+    project, scratch = request.getfixturevalue("deferred") if start else _part(tmp_path, start)
+    for i, (what, change) in enumerate(CHANGES[start:start + HALF], start):
         index_before = {k: v for k, v in _bytes(project / "build").items() if k.startswith("pagefind/")}
         change(project)
         config = load_config(project)
@@ -462,25 +488,20 @@ def test_the_search_catching_up_reads_only_the_pages_the_build_wrote(deferred: t
 PART_PAGES = 3  # the fruit site's pages make four parts of its search index (search_shards.py)
 
 
-@pytest.fixture(scope="module")
-def parted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(search_shards, "SHARD_PAGES", PART_PAGES)
-        project = _built_fruit(tmp_path_factory.mktemp("parted"))
-    return project, tmp_path_factory.mktemp("scratch-parted")
-
-
+@pytest.mark.parametrize("start", [0, HALF])
 def test_each_rebuild_of_a_site_whose_index_is_in_parts_matches_a_build_from_scratch(
-        parted: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+        start: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the parts whose pages changed are made again; the site is the one a build from scratch writes."""
     monkeypatch.setattr(search_shards, "SHARD_PAGES", PART_PAGES)
-    project, scratch = parted
-    for i, (what, change) in enumerate(CHANGES):
+    project, scratch = _part(tmp_path, start)
+    for i, (what, change) in enumerate(CHANGES[start:start + HALF], start):
         change(project)
         config = load_config(project)
         assert build(config, BuildOptions()).ok, what
         assert (project / "build" / "pagefind" / "shard-1").is_dir() or (project / "build" / "pagefind" / "shard-2").is_dir()
         assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
+    if start + HALF < len(CHANGES):
+        return
     # serve's way: the pages first, the index (in parts) once they are out
     _edit(project, "e1", "N = 3", "N = 3  # deferred")
     assert build(load_config(project), BuildOptions(defer_search=True)).search_pending
