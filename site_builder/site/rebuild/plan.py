@@ -184,9 +184,10 @@ class Rebuild:
         page_base = sha_of(code, templates_fingerprint(), self.inputs.settings)
         self.digests = self._saved_digests()
         ordered = ordered_builds(self.builds, self.info)
-        from site_builder.site.references.index import saved_rows, site_connections  # (imports the prose's parsers)
+        # (imports the prose's parsers)
+        from site_builder.site.references.index import saved_site_rows, site_connections
 
-        saved = saved_rows(self.inputs, self.state, self.builds, self.info, code) if self.state is not None else {}
+        saved = saved_site_rows(self.inputs, self.state, self.builds, self.info, code) if self.state is not None else {}
         connections, self.site_rows, self._index = site_connections(
             ordered, self.info, code, saved, lambda: saved_index(self.inputs.folders))
         self.notebook_keys, self.page_keys, self.site_key = _page_keys(

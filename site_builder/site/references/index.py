@@ -38,7 +38,7 @@ def row_prefix(info: SiteInfo) -> str:
     return _dumps([row_settings(info)])[:-1] + ","
 
 
-def saved_rows(inputs: RebuildInputs, state: SiteState, builds: list[EntryBuild], info: SiteInfo, code: str
+def saved_site_rows(inputs: RebuildInputs, state: SiteState, builds: list[EntryBuild], info: SiteInfo, code: str
                ) -> dict[str, str]:
     """Entry -> its row as ``state`` saved it, for the entries whose saved parse holds (see
     parse_key; ``code``: the builder's code_fingerprint), made under ``info``'s settings."""
@@ -66,33 +66,28 @@ def index_key(code: str, info: SiteInfo, builds: list[EntryBuild], rows: Mapping
     return sha_of(*parts)
 
 
-
-
-
 # ---------------------------------------------------------------- the merged index
 
 
-def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved_rows: dict[str, str],
+def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved_site_rows: dict[str, str],
                      saved_index: Callable[[], str]
                      ) -> tuple[SiteReferences, dict[str, str], Callable[[], Iterator[bytes]] | None]:
     """The site's connections (references.index): read back from ``saved_index`` when every
-    entry's row is as saved (``saved_rows``: entry -> its saved row, of the entries whose parse
+    entry's row is as saved (``saved_site_rows``: entry -> its saved row, of the entries whose parse
     holds), else merged again from each page's prose; with every entry's row, and what makes
     the index to save once the pages are made (None: the saved one holds)."""
 
     made = {b.entry.name: site_row(b, info, entry_heading(b, info), entry_summary(b.script, info.typography))
-            for b in ordered if b.entry.name not in saved_rows}
-    rows = {b.entry.name: saved_rows.get(b.entry.name) or made[b.entry.name].text for b in ordered}
+            for b in ordered if b.entry.name not in saved_site_rows}
+    rows = {b.entry.name: saved_site_rows.get(b.entry.name) or made[b.entry.name].text for b in ordered}
     key = index_key(code, info, ordered, rows)
     site = SiteReferences(info.bibliography or Bibliography(), info.link_terms)
-    text = saved_index() if saved_rows else ""
+    text = saved_index() if saved_site_rows else ""
     if text and index_from_data(text, key, site):
         share_references(ordered, info, site)  # the render's, too
         return site, rows, None
-    merged = site_references(ordered, info, made, saved_rows)
+    merged = site_references(ordered, info, made, saved_site_rows)
     return merged, rows, lambda: index_data(merged, key)  # made when saved: not held while pages render
-
-
 
 
 def _scan_data(scan: PageScan) -> list[Any] | None:
