@@ -1,7 +1,9 @@
 """The state a build leaves for the next one to compare with (see ``plan.Rebuild.describe``).
 
 Made while the new site is staged (its renames keep every file's size, mtime and inode), from
-the signatures checked during this build of files not written since, each entry's keys and result.
+what the build knows: the files it wrote (not a walk of the staged tree: only the search index's
+folder, which Pagefind writes, is listed), the signatures checked during this build of files
+not written since, each entry's keys and result.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from site_builder.run.preload import packages_stamp
 from site_builder.run.records.store import store_dir
 from site_builder.run.results import LazyResult, ResultRow, result_row
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_digest
+from site_builder.site.publish.search import SEARCH_DIR
 from site_builder.site.rebuild.lend import (
     bibliography_keys,
     code_fingerprint,
@@ -62,11 +65,12 @@ class Rebuild(Protocol):
 
 def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None, staged: Path,
                   entries: list[Entry], warnings: list[str], render_warnings: list[str],
-                  files: list[SiteFile]) -> SiteState:
+                  files: list[SiteFile], written: list[str]) -> SiteState:
     """The state of the site staged in ``staged`` (complete; its renames keep sizes, mtimes, inodes).
 
     ``warnings`` are said again by an unchanged rebuild, an entry's ``render_warnings`` when its
-    page is reused; ``index`` makes the site's connections to save (None: the saved ones hold).
+    page is reused; ``index`` makes the site's connections to save (None: the saved ones hold);
+    ``written``: the staged site's files as write_site put them there (before the search index).
     """
     inputs = rebuild.inputs
     packages: dict[str, list[str]] = {}
@@ -114,7 +118,9 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
         if (file.root is None and file.source is not None and key in previous
                 and str(file.source) == output + file.path):
             known[key] = previous[key]
-    keys += [f"out:{rel}" for rel in walk_names(staged)]
+    index_files = f"{SEARCH_DIR}/"  # written (or kept, or removed) by Pagefind after write_site
+    keys += [f"out:{rel}" for rel in written if not rel.startswith(index_files)]
+    keys += [f"out:{rel}" for rel in walk_names(staged / SEARCH_DIR, index_files)]
     keys += bibliography_keys(inputs, rebuild.info)
     state.files = track_files(inputs.folders, keys, staged, known)
     records = {e.name: state.entries[e.name]["record"] for e in entries}

@@ -301,10 +301,10 @@ class Rebuild:
                 if everything or seedable(k[4:])]
 
     def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
-                 render_warnings: list[str], files: list[SiteFile]) -> SiteState:
+                 render_warnings: list[str], files: list[SiteFile], written: list[str]) -> SiteState:
         """The state of the site staged in ``staged`` (see describe.describe_site); :meth:`save` it
         once the site is published."""
-        return describe_site(self, self._index, staged, entries, warnings, render_warnings, files)
+        return describe_site(self, self._index, staged, entries, warnings, render_warnings, files, written)
 
     def save(self, state: SiteState) -> None:
         """Remember ``state`` (see :meth:`describe`) as the published site's."""
