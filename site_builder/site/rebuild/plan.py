@@ -26,7 +26,6 @@ from site_builder.run.records.store import store_dir
 from site_builder.run.results import LazyResult, ResultRow, result_row
 from site_builder.site.rebuild.lend import (
     bibliography_keys,
-    code_fingerprint,
     headers_fingerprint,
     known_versions,
     lookup_base,
@@ -34,7 +33,6 @@ from site_builder.site.rebuild.lend import (
     parse_key,
     record_sha,
     site_fingerprint,
-    templates_fingerprint,
 )
 from site_builder.site.rebuild.state import (
     RebuildInputs,
@@ -180,8 +178,8 @@ class Rebuild:
         elif self.state is None:
             self.state = load_state(self.inputs.folders)
         self.versions = known_versions(self.state)
-        code = code_fingerprint(self.versions)
-        page_base = sha_of(code, templates_fingerprint(), self.inputs.settings)
+        code = self.inputs.code
+        page_base = sha_of(code, self.inputs.templates, self.inputs.settings)
         self.digests = self._saved_digests()
         ordered = ordered_builds(self.builds, self.info)
         # (imports the prose's parsers)
@@ -325,7 +323,7 @@ class Rebuild:
         when its page is reused.  :meth:`save` it once the site is published.
         """
         packages: dict[str, list[str]] = {}
-        stamp, code = packages_stamp(), code_fingerprint(self.versions)
+        stamp, code = packages_stamp(), self.inputs.code
         state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={},
                           site_rows=self.site_rows, index=self._index)
         assert state.scripts is not None
@@ -373,7 +371,7 @@ class Rebuild:
         keys += bibliography_keys(self.inputs, self.info)
         state.files = track_files(self.inputs.folders, keys, staged, known)
         records = {e.name: state.entries[e.name]["record"] for e in entries}
-        base = sha_of(code, templates_fingerprint(), self.inputs.settings,
+        base = sha_of(code, self.inputs.templates, self.inputs.settings,
                     headers_fingerprint(self.inputs.folders.demos, entries), self.info.api_docs.fingerprint(),
                     self.inputs.references)
         state.fingerprint = site_fingerprint(base, entries, records, packages, self.versions)
