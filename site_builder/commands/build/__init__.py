@@ -342,7 +342,7 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
             report.search_pending = True
     files += search.kept + search.seeds  # seeded: Pagefind writes only what changed
 
-    def finish(staged: Path) -> None:
+    def finish(staged: Path, written: list[str]) -> None:
         warning = None
         if search.stale:
             with writing("writing the search index (Pagefind)", config.output, config.root):
@@ -354,7 +354,7 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
         # the next build would find nothing changed and call it good.
         if report.ok:
             # saved before the swap: a state that cannot be saved leaves the published site as it was
-            state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files)
+            state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files, written)
             if report.search_pending:
                 mark_pending(state, pending)
             rebuild.save(state)

@@ -72,11 +72,21 @@ class Collector:
         self.imports: list[ast.Import | ast.ImportFrom] = []  # the block's own (not its functions')
         self.param_chains: list[tuple[list[Any], tuple[str, int]]] = []  # rooted at a function's parameter
         self.functions: dict[tuple[str, int], int] = {}  # (code name, line) -> how many functions have it
+        self._text = text
+        # Its table is made when a nested scope is first entered: at the top every name is
+        # global, and most blocks of a small demo define no function, class or comprehension.
+        self._top = _Scope(None, [], True, False)
+        self._tabled = False
+
+    def _top_table(self) -> None:
+        """The block's symbol table, on the top scope (its nested scopes' tables as its children)."""
+        self._tabled = True
         try:
-            table: symtable.SymbolTable | None = symtable.symtable(text, "<block>", "exec")
+            table: symtable.SymbolTable | None = symtable.symtable(self._text, "<block>", "exec")
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             table = None  # (`await` at the top, say): nested scopes are left out, their names plain
-        self._top = _Scope(table, list(table.get_children()) if table is not None else [], True, False)
+        self._top.table = table
+        self._top.children = list(table.get_children()) if table is not None else []
 
     def visit_module(self, tree: ast.Module) -> None:
         for statement in tree.body:
@@ -186,6 +196,8 @@ class Collector:
                ) -> _Scope | None:
         """The scope of ``node`` (a def, lambda, class or comprehension), its symbol table matched
         by name and line (and, for a function, its parameters); None when none matches."""
+        if not self._tabled:
+            self._top_table()
         params = None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args

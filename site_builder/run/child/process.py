@@ -87,11 +87,27 @@ def _exited(pid: int) -> bool:
     return stat[stat.rfind(b")") + 2:][:1] in (b"Z", b"X")  # a zombie: dead, not yet reaped
 
 
+def _has_children() -> bool:
+    """Whether this process has a child, running or a zombie (any of its threads'). A subreaper
+    without one has no descendant at all: every orphan below it is its child. Looking in /proc
+    instead makes the kernel build entries there that it must tidy away when the process is
+    reaped, some 0.3 ms of CPU per run in a fork server's child."""
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    except (AttributeError, OSError):  # no waitid here: look
+        return True
+    return True
+
+
 def kill_descendants(pid: int, patience: float = 5.0) -> None:
     """SIGKILL every process below ``pid`` (which lives on), until none is left or ``patience`` s passed.
 
     ``pid`` should be a subreaper: then the children of a killed process come back to it.
     """
+    if pid == os.getpid() and not _has_children():
+        return  # most demos start no process: /proc is not read at all (see _has_children)
     deadline, pause = time.monotonic() + patience, 0.0005
     while True:
         found, stack = [], [pid]

@@ -16,27 +16,14 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, walk_names
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.json_text import fields
-from site_builder.source.parsed import script_data
 from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
-from site_builder.run.preload import packages_stamp
-from site_builder.run.records.store import store_dir
-from site_builder.run.results import LazyResult, ResultRow, result_row
-from site_builder.site.rebuild.lend import (
-    bibliography_keys,
-    headers_fingerprint,
-    known_versions,
-    lookup_base,
-    lookup_key,
-    parse_key,
-    record_sha,
-    site_fingerprint,
-)
+from site_builder.site.rebuild.describe import describe_site
+from site_builder.site.rebuild.lend import known_versions
 from site_builder.site.rebuild.state import (
     RebuildInputs,
-    Signature,
     SiteState,
     files_below,
     files_outside,
@@ -46,13 +33,11 @@ from site_builder.site.rebuild.state import (
     repeated_sha,
     save_state,
     saved_index,
-    saved_scripts,
     sha_of,
-    track_files,
     tracked_file,
     tracked_path,
 )
-from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, PublishedArchive, archive_digest
+from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, PublishedArchive
 from site_builder.site.publish.search import SEARCH_DIR, seedable
 from site_builder.site.publish.search_shards import (
     BODY_MARK, SearchPlan, files_by_shard, published_pages, shards_of,
@@ -316,77 +301,10 @@ class Rebuild:
                 if everything or seedable(k[4:])]
 
     def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
-                 render_warnings: list[str], files: list[SiteFile]) -> SiteState:
-        """The state of the site staged in ``staged`` (complete; its renames keep sizes, mtimes, inodes).
-
-        ``warnings`` are said again by an unchanged rebuild, an entry's ``render_warnings``
-        when its page is reused.  :meth:`save` it once the site is published.
-        """
-        packages: dict[str, list[str]] = {}
-        stamp, code = packages_stamp(), self.inputs.code
-        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={},
-                          site_rows=self.site_rows, index=self._index)
-        assert state.scripts is not None
-        keys: list[str] = []
-        lookups_base = lookup_base(self.inputs.settings, code, stamp) if self.records_checked else ""
-        previous = self.state.files if self.state is not None else {}
-        known: dict[str, Signature] = {}  # checked during this build, not written since
-        for build in self.builds:
-            name = build.entry.name
-            # what the next build takes of the result instead of reading its record (see saved_rows)
-            kept = build.run.row if isinstance(build.run, LazyResult) else result_row(build.result)
-            # a result shown only has no row: its record (if any) is not the result shown
-            row = kept or ResultRow(0.0, 0, 0, "", (), tuple(build.result.reads))
-            packages[name] = list(row.packages)
-            state.entries[name] = {
-                "row": [row.duration, row.blocks_run, row.blocks_total, row.glued] if kept else None,
-                "record": self.trusted.get(name) or record_sha(self.inputs.folders.records, name),
-                "packages": packages[name],
-                "page": self.page_keys[name], "notebook": self.notebook_keys[name],
-                "result": self.digests[name],
-                "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
-                "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
-                "reads": list(row.reads),
-                "source": repeated_sha(build.entry.content),
-                # what the next discovery compares before reading the file (see known_scripts)
-                "script": [build.entry.rel_path, *build.entry.signature] if build.entry.signature else None,
-            }
-            state.scripts[name] = self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build)
-            reads = [f"src:{rel}" for rel in row.reads]
-            if self.trusted.get(name) == state.entries[name]["record"]:
-                # the record its lookup trusted, whose files and reads trusted_records checked
-                record_files = files_below(self.state, f"rec:{name}/") if self.state is not None else []
-                known.update((k, previous[k]) for k in record_files + reads if k in previous)
-                keys += record_files
-            else:
-                keys += [f"rec:{name}/{rel}" for rel in walk_names(store_dir(self.inputs.folders.records, name))]
-            keys += reads
-        output = tracked_path(self.inputs.folders, "out:")  # the published folder, once: tens of thousands of files
-        for file in files:  # linked from the published site: the same inode, checked by plan()
-            key = f"out:{file.path}"
-            if (file.root is None and file.source is not None and key in previous
-                    and str(file.source) == output + file.path):
-                known[key] = previous[key]
-        keys += [f"out:{rel}" for rel in walk_names(staged)]
-        keys += bibliography_keys(self.inputs, self.info)
-        state.files = track_files(self.inputs.folders, keys, staged, known)
-        records = {e.name: state.entries[e.name]["record"] for e in entries}
-        base = sha_of(code, self.inputs.templates, self.inputs.settings,
-                    headers_fingerprint(self.inputs.folders.demos, entries), self.info.api_docs.fingerprint(),
-                    self.inputs.references)
-        state.fingerprint = site_fingerprint(base, entries, records, packages, self.versions)
-        state.versions = dict(self.versions)
-        state.archives = {f.path: archive_digest(f.data) for f in files
-                          if f.path in (SCRIPTS_ZIP, NOTEBOOKS_ZIP) and f.data is not None}
-        return state
-
-    def _script_data(self, name: str, key: str, build: EntryBuild) -> tuple[str, str]:
-        """The parse of ``build``'s script as the state keeps it (its key, its JSON): the saved
-        one when its key holds (the script was taken from it, see parsed_scripts), else made."""
-        saved = saved_scripts(self.inputs.folders, self.state).get(name) if self.state is not None else None
-        if saved is not None and saved[0] == key:
-            return saved
-        return key, json.dumps(script_data(build.script), sort_keys=True, separators=(",", ":"))
+                 render_warnings: list[str], files: list[SiteFile], written: list[str]) -> SiteState:
+        """The state of the site staged in ``staged`` (see describe.describe_site); :meth:`save` it
+        once the site is published."""
+        return describe_site(self, self._index, staged, entries, warnings, render_warnings, files, written)
 
     def save(self, state: SiteState) -> None:
         """Remember ``state`` (see :meth:`describe`) as the published site's."""
