@@ -213,7 +213,7 @@ class Rebuild:
             values = [k for path in value_paths(name) if (k := f"out:{path}") in files] if any_values else []
             if (saved.get("page") == self.page_keys[name] and published and records_intact
                     and all(is_intact(tracked_path(self.inputs.folders, k), files[k]) for k in values)):
-                reused += [SiteFile(k[4:], source=output + k[4:]) for k in published + values]
+                reused += [SiteFile(k[4:], source=output + k[4:], inode=files[k][2]) for k in published + values]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
@@ -229,7 +229,8 @@ class Rebuild:
                 of_entries = {f"out:{k}" for name in names for k in value_paths(name)}
                 shared = [k for k in shared if k not in of_entries]
             if shared and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in shared):
-                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in shared]
+                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k), inode=self.state.files[k][2])
+                           for k in shared]
                 site_pages = False
         return RenderPlan(reused, render, site_pages, notebooks, warnings)
 
@@ -268,16 +269,29 @@ class Rebuild:
             # thousands at 10,000 entries), and a Path keeps its parts (about 6 MB more at the peak)
             path = tracked_path(self.inputs.folders, key) if saved is not None else None
             if path is not None and is_intact(path, saved) and Path(path).read_bytes() == _content(file):
-                files[i] = SiteFile(file.path, source=path)  # the next build then sees it unchanged
+                files[i] = SiteFile(file.path, source=path, inode=saved[2])  # the next build then sees it unchanged
             elif file.path.endswith(".html"):
                 changed.add(file.path)
         pages = {f.path: f for f in files if f.path.endswith(".html")}
-        shards = shards_of(pages, {b.entry.name for b in self.builds}, lambda p: BODY_MARK in _content(pages[p]))
+        marks: dict[str, bool] = {}  # the pages of no entry shards_of asked about: whether each is marked
+
+        def marked(page: str) -> bool:
+            marks[page] = BODY_MARK in _content(pages[page])
+            return marks[page]
+
+        names = {b.entry.name for b in self.builds}
+        shards = shards_of(pages, names, marked)
         if self.state is None:
             return SearchPlan(shards, set(shards))
-        saved_shards = shards_of(published_pages(self.state.files), self.state.entries.keys(),
-                                 lambda p: BODY_MARK in _content(SiteFile(p, source=tracked_path(self.inputs.folders,
-                                                                                                 f"out:{p}"))))
+
+        def marked_before(page: str) -> bool:
+            return BODY_MARK in _content(SiteFile(page, source=tracked_path(self.inputs.folders, f"out:{page}")))
+
+        if (names == self.state.entries.keys() and pages.keys() == set(published_pages(self.state.files))
+                and all(marked_before(page) == mark for page, mark in marks.items())):
+            saved_shards = shards  # the same pages of the same entries, marked alike: the same parts
+        else:
+            saved_shards = shards_of(published_pages(self.state.files), self.state.entries.keys(), marked_before)
         index = self._intact(f"out:{SEARCH_DIR}/") or []
         plan = SearchPlan(shards, set())
         published_by_shard = files_by_shard(k[4:] for k in index)
