@@ -226,6 +226,18 @@ After.
     assert capsys.readouterr() == ("", "")
 
 
+def test_rst_texts_rendered_one_after_another_render_as_each_does_alone() -> None:
+    # (docutils' state machine is handed from one parse to the next: nothing of a text may follow)
+    rich = ("Title\n=====\n\n- a *list*\n- of ``items``\n\n  and a paragraph\n\n.. note::\n\n   A `note`.\n\n"
+            "1. one\n2. two\n\nterm\n   definition\n")
+    first = prose.render(rich, "rst")
+    assert "<ol" in first and "<dl" in first and "admonition note" in first
+    assert "<code>x</code>" in prose.render(".. default-role:: code\n\n`x` here", "rst")
+    assert "level 599" in prose.render("\n\n".join(" " * (2 * i) + f"level {i}" for i in range(600)), "rst")
+    assert prose.render(rich, "rst") == first  # after a text that set a role and one docutils gave up on
+    assert "<code>x</code>" not in prose.render("`x` here", "rst")
+
+
 def test_rst_math_literal_and_code_blocks() -> None:
     html = prose.render("""Inline :math:`a^2 + b^2`.
 

@@ -17,12 +17,12 @@ from conftest import MYST_FRONT_MATTER, write_demo
 from site_builder.commands.build import BuildOptions, build
 from site_builder.commands.build.options import folders_of
 from site_builder.commands.build.search_later import catch_up_search
-from site_builder.config import load_config
+from site_builder.config import Config, load_config
 from site_builder.project.folders import CACHE_DIR
 from site_builder.run.records import store
 from site_builder.site.downloads import archives
 from site_builder.site.publish import search_shards
-from site_builder.site.rebuild.state import sha_of
+from site_builder.site.rebuild.state import load_state, sha_of, unchanged_files
 from site_builder.site.references import site as connections
 
 DEMO = '''\
@@ -409,6 +409,14 @@ def test_each_rebuild_matches_a_build_from_scratch(part: str, request: pytest.Fi
             assert sorted(read) == sorted(RECORDS_READ[what]), what
             assert lent and min(lent) > 0, what  # the site-wide pages reused: the archives updated
         assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
+        _check_state_names_the_site(config, what)
+
+
+def _check_state_names_the_site(config: Config, what: str) -> None:
+    """The saved state names every file of the published site, each as it is (and no other):
+    what the next build's no-change check compares."""
+    state = load_state(folders_of(config))
+    assert state is not None and unchanged_files(folders_of(config), state), what
 
 
 @pytest.fixture(scope="module")
@@ -500,6 +508,7 @@ def test_each_rebuild_of_a_site_whose_index_is_in_parts_matches_a_build_from_scr
         assert build(config, BuildOptions()).ok, what
         assert (project / "build" / "pagefind" / "shard-1").is_dir() or (project / "build" / "pagefind" / "shard-2").is_dir()
         assert _bytes(project / "build") == _from_scratch(project, scratch / f"step{i}"), what
+        _check_state_names_the_site(config, what)
     if start + HALF < len(CHANGES):
         return
     # serve's way: the pages first, the index (in parts) once they are out

@@ -137,7 +137,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         entries = discover(config.demos, config.root, problems=report.failures, ignore=config.ignored(),
                            pages=config.pages, known=None if options.shard else known_scripts(previous))
         remove_leftovers(folders, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
-        inputs = rebuild_inputs(config, [e.name for e in entries])  # what a rebuild compares
+        inputs = rebuild_inputs(config, [e.name for e in entries], previous)  # what a rebuild compares
         if not entries and not report.failures:
             report.warnings.append(
                 f"the demos folder {relative_to_root(config.demos, config.root)} holds no demo "
@@ -342,7 +342,7 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
             report.search_pending = True
     files += search.kept + search.seeds  # seeded: Pagefind writes only what changed
 
-    def finish(staged: Path) -> None:
+    def finish(staged: Path, written: list[str]) -> None:
         warning = None
         if search.stale:
             with writing("writing the search index (Pagefind)", config.output, config.root):
@@ -354,7 +354,7 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
         # the next build would find nothing changed and call it good.
         if report.ok:
             # saved before the swap: a state that cannot be saved leaves the published site as it was
-            state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files)
+            state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files, written)
             if report.search_pending:
                 mark_pending(state, pending)
             rebuild.save(state)

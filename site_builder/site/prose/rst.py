@@ -27,6 +27,7 @@ from site_builder.site.highlight import highlighted
 from site_builder.site.prose.links import ProseLinks, api_role
 from site_builder.site.prose.markdown.macros import macro
 from site_builder.site.prose.rst_refs import LabelsNumbered, reference_role
+from site_builder.site.prose.rst_parser import ReusingParser
 from site_builder.site.prose.rst_refs import register as register_reference_constructs
 
 if TYPE_CHECKING:
@@ -352,7 +353,7 @@ def rst_html(text: str, id_prefix: str, page: PageContext | None = None, first_l
     try:
         settings = _settings(True, id_prefix, page, first_line)
         settings.site_builder_text = text  # (rst_refs finds a role's line in it)
-        parts = publish_parts(text, writer=_Writer(), reader=_WebReader(), settings=settings)
+        parts = publish_parts(text, writer=_Writer(), reader=_WebReader(), parser=ReusingParser(), settings=settings)
     except Exception:  # noqa: BLE001 (docutils' writers assert on odd trees: the page must still build)
         log.debug("reST prose could not be rendered; shown as Markdown", exc_info=True)
         return None
@@ -367,7 +368,7 @@ def rst_plain(text: str) -> str:
     _register_sphinx_constructs()
     _register_roles(text)
     try:
-        doctree = publish_doctree(text, settings=_settings(False))
+        doctree = publish_doctree(text, parser=ReusingParser(), settings=_settings(False))
     except Exception:  # noqa: BLE001 (as in rst_html)
         return text
     return " ".join(doctree.astext().split())
@@ -378,7 +379,7 @@ def rst_doctree(text: str) -> nodes.document | None:
     _register_sphinx_constructs()
     _register_roles(text)
     try:
-        return publish_doctree(text, settings=_settings(False))
+        return publish_doctree(text, parser=ReusingParser(), settings=_settings(False))
     except Exception:  # noqa: BLE001 (as in rst_html)
         return None
 

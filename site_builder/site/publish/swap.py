@@ -40,10 +40,11 @@ def site_mark() -> SiteFile:
     return SiteFile(SITE_MARK, b"This folder was written by site_builder; each build replaces it as a whole.\n")
 
 
-def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> None:
+def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> list[str]:
     """Write ``files`` into the folder ``root``: exactly those files when it held a spare tree
-    (``recycled``: its folders are reused, everything else in it is removed)."""
+    (``recycled``: its folders are reused, everything else in it is removed); their paths."""
     seen: set[str] = set()
+    written: list[str] = []
     inodes: dict[str, int] = {}  # the spare's files' inodes (readdir gives them: no stat)
     present = _tree(root, inodes) if recycled else {}  # what the spare holds: path -> is a real folder
     made: set[str] = {""}  # folders known to be real folders of ``root``: one check per folder
@@ -57,6 +58,7 @@ def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> No
             log.warning("not published: %s (another file of the site has the same name but for case)", file.path)
             continue
         seen.add(key)
+        written.append(file.path)
         folder = file.path.rpartition("/")[0]
         if folder not in made:
             _make_folders(root, folder, present, made)
@@ -76,6 +78,7 @@ def _write_tree(root: Path, files: list[SiteFile], recycled: bool = False) -> No
             write_new(target, file.data or b"")
     for rel in sorted(set(present) - made, reverse=True):  # what the new site does not hold
         _remove(root / rel, present[rel])
+    return written
 
 
 def _tree(root: Path, inodes: dict[str, int]) -> dict[str, bool]:
@@ -100,6 +103,8 @@ def _same_file(file: SiteFile, inode: int | None) -> bool:
     its path (``inode``) is that file already: both are the builder's own, on one file system."""
     if inode is None or file.source is None or file.root is not None or file.rendered:
         return False  # a rendered file (publish/spool.py) is a new file: never the spare's
+    if file.inode is not None:  # found intact by this build (rebuild.plan): no stat again
+        return file.inode == inode
     try:
         return os.lstat(file.source).st_ino == inode
     except OSError:
@@ -169,13 +174,14 @@ def write_site(
     files: list[SiteFile],
     *,
     publish: bool = True,
-    finish: Callable[[Path], None] | None = None,
+    finish: Callable[[Path, list[str]], None] | None = None,
     spare: Path | None = None,
     shown: str | None = None,
 ) -> Path:
     """Write ``files`` as the new site; swap it in when ``publish``, else keep it as ``NAME.failed``.
 
-    ``finish`` post-processes the staged folder (the search index) before it is swapped in.
+    ``finish`` post-processes the staged folder (the search index) before it is swapped in; it
+    is given the paths of the files written there.
     ``spare``: where the replaced site is kept, to be staged into by the next build (its
     folders are reused: creating a thousand folders costs more than a thousand files).
     ``shown``: the output folder as messages show it (fs.relative_to_root; else its name).
@@ -188,11 +194,11 @@ def write_site(
     recycled = spare is not None and _take_spare(spare, staging)
     try:
         try:
-            _write_tree(staging, files, recycled)
+            written = _write_tree(staging, files, recycled)
         except OSError as exc:
             raise write_failure(exc, "writing the staged site", shown) from None
         if finish is not None:
-            finish(staging)
+            finish(staging, written)
         if not publish:
             target = failed_dir(output)
             remove_site(target, f"{shown[:-1]}.failed/")

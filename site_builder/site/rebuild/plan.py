@@ -16,29 +16,14 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular, walk_names
+from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.json_text import fields
-from site_builder.source.parsed import script_data
 from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
-from site_builder.run.preload import packages_stamp
-from site_builder.run.records.store import store_dir
-from site_builder.run.results import LazyResult, ResultRow, result_row
-from site_builder.site.rebuild.lend import (
-    bibliography_keys,
-    code_fingerprint,
-    headers_fingerprint,
-    known_versions,
-    lookup_base,
-    lookup_key,
-    parse_key,
-    record_sha,
-    site_fingerprint,
-    templates_fingerprint,
-)
+from site_builder.site.rebuild.describe import describe_site
+from site_builder.site.rebuild.lend import known_versions
 from site_builder.site.rebuild.state import (
     RebuildInputs,
-    Signature,
     SiteState,
     files_below,
     files_outside,
@@ -48,13 +33,11 @@ from site_builder.site.rebuild.state import (
     repeated_sha,
     save_state,
     saved_index,
-    saved_scripts,
     sha_of,
-    track_files,
     tracked_file,
     tracked_path,
 )
-from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, PublishedArchive, archive_digest
+from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, PublishedArchive
 from site_builder.site.publish.search import SEARCH_DIR, seedable
 from site_builder.site.publish.search_shards import (
     BODY_MARK, SearchPlan, files_by_shard, published_pages, shards_of,
@@ -180,8 +163,8 @@ class Rebuild:
         elif self.state is None:
             self.state = load_state(self.inputs.folders)
         self.versions = known_versions(self.state)
-        code = code_fingerprint(self.versions)
-        page_base = sha_of(code, templates_fingerprint(), self.inputs.settings)
+        code = self.inputs.code
+        page_base = sha_of(code, self.inputs.templates, self.inputs.settings)
         self.digests = self._saved_digests()
         ordered = ordered_builds(self.builds, self.info)
         # (imports the prose's parsers)
@@ -230,7 +213,7 @@ class Rebuild:
             values = [k for path in value_paths(name) if (k := f"out:{path}") in files] if any_values else []
             if (saved.get("page") == self.page_keys[name] and published and records_intact
                     and all(is_intact(tracked_path(self.inputs.folders, k), files[k]) for k in values)):
-                reused += [SiteFile(k[4:], source=output + k[4:]) for k in published + values]
+                reused += [SiteFile(k[4:], source=output + k[4:], inode=files[k][2]) for k in published + values]
                 warnings += saved.get("warnings", [])
                 continue
             render.add(name)
@@ -246,7 +229,8 @@ class Rebuild:
                 of_entries = {f"out:{k}" for name in names for k in value_paths(name)}
                 shared = [k for k in shared if k not in of_entries]
             if shared and all(is_intact(tracked_path(self.inputs.folders, k), self.state.files[k]) for k in shared):
-                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in shared]
+                reused += [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k), inode=self.state.files[k][2])
+                           for k in shared]
                 site_pages = False
         return RenderPlan(reused, render, site_pages, notebooks, warnings)
 
@@ -285,16 +269,29 @@ class Rebuild:
             # thousands at 10,000 entries), and a Path keeps its parts (about 6 MB more at the peak)
             path = tracked_path(self.inputs.folders, key) if saved is not None else None
             if path is not None and is_intact(path, saved) and Path(path).read_bytes() == _content(file):
-                files[i] = SiteFile(file.path, source=path)  # the next build then sees it unchanged
+                files[i] = SiteFile(file.path, source=path, inode=saved[2])  # the next build then sees it unchanged
             elif file.path.endswith(".html"):
                 changed.add(file.path)
         pages = {f.path: f for f in files if f.path.endswith(".html")}
-        shards = shards_of(pages, {b.entry.name for b in self.builds}, lambda p: BODY_MARK in _content(pages[p]))
+        marks: dict[str, bool] = {}  # the pages of no entry shards_of asked about: whether each is marked
+
+        def marked(page: str) -> bool:
+            marks[page] = BODY_MARK in _content(pages[page])
+            return marks[page]
+
+        names = {b.entry.name for b in self.builds}
+        shards = shards_of(pages, names, marked)
         if self.state is None:
             return SearchPlan(shards, set(shards))
-        saved_shards = shards_of(published_pages(self.state.files), self.state.entries.keys(),
-                                 lambda p: BODY_MARK in _content(SiteFile(p, source=tracked_path(self.inputs.folders,
-                                                                                                 f"out:{p}"))))
+
+        def marked_before(page: str) -> bool:
+            return BODY_MARK in _content(SiteFile(page, source=tracked_path(self.inputs.folders, f"out:{page}")))
+
+        if (names == self.state.entries.keys() and pages.keys() == set(published_pages(self.state.files))
+                and all(marked_before(page) == mark for page, mark in marks.items())):
+            saved_shards = shards  # the same pages of the same entries, marked alike: the same parts
+        else:
+            saved_shards = shards_of(published_pages(self.state.files), self.state.entries.keys(), marked_before)
         index = self._intact(f"out:{SEARCH_DIR}/") or []
         plan = SearchPlan(shards, set())
         published_by_shard = files_by_shard(k[4:] for k in index)
@@ -318,77 +315,10 @@ class Rebuild:
                 if everything or seedable(k[4:])]
 
     def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
-                 render_warnings: list[str], files: list[SiteFile]) -> SiteState:
-        """The state of the site staged in ``staged`` (complete; its renames keep sizes, mtimes, inodes).
-
-        ``warnings`` are said again by an unchanged rebuild, an entry's ``render_warnings``
-        when its page is reused.  :meth:`save` it once the site is published.
-        """
-        packages: dict[str, list[str]] = {}
-        stamp, code = packages_stamp(), code_fingerprint(self.versions)
-        state = SiteState(site_key=self.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={},
-                          site_rows=self.site_rows, index=self._index)
-        assert state.scripts is not None
-        keys: list[str] = []
-        lookups_base = lookup_base(self.inputs.settings, code, stamp) if self.records_checked else ""
-        previous = self.state.files if self.state is not None else {}
-        known: dict[str, Signature] = {}  # checked during this build, not written since
-        for build in self.builds:
-            name = build.entry.name
-            # what the next build takes of the result instead of reading its record (see saved_rows)
-            kept = build.run.row if isinstance(build.run, LazyResult) else result_row(build.result)
-            # a result shown only has no row: its record (if any) is not the result shown
-            row = kept or ResultRow(0.0, 0, 0, "", (), tuple(build.result.reads))
-            packages[name] = list(row.packages)
-            state.entries[name] = {
-                "row": [row.duration, row.blocks_run, row.blocks_total, row.glued] if kept else None,
-                "record": self.trusted.get(name) or record_sha(self.inputs.folders.records, name),
-                "packages": packages[name],
-                "page": self.page_keys[name], "notebook": self.notebook_keys[name],
-                "result": self.digests[name],
-                "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
-                "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
-                "reads": list(row.reads),
-                "source": repeated_sha(build.entry.content),
-                # what the next discovery compares before reading the file (see known_scripts)
-                "script": [build.entry.rel_path, *build.entry.signature] if build.entry.signature else None,
-            }
-            state.scripts[name] = self._script_data(name, parse_key(self.inputs.prose[name], code, build.entry), build)
-            reads = [f"src:{rel}" for rel in row.reads]
-            if self.trusted.get(name) == state.entries[name]["record"]:
-                # the record its lookup trusted, whose files and reads trusted_records checked
-                record_files = files_below(self.state, f"rec:{name}/") if self.state is not None else []
-                known.update((k, previous[k]) for k in record_files + reads if k in previous)
-                keys += record_files
-            else:
-                keys += [f"rec:{name}/{rel}" for rel in walk_names(store_dir(self.inputs.folders.records, name))]
-            keys += reads
-        output = tracked_path(self.inputs.folders, "out:")  # the published folder, once: tens of thousands of files
-        for file in files:  # linked from the published site: the same inode, checked by plan()
-            key = f"out:{file.path}"
-            if (file.root is None and file.source is not None and key in previous
-                    and str(file.source) == output + file.path):
-                known[key] = previous[key]
-        keys += [f"out:{rel}" for rel in walk_names(staged)]
-        keys += bibliography_keys(self.inputs, self.info)
-        state.files = track_files(self.inputs.folders, keys, staged, known)
-        records = {e.name: state.entries[e.name]["record"] for e in entries}
-        base = sha_of(code, templates_fingerprint(), self.inputs.settings,
-                    headers_fingerprint(self.inputs.folders.demos, entries), self.info.api_docs.fingerprint(),
-                    self.inputs.references)
-        state.fingerprint = site_fingerprint(base, entries, records, packages, self.versions)
-        state.versions = dict(self.versions)
-        state.archives = {f.path: archive_digest(f.data) for f in files
-                          if f.path in (SCRIPTS_ZIP, NOTEBOOKS_ZIP) and f.data is not None}
-        return state
-
-    def _script_data(self, name: str, key: str, build: EntryBuild) -> tuple[str, str]:
-        """The parse of ``build``'s script as the state keeps it (its key, its JSON): the saved
-        one when its key holds (the script was taken from it, see parsed_scripts), else made."""
-        saved = saved_scripts(self.inputs.folders, self.state).get(name) if self.state is not None else None
-        if saved is not None and saved[0] == key:
-            return saved
-        return key, json.dumps(script_data(build.script), sort_keys=True, separators=(",", ":"))
+                 render_warnings: list[str], files: list[SiteFile], written: list[str]) -> SiteState:
+        """The state of the site staged in ``staged`` (see describe.describe_site); :meth:`save` it
+        once the site is published."""
+        return describe_site(self, self._index, staged, entries, warnings, render_warnings, files, written)
 
     def save(self, state: SiteState) -> None:
         """Remember ``state`` (see :meth:`describe`) as the published site's."""
