@@ -21,14 +21,12 @@ from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, arc
 from site_builder.site.publish.search import SEARCH_DIR
 from site_builder.site.rebuild.lend import (
     bibliography_keys,
-    code_fingerprint,
     headers_fingerprint,
     lookup_base,
     lookup_key,
     parse_key,
     record_sha,
     site_fingerprint,
-    templates_fingerprint,
 )
 from site_builder.site.rebuild.state import (
     RebuildInputs,
@@ -75,7 +73,7 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
     """
     inputs = rebuild.inputs
     packages: dict[str, list[str]] = {}
-    stamp, code = packages_stamp(), code_fingerprint(rebuild.versions)
+    stamp, code = packages_stamp(), inputs.code
     state = SiteState(site_key=rebuild.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={},
                       site_rows=rebuild.site_rows, index=index, page_context=rebuild.page_context)
     assert state.scripts is not None
@@ -126,7 +124,7 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
     keys += bibliography_keys(inputs, rebuild.info)
     state.files = track_files(inputs.folders, keys, staged, known)
     records = {e.name: state.entries[e.name]["record"] for e in entries}
-    base = sha_of(code, templates_fingerprint(), inputs.settings,
+    base = sha_of(code, inputs.templates, inputs.settings,
                   headers_fingerprint(inputs.folders.demos, entries), rebuild.info.api_docs.fingerprint(),
                   inputs.references)
     state.fingerprint = site_fingerprint(base, entries, records, packages, rebuild.versions)

@@ -16,7 +16,7 @@ from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.source.entries import Entry
 from site_builder.site.rebuild.describe import describe_site
 from site_builder.site.rebuild.keys import page_keys
-from site_builder.site.rebuild.lend import code_fingerprint, known_versions, parse_key, templates_fingerprint
+from site_builder.site.rebuild.lend import known_versions, parse_key
 from site_builder.site.rebuild.state import (
     RebuildInputs,
     SiteState,
@@ -99,8 +99,8 @@ class Rebuild:
         elif self.state is None:
             self.state = load_state(self.inputs.folders)
         self.versions = known_versions(self.state)
-        code = code_fingerprint(self.versions)
-        page_base = sha_of(code, templates_fingerprint(), self.inputs.settings)
+        code = self.inputs.code
+        page_base = sha_of(code, self.inputs.templates, self.inputs.settings)
         self.digests = self._saved_digests()
         ordered = ordered_builds(self.builds, self.info)
         # (imports the prose's parsers)

@@ -91,6 +91,8 @@ class RebuildInputs:
     references: str  # fingerprint of the citation settings, which reach only the pages citing
     citation_style: str  # a CSL style's name or a .csl file of the project (tracked)
     prose: Mapping[str, str]  # each entry's prose language setting, by its name
+    code: str  # the builder's code_fingerprint and templates_fingerprint (lend.py), taken once a build
+    templates: str
 
 
 # ---------------------------------------------------------------- where the state lives
