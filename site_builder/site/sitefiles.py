@@ -60,6 +60,9 @@ class SiteFile:
     # ``source`` holds bytes this build rendered (kept on disk until staged, publish/spool.py),
     # not a file of the published site
     rendered: bool = False
+    # ``source`` is a file of the published site this build found intact: its inode then (the
+    # staged site's file of that inode is that file: publish/swap.py)
+    inode: int | None = None
 
 
 @dataclass(frozen=True)

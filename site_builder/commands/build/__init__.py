@@ -137,7 +137,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         entries = discover(config.demos, config.root, problems=report.failures, ignore=config.ignored(),
                            pages=config.pages, known=None if options.shard else known_scripts(previous))
         remove_leftovers(folders, [e.name for e in entries])  # of killed builds: we hold the lock, none runs
-        inputs = rebuild_inputs(config, [e.name for e in entries])  # what a rebuild compares
+        inputs = rebuild_inputs(config, [e.name for e in entries], previous)  # what a rebuild compares
         if not entries and not report.failures:
             report.warnings.append(
                 f"the demos folder {relative_to_root(config.demos, config.root)} holds no demo "

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from site_builder.config import Config
 from site_builder.project.folders import Folders
 from site_builder.run.execute import RunOptions
-from site_builder.site.rebuild.state import RebuildInputs, sha_of
+from site_builder.site.rebuild.lend import code_fingerprint, known_versions, templates_fingerprint
+from site_builder.site.rebuild.state import RebuildInputs, SiteState, sha_of
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,10 @@ def run_options(config: Config, name: str) -> RunOptions:
                       strict_expressions=config.strict_expressions)
 
 
-def rebuild_inputs(config: Config, names: Iterable[str]) -> RebuildInputs:
-    """What a rebuild of the entries ``names`` compares of the settings (see site/rebuild), and the
-    project's folders."""
+def rebuild_inputs(config: Config, names: Iterable[str], previous: SiteState | None) -> RebuildInputs:
+    """What a rebuild of the entries ``names`` compares of the settings (see site/rebuild) and of the
+    builder (the library versions ``previous``, the saved state, found are not looked up again),
+    and the project's folders."""
     overrides = sorted((name, repr(o)) for name, o in config.entries.items())
     wording = (config.entry_heading, config.entry_intro, repr(config.entry_url),
                config.search_placeholder, config.index_intro, config.prose, config.reproduce_verified,
@@ -63,4 +65,5 @@ def rebuild_inputs(config: Config, names: Iterable[str]) -> RebuildInputs:
     # bibliography_keys); apart from the settings above, which decide whether demos run
     references = sha_of(repr(config.bibliography), config.citation_style, repr(config.link_terms))
     return RebuildInputs(folders_of(config), settings, references, config.citation_style,
-                         {name: config.prose_for(name) for name in names})
+                         {name: config.prose_for(name) for name in names},
+                         code_fingerprint(known_versions(previous)), templates_fingerprint())

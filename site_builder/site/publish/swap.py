@@ -103,6 +103,8 @@ def _same_file(file: SiteFile, inode: int | None) -> bool:
     its path (``inode``) is that file already: both are the builder's own, on one file system."""
     if inode is None or file.source is None or file.root is not None or file.rendered:
         return False  # a rendered file (publish/spool.py) is a new file: never the spare's
+    if file.inode is not None:  # found intact by this build (rebuild.plan): no stat again
+        return file.inode == inode
     try:
         return os.lstat(file.source).st_ino == inode
     except OSError:

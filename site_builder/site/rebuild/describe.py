@@ -21,14 +21,12 @@ from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, arc
 from site_builder.site.publish.search import SEARCH_DIR
 from site_builder.site.rebuild.lend import (
     bibliography_keys,
-    code_fingerprint,
     headers_fingerprint,
     lookup_base,
     lookup_key,
     parse_key,
     record_sha,
     site_fingerprint,
-    templates_fingerprint,
 )
 from site_builder.site.rebuild.state import (
     RebuildInputs,
@@ -57,6 +55,7 @@ class Rebuild(Protocol):
     notebook_keys: dict[str, str]
     page_keys: dict[str, str]
     site_key: str
+    page_context: str
     records_checked: bool
     trusted: dict[str, str]
     digests: dict[str, str]
@@ -74,9 +73,9 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
     """
     inputs = rebuild.inputs
     packages: dict[str, list[str]] = {}
-    stamp, code = packages_stamp(), code_fingerprint(rebuild.versions)
+    stamp, code = packages_stamp(), inputs.code
     state = SiteState(site_key=rebuild.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={},
-                      site_rows=rebuild.site_rows, index=index)
+                      site_rows=rebuild.site_rows, index=index, page_context=rebuild.page_context)
     assert state.scripts is not None
     keys: list[str] = []
     lookups_base = lookup_base(inputs.settings, code, stamp) if rebuild.records_checked else ""
@@ -94,6 +93,7 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
             "record": rebuild.trusted.get(name) or record_sha(inputs.folders.records, name),
             "packages": packages[name],
             "page": rebuild.page_keys[name], "notebook": rebuild.notebook_keys[name],
+            "requires": repr(build.script.requirements),  # what the next build's page keys compare
             "result": rebuild.digests[name],
             "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
             "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
@@ -124,7 +124,7 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
     keys += bibliography_keys(inputs, rebuild.info)
     state.files = track_files(inputs.folders, keys, staged, known)
     records = {e.name: state.entries[e.name]["record"] for e in entries}
-    base = sha_of(code, templates_fingerprint(), inputs.settings,
+    base = sha_of(code, inputs.templates, inputs.settings,
                   headers_fingerprint(inputs.folders.demos, entries), rebuild.info.api_docs.fingerprint(),
                   inputs.references)
     state.fingerprint = site_fingerprint(base, entries, records, packages, rebuild.versions)

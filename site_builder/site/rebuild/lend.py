@@ -139,7 +139,7 @@ def parsed_scripts(inputs: RebuildInputs, entries: list[Entry], state: SiteState
     requirements looked up again (local modules may have moved)."""
     if state is None:
         return {}
-    code = code_fingerprint(known_versions(state))
+    code = inputs.code
     saved = saved_scripts(inputs.folders, state)
     scripts: dict[str, Script] = {}
     for entry in entries:
@@ -147,7 +147,7 @@ def parsed_scripts(inputs: RebuildInputs, entries: list[Entry], state: SiteState
         if not key or key != parse_key(inputs.prose[entry.name], code, entry):
             continue
         try:
-            scripts[entry.name] = script_from_data(json.loads(text), entry.path.parent)
+            scripts[entry.name] = script_from_data(json.loads(text), entry.folder)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError):
             continue  # not a script this builder saved: parse it
     return scripts
@@ -193,7 +193,7 @@ def trusted_records(inputs: RebuildInputs, entries: list[Entry], state: SiteStat
     of, and they are not read again here (see RecordStore.signed)."""
     if state is None:
         return {}
-    base = lookup_base(inputs.settings, code_fingerprint(known_versions(state)), packages_stamp())
+    base = lookup_base(inputs.settings, inputs.code, packages_stamp())
     trusted: dict[str, str] = {}
     for entry in entries:
         saved = state.entries.get(entry.name, {})
@@ -253,7 +253,7 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
     if not all(isinstance(digest, str) for digest in records.values()):
         return None
     versions = known_versions(state)
-    base = sha_of(code_fingerprint(versions), templates_fingerprint(), inputs.settings,
+    base = sha_of(inputs.code, inputs.templates, inputs.settings,
                 headers_fingerprint(folders.demos, entries), api_docs, inputs.references)
     packages = {name: list(saved.get("packages", [])) for name, saved in state.entries.items()}
     if site_fingerprint(base, entries, records, packages, versions) != state.fingerprint:

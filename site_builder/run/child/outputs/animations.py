@@ -1,8 +1,8 @@
 """Matplotlib animations alive at the end of a block, saved so they play under it.
 
 An animation (``FuncAnimation``, ``ArtistAnimation``) bound to a global name of the demo,
-whose figure is still open, is encoded with ffmpeg as an H.264 MP4 when the builder found
-one (``job["ffmpeg"]``), else with Pillow as an animated WebP (or PNG where Pillow has no
+whose figure is still open, is encoded with ffmpeg as an H.264 MP4 when one is found (the
+builder's ``SITE_BUILDER_FFMPEG``, else looked up here: see ``find_ffmpeg``), else with Pillow as an animated WebP (or PNG where Pillow has no
 WebP).  Its last frame kept is saved as the figure's PNG: the poster (a plot that builds
 up shows whole), which the thumbnail and the notebook use.  Past ``frames`` frames the rest is left out; a file over ``max_bytes``
 is dropped (the poster stays); each says so on the block's stderr, never failing the block.
@@ -16,6 +16,22 @@ import sys
 from typing import Any
 
 from ..files import BUILDER_DIR
+
+# The environment the demo's process started with (the builder's): the ffmpeg lookup sees it
+# as the builder would, whatever the demo changed in its own.
+_ENVIRON = dict(os.environ)
+# imageio-ffmpeg's ffmpeg (it runs the binary to check it), else the one on PATH. Run in a
+# process of its own: the demo's process never imports imageio_ffmpeg.
+_FIND_FFMPEG = """import sys
+try:
+    import imageio_ffmpeg
+    sys.stdout.write(imageio_ffmpeg.get_ffmpeg_exe())
+except Exception:  # not installed, or its binary is missing for this platform
+    import shutil
+    sys.stdout.write(shutil.which("ffmpeg") or "")
+"""
+_found: list[str | None] = []  # find_ffmpeg's answer, once it has looked
+
 
 
 class _Enough(Exception):
@@ -50,7 +66,7 @@ def save_animation(animation: Any, fig: Any, poster: str, stem: str, dpi: float,
     path of its file without suffix, in the builder's folder.
     """
     module = sys.modules["matplotlib.animation"]
-    ffmpeg = settings.get("ffmpeg")
+    ffmpeg = find_ffmpeg() if settings.get("find_ffmpeg") else settings.get("ffmpeg")
     cap = int(settings.get("animation_frames", 300))
     base = module.FFMpegWriter if ffmpeg else module.PillowWriter
     interval = float(getattr(animation, "_interval", 200) or 200)
@@ -100,6 +116,21 @@ def save_animation(animation: Any, fig: Any, poster: str, stem: str, dpi: float,
     name = os.path.basename(path)
     return {"path": f"{BUILDER_DIR}/{name}", "kind": "animation", "size": size, "alt": "",
             "width": None, "height": None}
+
+
+def find_ffmpeg() -> str | None:
+    """The ffmpeg of imageio-ffmpeg, else the one on PATH, else None: looked up by the first
+    animation of a demo (most builds have none), in the builder's environment and interpreter."""
+    if not _found:
+        import subprocess  # Matplotlib's animation module has imported it already
+
+        try:
+            done = subprocess.run([sys.executable, "-P", "-c", _FIND_FFMPEG], env=_ENVIRON, stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, timeout=60)
+            _found.append(done.stdout if done.returncode == 0 and done.stdout else None)
+        except (OSError, subprocess.SubprocessError):
+            _found.append(None)
+    return _found[0]
 
 
 def _pillow_webp() -> bool:
