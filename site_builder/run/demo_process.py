@@ -26,7 +26,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from site_builder.run.preload import Preload, server_options
+from site_builder.run.preload import SERVER_BOOT, Preload, server_options
 from site_builder.run.child.process import kill_tree
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,8 @@ class ForkServer:
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-P", str(FORK_SERVER), str(theirs.fileno()), server_options(preload)],
+                [sys.executable, "-P", "-c", SERVER_BOOT, str(FORK_SERVER), str(theirs.fileno()),
+                 server_options(preload)],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 env=env, pass_fds=(theirs.fileno(),), start_new_session=True,
             )

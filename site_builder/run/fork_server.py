@@ -1,8 +1,8 @@
 """Fork server: a warmed interpreter that forks one fresh child per demo run.
 
 Started once per build (kept across the rebuilds of ``serve``) by
-``site_builder.run.demo_process`` as ``python -P fork_server.py FD [OPTIONS_JSON]`` with the
-environment a spawned runner gets.  Standard library only, never imports site_builder,
+``site_builder.run.demo_process`` as ``python -P fork_server.py FD [OPTIONS_JSON]`` (through
+``preload.SERVER_BOOT``) with the environment a spawned runner gets.  Standard library only, never imports site_builder,
 single-threaded (it forks) and never runs demo code itself: each child does what
 ``python -P runner.py JOB_FD EVENTS_FD`` would, minus the interpreter start-up and the
 imports of the third-party modules the demos use, which it preloads (see ``preload``).
