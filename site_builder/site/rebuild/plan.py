@@ -25,15 +25,17 @@ from site_builder.site.rebuild.lend import known_versions
 from site_builder.site.rebuild.state import (
     RebuildInputs,
     SiteState,
-    files_below,
-    files_outside,
-    intact_folder,
-    is_intact,
     load_state,
     repeated_sha,
     save_state,
     saved_index,
     sha_of,
+)
+from site_builder.site.rebuild.tracked import (
+    files_below,
+    files_outside,
+    intact_folder,
+    is_intact,
     tracked_file,
     tracked_path,
 )
