@@ -11,7 +11,6 @@ import os
 import time
 from collections.abc import Collection
 from pathlib import Path
-from typing import Any
 
 from site_builder.fs import racy, walk_names
 from site_builder.project.folders import Folders
@@ -59,20 +58,14 @@ def is_intact(path: Path | str, saved: Signature) -> bool:
 def tracked_path(folders: Folders, key: str, output: Path | None = None) -> str:
     """The file a tracked key names (``output``: where the published files are, when not
     ``folders.output``), as a plain string: pathlib would cost more than the stat calls for a
-    site of thousands of files; the folders' texts are made once for a run of calls."""
-    last = _last_bases  # read once: another thread may set it meanwhile
-    bases = last[2] if last[0] is folders and last[1] is output else _tracked_bases(folders, output)
-    return bases[key[:4]] + key[4:]
+    site of thousands of files (the folders' texts are made once: Folders.texts)."""
+    kind = key[:4]
+    if output is not None and kind == "out:":
+        return f"{output}/{key[4:]}"
+    return folders.texts[_FOLDER_OF[kind]] + key[4:]
 
 
-_last_bases: tuple[Any, Any, dict[str, str]] = (None, None, {})  # the folders, output and their texts last asked
-
-
-def _tracked_bases(folders: Folders, output: Path | None) -> dict[str, str]:
-    global _last_bases
-    bases = {"out:": f"{output or folders.output}/", "rec:": f"{folders.records}/", "src:": f"{folders.root}/"}
-    _last_bases = (folders, output, bases)
-    return bases
+_FOLDER_OF = {"out:": "output", "rec:": "records", "src:": "root"}  # the Folders.texts a tracked kind is in
 
 
 def tracked_file(folders: Folders, key: str, output: Path | None = None) -> Path:
