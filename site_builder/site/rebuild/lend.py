@@ -136,7 +136,7 @@ def parsed_scripts(inputs: RebuildInputs, entries: list[Entry], state: SiteState
         if not key or key != parse_key(inputs.prose[entry.name], code, entry):
             continue
         try:
-            scripts[entry.name] = script_from_data(json.loads(text), entry.path.parent)
+            scripts[entry.name] = script_from_data(json.loads(text), entry.folder)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError):
             continue  # not a script this builder saved: parse it
     return scripts

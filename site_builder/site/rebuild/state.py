@@ -59,6 +59,7 @@ class SiteState:
     files: dict[str, Signature] = field(default_factory=dict)  # "out:", "rec:" or "src:" + POSIX path
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> record, packages, page, notebook
     site_key: str = ""
+    page_context: str = ""  # what every page's key shared (rebuild.keys): its entries' keys hold under it
     warnings: list[str] = field(default_factory=list)
     packages_stamp: str = ""  # packages_stamp() when ``versions`` were found
     versions: dict[str, str] = field(default_factory=dict)  # distribution -> version ("-": absent)
@@ -156,7 +157,9 @@ def load_state(folders: Folders) -> SiteState | None:
         archives = data.get("archives", {})  # none in a state saved before it was kept
         if not isinstance(archives, dict) or set(map(type, archives.values())) - {str}:
             archives = {}
-        return SiteState(data["fingerprint"], data["files"], data["entries"], data["site_key"], data["warnings"],
+        context = data.get("page_context")  # none in a state saved before it was kept
+        return SiteState(data["fingerprint"], data["files"], data["entries"], data["site_key"],
+                         context if isinstance(context, str) else "", data["warnings"],
                          data["packages_stamp"], data["versions"], archives=archives)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
@@ -167,7 +170,8 @@ def save_state(folders: Folders, state: SiteState) -> None:
     ensure_cache_dir(folders.records, folders.root)
     data = {"format": STATE_FORMAT, "fingerprint": state.fingerprint, "site_key": state.site_key,
             "warnings": state.warnings, "entries": state.entries, "files": state.files,
-            "packages_stamp": state.packages_stamp, "versions": state.versions, "archives": state.archives}
+            "packages_stamp": state.packages_stamp, "versions": state.versions, "archives": state.archives,
+            "page_context": state.page_context}
     scripts = state.scripts
     with writing("saving the build state (what the next build may reuse)", folders.cache, folders.root):
         if scripts is not None:  # None: a loaded state whose parses were never read: the file holds

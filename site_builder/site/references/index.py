@@ -71,11 +71,12 @@ def index_key(code: str, info: SiteInfo, builds: list[EntryBuild], rows: Mapping
 
 def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved_site_rows: dict[str, str],
                      saved_index: Callable[[], str]
-                     ) -> tuple[SiteReferences, dict[str, str], Callable[[], Iterator[bytes]] | None]:
+                     ) -> tuple[SiteReferences, dict[str, str], Callable[[], Iterator[bytes]] | None, str]:
     """The site's connections (references.index): read back from ``saved_index`` when every
     entry's row is as saved (``saved_site_rows``: entry -> its saved row, of the entries whose parse
-    holds), else merged again from each page's prose; with every entry's row, and what makes
-    the index to save once the pages are made (None: the saved one holds)."""
+    holds), else merged again from each page's prose; with every entry's row, what makes
+    the index to save once the pages are made (None: the saved one holds), and the key of what
+    they are made from (index_key: the same key, the same connections)."""
 
     made = {b.entry.name: site_row(b, info, entry_heading(b, info), entry_summary(b.script, info.typography))
             for b in ordered if b.entry.name not in saved_site_rows}
@@ -85,9 +86,9 @@ def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved
     text = saved_index() if saved_site_rows else ""
     if text and index_from_data(text, key, site):
         share_references(ordered, info, site)  # the render's, too
-        return site, rows, None
+        return site, rows, None, key
     merged = site_references(ordered, info, made, saved_site_rows)
-    return merged, rows, lambda: index_data(merged, key)  # made when saved: not held while pages render
+    return merged, rows, lambda: index_data(merged, key), key  # made when saved: not held while pages render
 
 
 def _scan_data(scan: PageScan) -> list[Any] | None:
