@@ -22,7 +22,8 @@ from site_builder.project.folders import CACHE_DIR
 from site_builder.run.records import store
 from site_builder.site.downloads import archives
 from site_builder.site.publish import search_shards
-from site_builder.site.rebuild.state import load_state, sha_of, unchanged_files
+from site_builder.site.rebuild.state import load_state, sha_of
+from site_builder.site.rebuild.tracked import unchanged_files
 from site_builder.site.references import site as connections
 
 DEMO = '''\
@@ -322,6 +323,18 @@ INDEX_CHANGES = [
 ]
 
 
+# What a page's key holds besides its parse and its result (a page keeps its saved key while
+# those hold): a helper module beside a script changes only its requirements, which its page says.
+KEY_CHANGES = [
+    ("a script imports a module it lacks (one more requirement)", lambda p: _edit(
+        p, "e1", "N = 3", "try:\n    import _fruity\nexcept ImportError:\n    pass\nN = 3")),
+    # (another entry edited too: the no-change check does not look for modules a script lacked)
+    ("the module added beside it (its requirements change, its parse does not), another entry edited",
+     lambda p: (p.joinpath("demos", "_fruity.py").write_text("RIPE = True\n", encoding="utf-8"),
+                _edit(p, "e4", "# a remark", "# a note"))),
+]
+
+
 def _built_fruit(project: Path, after: list[tuple[str, Change]] | tuple[()] = ()) -> Path:
     """The sequences' project, built once: four fruit entries, one in a section, and two that refer
     (with the sources ``after`` leaves, when a part of a sequence starts past its first change)."""
@@ -347,7 +360,7 @@ HALF = 10
 CONNECTIONS_AFTER = CHANGES[:HALF] + [
     ("e1's comment as the changes before leave it", lambda p: _edit(p, "e1", "# another comment", "# a fourth comment"))]
 PARTS = {"changes-1": (0, CHANGES[:HALF]), "changes-2": (HALF, CHANGES[HALF:]),
-         "connections": (len(CHANGES), REFERENCE_CHANGES + INDEX_CHANGES)}
+         "connections": (len(CHANGES), REFERENCE_CHANGES + INDEX_CHANGES + KEY_CHANGES)}
 
 
 def _part(tmp_path: Path, start: int) -> tuple[Path, Path]:

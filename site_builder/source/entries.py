@@ -96,6 +96,11 @@ class Entry:
         object.__setattr__(self, "source", text)
         return data if name == "source_bytes" else text
 
+    @property
+    def folder(self) -> str:
+        """The folder holding the script (``path``'s parent as text: no Path made for an entry discovery did not read)."""
+        return os.path.dirname(self.__dict__.get("_path") or self.path)
+
     def place(self, line: int) -> str:
         """Where line ``line`` of ``source`` is, for messages: ``file:line`` (an included file's)."""
         return place_of(line, self.rel_path, self.origins)

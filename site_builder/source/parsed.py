@@ -8,6 +8,7 @@ and a Script as plain data for the next build.  Imports nothing but ``errors`` a
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import traceback
 import warnings
@@ -142,14 +143,15 @@ def module_imports(tree: ast.Module) -> tuple[str, ...]:
     return tuple(dict.fromkeys(module for _, _, module in sorted(found)))
 
 
-def requirements_of(imports: tuple[str, ...], local_dir: Path | None) -> tuple[str, ...]:
+def requirements_of(imports: tuple[str, ...], local_dir: Path | str | None) -> tuple[str, ...]:
     """Display names of the third-party modules among ``imports`` (those of ``local_dir`` aside)."""
     names: list[str] = []
     for module in imports:
         if module in sys.stdlib_module_names:
             continue
+        # os.path, not pathlib: a rebuild asks for every saved script's (a Path each cost more than the stat)
         if local_dir is not None and (
-            (local_dir / f"{module}.py").is_file() or (local_dir / module).is_dir()
+            os.path.isfile(os.path.join(local_dir, f"{module}.py")) or os.path.isdir(os.path.join(local_dir, module))
         ):
             continue
         names.append(module)
@@ -175,7 +177,7 @@ def script_data(script: Script) -> dict[str, Any]:
     return data
 
 
-def script_from_data(data: dict[str, Any], local_dir: Path | None) -> Script:
+def script_from_data(data: dict[str, Any], local_dir: Path | str | None) -> Script:
     """The Script :func:`script_data` gave (KeyError, TypeError or ValueError when it is not one);
     its requirements looked up again, as local modules may have come or gone."""
     imports = tuple(data["imports"])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import base64
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 from site_builder.source.parsed import Cell, Script
@@ -171,9 +172,18 @@ def _rst_to_markdown():  # type: ignore[no-untyped-def]
     return rst_to_markdown
 
 
-def prepare_notebooks() -> None:
-    """Import nbformat now, so the first notebook costs no more than the rest."""
+def prepare_notebooks(scripts: Iterable[Script] = ()) -> None:
+    """Import nbformat now, so the first notebook costs no more than the rest, and convert the
+    reST prose of ``scripts`` for their notebooks (make_notebook then finds it converted)."""
     from nbformat.v4 import rwbase  # noqa: F401
+
+    for script in scripts:
+        if script.prose == "rst":
+            to_markdown = _rst_to_markdown()
+            to_markdown(script.docstring.strip())
+            for cell in script.cells:
+                if cell.kind == "markdown" and RAW_HTML not in cell.tags:
+                    to_markdown(cell.text, 1)
 
 
 def make_notebook(name: str, script: Script, result: RunResult | None, values: bool = True,

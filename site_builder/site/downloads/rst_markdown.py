@@ -9,6 +9,7 @@ simple tables; anything else becomes its text.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from docutils import nodes
@@ -22,6 +23,9 @@ _SKIPPED = (nodes.comment, nodes.target, nodes.substitution_definition, nodes.sy
 _SPECIAL = re.compile(r"([\\`*<\[\]])")
 
 
+# A pure function of its arguments (as rst.rst_plain: the roles a text names are registered
+# by that text), kept so render.prepare makes a build's conversions while the demos start.
+@functools.lru_cache(maxsize=4096)
 def rst_to_markdown(text: str, heading_offset: int = 0) -> str:
     """``text`` (reST) as Markdown; its top sections become ``#`` headings plus ``heading_offset``."""
     if not text.strip():

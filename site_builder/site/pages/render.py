@@ -159,11 +159,13 @@ def _listing(renderer: PageRenderer, listed: list[EntryBuild], entries: list[dic
 
 
 def prepare(scripts: Iterable[Script]) -> None:
-    """Pay rendering's fixed costs now: imports, compiled templates, highlighted code, nbformat.
+    """Pay rendering's fixed costs now: imports, compiled templates, highlighted code, nbformat,
+    the notebooks' Markdown of reST prose.
 
     The build calls this while demos run and the builder would only wait, so the pages
     are written sooner once the last demo ends; render_site finds everything warm.
     """
+    scripts = list(scripts)
     renderer = PageRenderer(SiteInfo())
     # the pages and what they extend, include and import (those compile when first rendered)
     for template in renderer.env.list_templates(filter_func=lambda name: "/" not in name
@@ -173,7 +175,7 @@ def prepare(scripts: Iterable[Script]) -> None:
         for cell in script.code_cells:
             renderer.highlighter.parts(cell, script.docstring_lines)
     pygments_css()  # the stylesheet's code colours
-    prepare_notebooks()
+    prepare_notebooks(scripts)
 
 
 def render_site(

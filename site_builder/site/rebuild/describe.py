@@ -28,17 +28,8 @@ from site_builder.site.rebuild.lend import (
     record_sha,
     site_fingerprint,
 )
-from site_builder.site.rebuild.state import (
-    RebuildInputs,
-    Signature,
-    SiteState,
-    files_below,
-    repeated_sha,
-    saved_scripts,
-    sha_of,
-    track_files,
-    tracked_path,
-)
+from site_builder.site.rebuild.state import RebuildInputs, Signature, SiteState, repeated_sha, saved_scripts, sha_of
+from site_builder.site.rebuild.tracked import files_below, track_files, tracked_path
 from site_builder.source.entries import Entry
 from site_builder.source.parsed import script_data
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
@@ -55,6 +46,7 @@ class Rebuild(Protocol):
     notebook_keys: dict[str, str]
     page_keys: dict[str, str]
     site_key: str
+    page_context: str
     records_checked: bool
     trusted: dict[str, str]
     digests: dict[str, str]
@@ -74,7 +66,7 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
     packages: dict[str, list[str]] = {}
     stamp, code = packages_stamp(), inputs.code
     state = SiteState(site_key=rebuild.site_key, warnings=list(warnings), packages_stamp=stamp, scripts={},
-                      site_rows=rebuild.site_rows, index=index)
+                      site_rows=rebuild.site_rows, index=index, page_context=rebuild.page_context)
     assert state.scripts is not None
     keys: list[str] = []
     lookups_base = lookup_base(inputs.settings, code, stamp) if rebuild.records_checked else ""
@@ -92,6 +84,7 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
             "record": rebuild.trusted.get(name) or record_sha(inputs.folders.records, name),
             "packages": packages[name],
             "page": rebuild.page_keys[name], "notebook": rebuild.notebook_keys[name],
+            "requires": repr(build.script.requirements),  # what the next build's page keys compare
             "result": rebuild.digests[name],
             "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
             "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",

@@ -8,32 +8,30 @@ makes the state (``rebuild_state``) the next build compares with.
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
-from site_builder.json_text import fields
-from site_builder.source.expressions.places import pastes_from_other_entries
 from site_builder.source.entries import Entry
 from site_builder.site.rebuild.describe import describe_site
-from site_builder.site.rebuild.lend import known_versions
+from site_builder.site.rebuild.keys import page_keys
+from site_builder.site.rebuild.lend import known_versions, parse_key
 from site_builder.site.rebuild.state import (
     RebuildInputs,
     SiteState,
-    files_below,
-    files_outside,
-    intact_folder,
-    is_intact,
     load_state,
     repeated_sha,
     save_state,
     saved_index,
+    saved_scripts,
     sha_of,
+)
+from site_builder.site.rebuild.tracked import (
+    files_below,
+    files_outside,
+    intact_folder,
+    is_intact,
     tracked_file,
     tracked_path,
 )
@@ -43,14 +41,8 @@ from site_builder.site.publish.search_shards import (
     BODY_MARK, SearchPlan, files_by_shard, published_pages, shards_of,
 )
 from site_builder.site.sitefiles import (
-    HOME, VALUES_FOLDER, EntryBuild, SiteFile, SiteInfo, is_section_home, notebook_path, ordered_builds, value_paths,
+    VALUES_FOLDER, EntryBuild, SiteFile, SiteInfo, notebook_path, ordered_builds, value_paths,
 )
-
-if TYPE_CHECKING:
-    from site_builder.site.references.site import SiteReferences
-
-# reST's :ref: and :doc: (gallery examples by title) and Jupyter Book's {tableofcontents} (every page's)
-_REFERS_TO_ENTRIES = re.compile(r":(?:std:)?(?:ref|doc):`|\{tableofcontents\}")
 
 
 @dataclass(frozen=True)
@@ -67,54 +59,6 @@ class RenderPlan:
 # ---------------------------------------------------------------- the changed path
 
 
-def _page_keys(ordered: list[EntryBuild], info: SiteInfo, notebook_base: str, page_base: str,
-               digests: dict[str, str], root: Path, connections: SiteReferences
-               ) -> tuple[dict[str, str], dict[str, str], str]:
-    """Per entry the key of its notebook and of its page; and the key of the site-wide files.
-    ``ordered``: the builds in site order; ``digests``: the result digests known (of records
-    unchanged), completed here for every entry; ``root``: the project folder, which the results'
-    folders are named relative to; ``connections``: what each page shows of the others and of
-    the bibliography (labels, titles, works, terms)."""
-    neighbours = [f"{b.entry.name}\0{b.script.summary}\0{b.script.title}" for b in ordered]
-    notebooks: dict[str, str] = {}
-    pages: dict[str, str] = {}
-    # What the site-wide pages show of each entry: its index line (name, summary, outcome),
-    # its timings and environment (the result), its sitemap line; not its code or prose.
-    listed: list[str] = []
-    site_entries = sha_of(*neighbours)
-    glued = sha_of(*(b.glued_key for b in ordered))  # what {glue}`other.ipynb::name` pastes
-    shown = sha_of(repr(info))  # the site-wide settings every page shows: one repr, not one per page
-    values = repr(info.values)
-    for i, build in enumerate(ordered):
-        name = build.entry.name
-        result = digests[name] = digests.get(name) or _result_digest(build, root)
-        notebooks[name] = sha_of(notebook_base, name, values, repeated_sha(build.entry.content), result)
-        prev = neighbours[i - 1] if i > 0 else ""
-        next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
-        # the notebook's key covers what the script's text decides; its requirements also
-        # depend on the local modules beside it
-        # prose that may refer to other entries (:ref:, :doc:) links them (by title) when in the site
-        others = site_entries if _REFERS_TO_ENTRIES.search(build.entry.source) else ""
-        pasted = glued if pastes_from_other_entries(build.script) else ""
-        pages[name] = sha_of(page_base, shown, build.script.prose, repr(build.script.requirements),
-                           notebooks[name], prev, next, others, connections.page_key(name), pasted)
-        listed += [neighbours[i], result, repr(build.script.thumbnail_number)]
-    # the home page (index.qmd at the top) and the sections' pages are site-wide pages showing their entry's
-    homes = [pages[b.entry.name] for b in ordered if is_section_home(b.entry.name, b.entry.format)]
-    return notebooks, pages, sha_of(page_base, shown, *listed, connections.site_key(), pages.get(HOME, ""), *homes)
-
-
-def _result_digest(build: EntryBuild, root: Path) -> str:
-    """Every output, time and file of the run the page shows, the same whether just run or read back,
-    and wherever the project lies: its files' folder as a path inside ``root`` (a project moved or
-    checked out elsewhere keeps its pages), the absolute path only for a folder outside it."""
-    result, folder, inside = build.result, str(build.result.files_dir), f"{root}/"
-    if folder.startswith(inside):
-        result = dataclasses.replace(result, files_dir=Path(folder[len(inside):]))
-    data = json.dumps(result, sort_keys=True, default=_plain, ensure_ascii=False)
-    return sha_of(data)
-
-
 def _content(file: SiteFile) -> bytes:
     """The bytes of ``file``, a file on disk read without following a link (b"" when it cannot be
     read so: a published page is data)."""
@@ -126,13 +70,6 @@ def _content(file: SiteFile) -> bytes:
             return handle.read()
     except (UnsafeFileError, UnsafePathError, OSError):
         return b""
-
-
-def _plain(value: Any) -> Any:
-    """A dataclass as its fields (no deep copy: ``dataclasses.asdict`` costs 8 ms a result), else text."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return fields(value)
-    return str(value)
 
 
 @dataclass
@@ -147,6 +84,7 @@ class Rebuild:
     notebook_keys: dict[str, str] = field(default_factory=dict)
     page_keys: dict[str, str] = field(default_factory=dict)
     site_key: str = ""
+    page_context: str = ""  # what every page's key shares (see keys.page_keys)
     # The builds' results passed every check of a record lookup (a --frozen build checks less:
     # its records must not be trusted by the next build, see trusted_records).
     records_checked: bool = True
@@ -171,10 +109,32 @@ class Rebuild:
         from site_builder.site.references.index import saved_site_rows, site_connections
 
         saved = saved_site_rows(self.inputs, self.state, self.builds, self.info, code) if self.state is not None else {}
-        connections, self.site_rows, self._index = site_connections(
+        connections, self.site_rows, self._index, connections_key = site_connections(
             ordered, self.info, code, saved, lambda: saved_index(self.inputs.folders))
-        self.notebook_keys, self.page_keys, self.site_key = _page_keys(
-            ordered, self.info, code, page_base, self.digests, self.inputs.folders.root, connections)
+        keys = page_keys(ordered, self.info, code, page_base, self.digests, self.inputs.folders.root, connections,
+                         connections_key, self.state.page_context if self.state is not None else "",
+                         self._kept_keys(code))
+        self.notebook_keys, self.page_keys, self.site_key, self.page_context = (
+            keys.notebooks, keys.pages, keys.site, keys.context)
+
+    def _kept_keys(self, code: str) -> Callable[[EntryBuild, str], tuple[str, str] | None]:
+        """The saved (notebook, page) keys of a build whose own inputs are as the last build saved
+        them (its parse by its key, its result by its digest, its requirements), else None."""
+        if self.state is None:
+            return lambda build, result: None
+        entries, scripts, prose = self.state.entries, saved_scripts(self.inputs.folders, self.state), self.inputs.prose
+
+        def kept(build: EntryBuild, result: str) -> tuple[str, str] | None:
+            name = build.entry.name
+            saved = entries.get(name, {})
+            notebook, page = saved.get("notebook"), saved.get("page")
+            if (type(notebook) is str and type(page) is str and saved.get("result") == result
+                    and saved.get("requires") == repr(build.script.requirements)
+                    and scripts.get(name, ("",))[0] == parse_key(prose[name], code, build.entry)):
+                return notebook, page
+            return None
+
+        return kept
 
     def _saved_digests(self) -> dict[str, str]:
         """The result digests of the last build for the entries whose record it trusted and

@@ -14,6 +14,7 @@ else it merges again.  The state is data: an index of another shape is none (mer
 from __future__ import annotations
 
 import json
+from itertools import repeat
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -71,11 +72,12 @@ def index_key(code: str, info: SiteInfo, builds: list[EntryBuild], rows: Mapping
 
 def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved_site_rows: dict[str, str],
                      saved_index: Callable[[], str]
-                     ) -> tuple[SiteReferences, dict[str, str], Callable[[], Iterator[bytes]] | None]:
+                     ) -> tuple[SiteReferences, dict[str, str], Callable[[], Iterator[bytes]] | None, str]:
     """The site's connections (references.index): read back from ``saved_index`` when every
     entry's row is as saved (``saved_site_rows``: entry -> its saved row, of the entries whose parse
-    holds), else merged again from each page's prose; with every entry's row, and what makes
-    the index to save once the pages are made (None: the saved one holds)."""
+    holds), else merged again from each page's prose; with every entry's row, what makes
+    the index to save once the pages are made (None: the saved one holds), and the key of what
+    they are made from (index_key: the same key, the same connections)."""
 
     made = {b.entry.name: site_row(b, info, entry_heading(b, info), entry_summary(b.script, info.typography))
             for b in ordered if b.entry.name not in saved_site_rows}
@@ -85,9 +87,9 @@ def site_connections(ordered: list[EntryBuild], info: SiteInfo, code: str, saved
     text = saved_index() if saved_site_rows else ""
     if text and index_from_data(text, key, site):
         share_references(ordered, info, site)  # the render's, too
-        return site, rows, None
+        return site, rows, None, key
     merged = site_references(ordered, info, made, saved_site_rows)
-    return merged, rows, lambda: index_data(merged, key)  # made when saved: not held while pages render
+    return merged, rows, lambda: index_data(merged, key), key  # made when saved: not held while pages render
 
 
 def _scan_data(scan: PageScan) -> list[Any] | None:
@@ -139,7 +141,9 @@ def _text(value: Any) -> str:
 
 
 def _texts(value: Any) -> list[str]:
-    if type(value) is not list or any(type(v) is not str for v in value):
+    # checked by map, not a generator: a large site's index holds tens of thousands of lists (JSON's
+    # texts are plain str, so isinstance is type(v) is str here)
+    if type(value) is not list or not all(map(isinstance, value, repeat(str))):
         raise _Malformed
     return value
 
@@ -181,8 +185,7 @@ def index_from_data(text: str, key: str, site: SiteReferences) -> bool:
         facts, scans = data["facts"], _mapping(data["scans"])
         if type(facts) is not list or len(facts) != len(names) or len(page_keys) != len(names):
             raise _Malformed
-        for name, fact in zip(names, facts):
-            title, summary = _texts(fact)
+        for name, (title, summary) in zip(names, map(_texts, facts)):
             site.facts[name] = EntryFacts(name, title, summary)
         # a page whose prose refers to nothing has no scan, references or labels here: their
         # readers take none for empty (scans.get, refers_to and mentions.get, labels.pages.get)
