@@ -22,7 +22,8 @@ from site_builder.project.folders import CACHE_DIR
 from site_builder.run.records import store
 from site_builder.site.downloads import archives
 from site_builder.site.publish import search_shards
-from site_builder.site.rebuild.state import load_state, sha_of, unchanged_files
+from site_builder.site.rebuild.state import load_state, sha_of
+from site_builder.site.rebuild.tracked import unchanged_files
 from site_builder.site.references import site as connections
 
 DEMO = '''\

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from site_builder.fs import make_dirs, write_new, writing
@@ -19,6 +20,12 @@ class Folders:
     demos: Path
     records: Path
     output: Path
+
+    @cached_property
+    def texts(self) -> dict[str, str]:
+        """Each folder's path as text ending in "/", by its field's name ("root", "output"...), made
+        once: naming tens of thousands of files inside them through pathlib costs more than their stat calls."""
+        return {name: f"{getattr(self, name)}/" for name in ("root", "demos", "records", "output")}
 
     @property
     def cache(self) -> Path:

@@ -34,7 +34,8 @@ from site_builder.site.publish.search import SEARCH_DIR, IndexStopped, seedable
 from site_builder.site.publish.search_shards import BODY_MARK, SearchPlan, in_shard, index_shards, published_pages, \
     shards_of
 from site_builder.site.sitefiles import SiteFile
-from site_builder.site.rebuild.state import SiteState, is_intact, load_state, save_state, track_files, tracked_path
+from site_builder.site.rebuild.state import SiteState, load_state, save_state
+from site_builder.site.rebuild.tracked import is_intact, track_files, tracked_path
 
 log = logging.getLogger(__name__)
 

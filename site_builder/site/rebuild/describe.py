@@ -28,17 +28,8 @@ from site_builder.site.rebuild.lend import (
     record_sha,
     site_fingerprint,
 )
-from site_builder.site.rebuild.state import (
-    RebuildInputs,
-    Signature,
-    SiteState,
-    files_below,
-    repeated_sha,
-    saved_scripts,
-    sha_of,
-    track_files,
-    tracked_path,
-)
+from site_builder.site.rebuild.state import RebuildInputs, Signature, SiteState, repeated_sha, saved_scripts, sha_of
+from site_builder.site.rebuild.tracked import files_below, track_files, tracked_path
 from site_builder.source.entries import Entry
 from site_builder.source.parsed import script_data
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo

@@ -29,19 +29,8 @@ from site_builder.run.preload import installed_version, packages_stamp
 from site_builder.run.records.record_json import RECORD_FILE, record_digest
 from site_builder.run.records.store import store_dir
 from site_builder.run.results import ResultRow
-from site_builder.site.rebuild.state import (
-    RebuildInputs,
-    SiteState,
-    intact_folder,
-    is_intact,
-    repeated_sha,
-    save_state,
-    saved_scripts,
-    sha_of,
-    track_files,
-    tracked_path,
-    unchanged_files,
-)
+from site_builder.site.rebuild.state import RebuildInputs, SiteState, repeated_sha, save_state, saved_scripts, sha_of
+from site_builder.site.rebuild.tracked import intact_folder, is_intact, track_files, tracked_path, unchanged_files
 from site_builder.site.sitefiles import PACKAGE_DIR, TEMPLATES_DIR, SiteInfo
 
 # Libraries whose version can change a page's bytes (and the search index).

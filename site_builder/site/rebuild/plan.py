@@ -20,16 +20,18 @@ from site_builder.site.rebuild.lend import known_versions, parse_key
 from site_builder.site.rebuild.state import (
     RebuildInputs,
     SiteState,
-    files_below,
-    files_outside,
-    intact_folder,
-    is_intact,
     load_state,
     repeated_sha,
     save_state,
     saved_index,
     saved_scripts,
     sha_of,
+)
+from site_builder.site.rebuild.tracked import (
+    files_below,
+    files_outside,
+    intact_folder,
+    is_intact,
     tracked_file,
     tracked_path,
 )

@@ -14,6 +14,7 @@ else it merges again.  The state is data: an index of another shape is none (mer
 from __future__ import annotations
 
 import json
+from itertools import repeat
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -140,7 +141,9 @@ def _text(value: Any) -> str:
 
 
 def _texts(value: Any) -> list[str]:
-    if type(value) is not list or any(type(v) is not str for v in value):
+    # checked by map, not a generator: a large site's index holds tens of thousands of lists (JSON's
+    # texts are plain str, so isinstance is type(v) is str here)
+    if type(value) is not list or not all(map(isinstance, value, repeat(str))):
         raise _Malformed
     return value
 
@@ -182,8 +185,7 @@ def index_from_data(text: str, key: str, site: SiteReferences) -> bool:
         facts, scans = data["facts"], _mapping(data["scans"])
         if type(facts) is not list or len(facts) != len(names) or len(page_keys) != len(names):
             raise _Malformed
-        for name, fact in zip(names, facts):
-            title, summary = _texts(fact)
+        for name, (title, summary) in zip(names, map(_texts, facts)):
             site.facts[name] = EntryFacts(name, title, summary)
         # a page whose prose refers to nothing has no scan, references or labels here: their
         # readers take none for empty (scans.get, refers_to and mentions.get, labels.pages.get)
