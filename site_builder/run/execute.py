@@ -160,11 +160,11 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
             finally:
                 # Always: plt.show(), input() or a never-ending grandchild must not outlive us.
                 killed_at = time.perf_counter()
-                proc.kill_group()
                 if state.final is None:
+                    proc.kill_group()
                     proc.wait()  # how it ended explains the crash
                 else:
-                    proc.release()
+                    proc.end()
                 state.drain(read_fd)
         finally:
             os.close(read_fd)

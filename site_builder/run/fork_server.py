@@ -52,13 +52,11 @@ def warm(packages: bool) -> None:
     the demos use third-party packages, whose versions they look up). Only the standard library
     and caches with no randomness in them: a package imported here (numpy's RNG) would be shared."""
     import ctypes
-    import platform
 
     if packages:  # a stdlib-only demo never looks a version up: about 20 ms of CPU saved at start
         import importlib.metadata  # noqa: F401
 
-    ctypes.CDLL(None)
-    platform.python_version()  # cached; platform.platform() is the builder's (see main)
+    ctypes.CDLL(None)  # (platform.platform() and python_version() are the builder's: see main)
 
 
 def _threads() -> int:
@@ -377,7 +375,7 @@ def main(argv: list[str]) -> None:
     runner.become_subreaper()  # the orphans of a runner that died come here, not to init
     wanted = json.loads(argv[2]) if len(argv) > 2 else {}
     warm(bool(wanted.get("modules")))
-    runner.set_platform(wanted.get("platform"))  # the builder's (preload.server_options says why)
+    runner.set_platform(wanted.get("platform"), wanted.get("python"))  # the builder's (see preload.server_options)
     before = {name.partition(".")[0] for name in sys.modules}
     ready = (preload(wanted["modules"], wanted.get("demos", ""), wanted.get("project", "/")) if wanted.get("modules")
              else {"preloaded": [], "skipped": {}, "refused": {}})  # nothing to import: no scratch folder either

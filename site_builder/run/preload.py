@@ -63,10 +63,10 @@ SERVER_BOOT = ("import importlib.util, sys\n"
 
 
 def server_options(preload: Preload | None) -> str:
-    """The fork server's JSON argument: what it preloads, and ``platform.platform()`` (the runner
-    reports it): found here, as the server would import subprocess and threading for it, and each
+    """The fork server's JSON argument: what it preloads, and ``platform.platform()`` and
+    ``python_version()`` (the runner reports them): found here, as the server would import subprocess and threading for it, and each
     of its children would then run threading's after-fork hook (some 100 pages copied a run)."""
-    options: dict[str, object] = {"platform": platform.platform()}
+    options: dict[str, object] = {"platform": platform.platform(), "python": platform.python_version()}
     if preload is not None and preload.modules:
         options.update(modules=list(preload.modules), demos=preload.demos, project=preload.project)
     return json.dumps(options)

@@ -77,9 +77,10 @@ live_children = process.live_children
 warm_realpaths = files.warm_realpaths
 
 
-def set_platform(name: str | None) -> None:
-    """Tell the children ``platform.platform()``'s text, as the builder found it (None: they find it)."""
-    environment.PLATFORM = name
+def set_platform(name: str | None, python: str | None = None) -> None:
+    """Tell the children ``platform.platform()`` and ``platform.python_version()`` as the builder
+    found them (None: they find them)."""
+    environment.PLATFORM, environment.PYTHON = name, python
 
 
 def set_preloaded(packages: frozenset[str], versions: dict[str, str]) -> None:

@@ -4,7 +4,6 @@ fork server's preloads counted only when the demo imported them itself)."""
 from __future__ import annotations
 
 import builtins
-import platform
 import sys
 import types
 from typing import Any
@@ -15,11 +14,17 @@ PRELOADED: frozenset[str] = frozenset()
 PRELOADED_USED: set[str] = set()
 KNOWN_VERSIONS: dict[str, str] = {}  # top-level package -> version, found once by the fork server
 PLATFORM: str | None = None  # platform.platform() as the builder found it (set by fork_server.py)
+PYTHON: str | None = None  # platform.python_version() as the builder found it (set by fork_server.py)
 
 
 def environment_of(namespaces: list[dict[str, Any]]) -> dict[str, str]:
     """Python, platform, the third-party packages the demo's code imported, numpy's BLAS."""
-    env = {"python": platform.python_version(), "platform": PLATFORM or platform.platform()}
+    if PLATFORM is None or PYTHON is None:  # a spawned runner: no fork server was told them
+        import platform
+
+        env = {"python": platform.python_version(), "platform": platform.platform()}
+    else:  # the demo's process imports no platform module it did not ask for
+        env = {"python": PYTHON, "platform": PLATFORM}
     try:
         tops = sorted(imported_packages(namespaces))
         if tops:  # a stdlib-only demo skips importlib.metadata altogether

@@ -136,6 +136,11 @@ def kill_tree(pid: int) -> None:
         except OSError:
             pass
     kill_descendants(pid)
+    kill_now(pid)
+
+
+def kill_now(pid: int) -> None:
+    """SIGKILL the process group ``pid`` leads, and ``pid`` (nothing looked up below it)."""
     for kill in (os.killpg, os.kill):
         try:
             kill(pid, signal.SIGKILL)
