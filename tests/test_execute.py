@@ -406,3 +406,15 @@ def test_path_scrubber_replaces_machine_paths() -> None:
     assert scrub("/tmp/run/files/x.csv and /srv/project/demos/a.py") == "x.csv and demos/a.py"
     assert scrub("cwd /tmp/run/files, home /home/me/.cache") == "cwd ., home ~/.cache"
     assert scrub("/srv/project2/x") == "/srv/project2/x"
+
+
+def test_path_scrubber_replaces_a_linked_folder_by_both_names(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    resolved = real.resolve()
+    scrub = path_scrubber([(tmp_path / "link", ".")])
+    assert scrub(f"{tmp_path}/link/a.csv and {resolved}/b.csv") == "a.csv and b.csv"
+    # a folder given as a real path already: the earlier pair still wins for it
+    scrub = path_scrubber([(resolved, "."), (tmp_path / "link", "~")], real=(resolved,))
+    assert scrub(f"{tmp_path}/link/a.csv and {resolved}/b.csv") == "~/a.csv and b.csv"

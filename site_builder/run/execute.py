@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any, BinaryIO, Callable, Collection
 
 from site_builder.fs import adopt_dir, link_names, make_dirs, remove_links
 from site_builder.source.parsed import Script
@@ -117,7 +117,8 @@ def _run(entry: Entry, script: Script, cells: tuple[Any, ...], files_dir: Path, 
          options: RunOptions, on_event: EventCallback | None,
          cancel: threading.Event | None) -> RunResult:
     root = Path(options.project_root).resolve()
-    scrub = path_scrubber([(files_dir, "."), (root, "."), (Path.home(), "~")])
+    # files_dir and root were resolved just now: only home's real path is still to look up
+    scrub = path_scrubber([(files_dir, "."), (root, "."), (Path.home(), "~")], real=(files_dir, root))
     expressions, quoting = job_expressions(script, cells, entry.format != "py")
     job = {
         "script": str(entry.path),
@@ -249,8 +250,9 @@ def _unnamed_file() -> BinaryIO:
     return tempfile.TemporaryFile()
 
 
-def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:
-    """Return a function replacing the given folders in text: ``folder/x`` -> ``x`` or ``~/x``.
+def path_scrubber(folders: list[tuple[Path, str]], real: Collection[Path] = ()) -> Callable[[str], str]:
+    """Return a function replacing the given folders in text: ``folder/x`` -> ``x`` or ``~/x``,
+    each as given and as its real path (those in ``real`` are real paths already).
 
     Earlier pairs win when two folders are the same; longer paths match first.
     """
@@ -259,7 +261,8 @@ def path_scrubber(folders: list[tuple[Path, str]]) -> Callable[[str], str]:
         text = str(folder)
         if text in ("", "/", "."):
             continue
-        for variant in {text, os.path.realpath(text)}:
+        # a realpath is some 30 us a folder, and a run's scrubber is made for every demo
+        for variant in {text, text if folder in real else os.path.realpath(text)}:
             names[variant] = replacement
     if not names:
         return lambda s: s
