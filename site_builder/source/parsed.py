@@ -128,6 +128,9 @@ def compile_cell(cell: Cell, rel_path: str, entry: str) -> ast.Module:
     return tree
 
 
+_STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 def module_imports(tree: ast.Module) -> tuple[str, ...]:
     """The top-level modules imported outside functions and classes, in script order, once each."""
     found: list[tuple[int, int, str]] = []
@@ -138,8 +141,12 @@ def module_imports(tree: ast.Module) -> tuple[str, ...]:
             found += [(node.lineno, node.col_offset, a.name.split(".")[0]) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.lineno, node.col_offset, node.module.split(".")[0]))
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            # An import is a statement, and statements sit only in these lists (a module's, an
+            # if's, a loop's, a try's and its handlers', a with's, a match's cases'), never in
+            # an expression: the expressions, most of a tree's nodes, are not walked.
+            for field in _STATEMENT_LISTS:
+                stack += getattr(node, field, ())
     return tuple(dict.fromkeys(module for _, _, module in sorted(found)))
 
 
