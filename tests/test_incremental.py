@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import time
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -309,6 +310,26 @@ def test_a_parsed_script_survives_the_rebuild_state_unchanged(demo: str, tmp_pat
     script = blocks.parse(source, f"demos/{demo}.py", demo, local_dir=tmp_path)
     data = json.loads(json.dumps(script_data(script)))
     assert script_from_data(data, tmp_path) == script
+
+
+def test_a_parsed_script_with_every_field_set_survives_the_rebuild_state(tmp_path: Path) -> None:
+    """The state leaves out a Script's fields that have their default: one with none at its
+    default comes back whole too, and so does a parse saved with every field written out."""
+    from test_prose import GALLERY
+
+    parsed = blocks.parse(GALLERY, "demos/gallery.py", "gallery", local_dir=tmp_path)
+    cell = replace(parsed.cells[-1], description="What it shows.", tags=("hide-input",),
+                   options=(("echo", "false"),), metadata_options=(("label", "fig-one"),),
+                   attachments=(("dot.svg", "image/svg+xml", "<svg/>"),))
+    script = replace(parsed, cells=(*parsed.cells[:-1], cell), warnings=("gallery: a warning",), prose="rst",
+                     title="Gallery", intro="More.", docstring_lines=(1, 3), gallery_settings={"line_numbers": "True"},
+                     thumbnail_number=2, run_source="x = 1\n", title_at=(0, 1, 2), aliases=("pictures",),
+                     bibliography=("refs.bib",), exports=("total",), subtitle="A subtitle", authors=("Ada",),
+                     date="March 5, 2024", abstract="In short.", table_widths=(30.0, 70.0))
+    assert script_from_data(json.loads(json.dumps(script_data(script))), tmp_path) == script
+    written_out = {f.name: getattr(script, f.name) for f in fields(script)}
+    written_out["cells"] = [{f.name: getattr(c, f.name) for f in fields(c)} for c in script.cells]
+    assert script_from_data(json.loads(json.dumps(written_out)), tmp_path) == script
 
 
 def test_a_cached_script_follows_a_local_module_that_appears(project: Path) -> None:
