@@ -8,10 +8,12 @@ and a Script as plain data for the next build.  Imports nothing but ``errors`` a
 from __future__ import annotations
 
 import ast
+import json
 import os
 import sys
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -235,3 +237,98 @@ def script_from_data(data: dict[str, Any], local_dir: Path | str | None) -> Scri
     if "table_widths" in script:
         script["table_widths"] = tuple(float(w) for w in script["table_widths"])
     return Script(**script)
+
+
+# What a rebuild reads of every entry's script, changed or not (the pages' keys: summary, title,
+# thumbnail number, requirements from the imports; the site's order and connections: title,
+# aliases; the build's warnings, the bibliography, the prose language): a saved parse keeps
+# them apart from the rest (its "body": the cells...), which is decoded only when asked for.
+HEAD_FIELDS = frozenset({"summary", "title", "aliases", "bibliography", "thumbnail_number", "prose", "warnings",
+                         "imports"})
+_DECODER = json.JSONDecoder()
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def script_text(script: Script) -> str:
+    """``script`` as the text :func:`saved_script` reads: its head fields (HEAD_FIELDS) as one
+    JSON object, then the others as another (see :func:`script_data`; no requirements: they are
+    looked up again)."""
+    body = script_data(script)
+    del body["requirements"]
+    head = {name: body.pop(name) for name in HEAD_FIELDS if name in body}
+    return _dumps(head) + _dumps(body)
+
+
+def saved_script(text: str, local_dir: Path | str | None, parse: Callable[[], Script]) -> Script:
+    """The Script :func:`script_text` gave (KeyError, TypeError or ValueError when the head is not
+    one), its body decoded when a field of it is first asked for (``parse``: the script parsed
+    again, should the body not be one); a parse written as one object (:func:`script_data`) whole."""
+    head, end = _DECODER.raw_decode(text)
+    if end == len(text):
+        return script_from_data(head, local_dir)
+    if not (isinstance(head, dict) and head.keys() <= HEAD_FIELDS):
+        raise ValueError("not a saved script's head")
+    script = SavedScript.__new__(SavedScript)
+    imports = tuple(str(module) for module in head.get("imports", ()))
+    thumbnail = head.get("thumbnail_number")
+    # the fields set as dataclasses' frozen __init__ does, in one call (ten thousand on a rebuild)
+    script.__dict__.update(
+        summary=str(head.get("summary", "")), title=str(head.get("title", "")),
+        prose="rst" if head.get("prose") == "rst" else "markdown", imports=imports,
+        requirements=requirements_of(imports, local_dir), thumbnail_number=None if thumbnail is None else int(thumbnail),
+        **{name: tuple(str(item) for item in head.get(name, ())) for name in ("aliases", "bibliography", "warnings")},
+        _saved=(text[end:], local_dir, parse))
+    return script
+
+
+class _InBody:
+    """A field of a SavedScript that its saved parse's body holds: the body is decoded (and every
+    such field set) the first time one is asked for."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, script: SavedScript | None, owner: type | None = None) -> Any:
+        if script is None:
+            return self
+        script.decode()
+        return script.__dict__[self.name]
+
+
+class SavedScript(Script):
+    """A Script read back from the last build's saved parse (:func:`saved_script`): the fields
+    every rebuild reads at once, its cells and the rest when first asked for (most entries of a
+    rebuild that changed one are planned, not rendered: their cells are never asked for)."""
+
+    def decode(self) -> None:
+        """Set the fields the body holds (once; no-op after)."""
+        state = self.__dict__
+        saved = state.get("_saved")  # one lookup: pages render in threads too
+        if saved is None:
+            return
+        body, local_dir, parse = saved
+        try:
+            data = json.loads(body)
+            if not (isinstance(data, dict) and data.keys().isdisjoint(HEAD_FIELDS)):
+                raise ValueError("not a saved script's body")
+            whole = script_from_data({**data, **{name: state[name] for name in HEAD_FIELDS}}, local_dir)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError):
+            whole = parse()  # the state is data: the same script (its key held), parsed again
+        state.update({f.name: getattr(whole, f.name) for f in fields(Script) if f.name not in state})
+        state.pop("_saved", None)
+
+    def __eq__(self, other: object) -> bool:
+        # equal to the Script it stands for (a dataclass compares only objects of its own class)
+        if not isinstance(other, Script):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(Script))
+
+    __hash__ = Script.__hash__
+
+
+for _field in fields(Script):
+    if _field.name not in HEAD_FIELDS | {"requirements"}:
+        setattr(SavedScript, _field.name, _InBody(_field.name))

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from site_builder.apidocs.inventory import ApiDocs, load_api_docs
-from site_builder.source.blocks import outline, parse
+from site_builder.source.blocks import outline, parse_entry
 from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server, set_preload
@@ -99,8 +99,7 @@ def _parse_all(config: Config, entries: list[Entry], report: BuildReport,
             report.warnings.extend(cached[entry.name].warnings)
             continue
         try:
-            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent, origins=entry.origins,
-                           variables=entry.variables, prose=config.prose_for(entry.name))
+            script = parse_entry(entry, config.prose_for(entry.name))
         except ParseError as exc:
             parsed[entry.name] = exc
             report.failures.append(str(exc))
@@ -172,7 +171,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         _start_demos_early(options, to_run, folders.records, trusted)
     try:
         with _collector_paused():  # the saved parses: ten thousand scripts, live until the build ends
-            saved = parsed_scripts(inputs, entries, previous)
+            saved = parsed_scripts(inputs, entries, previous, parse_entry)
         parsed = _parse_all(config, entries, report, saved)
         report.warnings.extend(config.unused_overrides(names))
         report.warnings.extend(config.unused_sections(_section_names(names)))

@@ -8,7 +8,6 @@ not written since, each entry's keys and result.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
@@ -31,7 +30,7 @@ from site_builder.site.rebuild.lend import (
 from site_builder.site.rebuild.state import RebuildInputs, Signature, SiteState, repeated_sha, saved_scripts, sha_of
 from site_builder.site.rebuild.tracked import files_below, track_files, tracked_path
 from site_builder.source.entries import Entry
-from site_builder.source.parsed import script_data
+from site_builder.source.parsed import script_text
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 
@@ -131,4 +130,4 @@ def _script_data(rebuild: Rebuild, name: str, key: str, build: EntryBuild) -> tu
     saved = saved_scripts(rebuild.inputs.folders, rebuild.state).get(name) if rebuild.state is not None else None
     if saved is not None and saved[0] == key:
         return saved
-    return key, json.dumps(script_data(build.script), sort_keys=True, separators=(",", ":"))
+    return key, script_text(build.script)
