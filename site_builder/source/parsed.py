@@ -272,16 +272,22 @@ def saved_script(text: str, local_dir: Path | str | None, parse: Callable[[], Sc
     if not (isinstance(head, dict) and head.keys() <= HEAD_FIELDS):
         raise ValueError("not a saved script's head")
     script = SavedScript.__new__(SavedScript)
-    imports = tuple(str(module) for module in head.get("imports", ()))
-    thumbnail = head.get("thumbnail_number")
-    # the fields set as dataclasses' frozen __init__ does, in one call (ten thousand on a rebuild)
-    script.__dict__.update(
-        summary=str(head.get("summary", "")), title=str(head.get("title", "")),
-        prose="rst" if head.get("prose") == "rst" else "markdown", imports=imports,
-        requirements=requirements_of(imports, local_dir), thumbnail_number=None if thumbnail is None else int(thumbnail),
-        **{name: tuple(str(item) for item in head.get(name, ())) for name in ("aliases", "bibliography", "warnings")},
-        _saved=(text[end:], local_dir, parse))
+    values = {name: _HEAD_VALUE[name](value) for name, value in head.items()}  # those left out: the class's defaults
+    # set as dataclasses' frozen __init__ does, in one call (ten thousand on a rebuild)
+    script.__dict__.update(values, summary=values.get("summary", ""), _saved=(text[end:], local_dir, parse),
+                           requirements=requirements_of(values.get("imports", ()), local_dir))
     return script
+
+
+def _texts(items: list[Any]) -> tuple[str, ...]:
+    return tuple(map(str, items))
+
+
+_HEAD_VALUE: dict[str, Callable[[Any], Any]] = {
+    "summary": str, "title": str, "prose": lambda prose: "rst" if prose == "rst" else "markdown",
+    "thumbnail_number": lambda number: None if number is None else int(number),
+    "aliases": _texts, "bibliography": _texts, "warnings": _texts, "imports": _texts,
+}
 
 
 class _InBody:
@@ -314,7 +320,7 @@ class SavedScript(Script):
             data = json.loads(body)
             if not (isinstance(data, dict) and data.keys().isdisjoint(HEAD_FIELDS)):
                 raise ValueError("not a saved script's body")
-            whole = script_from_data({**data, **{name: state[name] for name in HEAD_FIELDS}}, local_dir)
+            whole = script_from_data({**data, **{name: getattr(self, name) for name in HEAD_FIELDS}}, local_dir)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError):
             whole = parse()  # the state is data: the same script (its key held), parsed again
         state.update({f.name: getattr(whole, f.name) for f in fields(Script) if f.name not in state})
