@@ -281,8 +281,9 @@ def _early_site(config: Config, entries: list[Entry], parsed: dict[str, Script |
     """What rendering pages as their demo finishes needs: every entry of the site, its result to
     come (made once a demo runs: a rebuild whose records all hold renders no page early)."""
     def builds() -> list[EntryBuild]:
-        return [EntryBuild(e, s, shown.get(e.name) or shown_only(e, s, Path()))
-                if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
+        with _collector_paused():  # every saved parse's cells decoded (shown_only): live until the build ends
+            return [EntryBuild(e, s, shown.get(e.name) or shown_only(e, s, Path()))
+                    if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
 
     return EarlySite(site_info(config, entries, api_docs, parsed), builds, cache_dir(config.records))
 
