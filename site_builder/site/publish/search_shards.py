@@ -17,11 +17,12 @@ import json
 import logging
 import os
 import shutil
+import threading
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_builder.fs import link_or_copy, make_dirs, make_temp_dir, walk_names, write_new
+from site_builder.fs import link_or_copy, make_dirs, make_temp_dir, walk_names, write_new, writing
 from site_builder.site.publish.search import SEARCH_DIR, SHARD_PREFIX, index_site, seedable
 from site_builder.site.sitefiles import SiteFile
 
@@ -151,6 +152,45 @@ def index_shards(site_dir: Path, plan: SearchPlan, index_root: Path | None = Non
     _list_shards(index_root / SEARCH_DIR, sorted(f.removeprefix(f"{SEARCH_DIR}/") for f in plan.shards
                                                   if f != SEARCH_DIR))
     return None
+
+
+class IndexInBackground:
+    """index_shards run in a thread of its own, started at once (when a part is stale): Pagefind is
+    a process of its own, so the builder goes on (describing the staged site) while it indexes.  ``output`` and
+    ``root``: the output folder and the project's, as a failed write names them (fs.writing)."""
+
+    def __init__(self, site_dir: Path, plan: SearchPlan, output: Path, root: Path) -> None:
+        self._warning: str | None = None
+        self._error: BaseException | None = None
+        self._shown = (output, root)
+        self._thread: threading.Thread | None = None
+        if plan.stale:  # else nothing to index: no thread
+            self._thread = threading.Thread(target=self._index, args=(site_dir, plan), name="search index",
+                                            daemon=True)
+            self._thread.start()
+
+    def _index(self, site_dir: Path, plan: SearchPlan) -> None:
+        try:
+            self._warning = index_shards(site_dir, plan)
+        except BaseException as exc:  # raised where the builder waits for it
+            self._error = exc
+
+    def join(self) -> None:
+        """Wait until the index is written (or failed): the staged folder is then the builder's alone."""
+        if self._thread is not None:
+            self._thread.join()
+
+    def wait(self, warnings: list[str]) -> None:
+        """Wait for the index: its warning (a missing Pagefind only warns) logged and added to
+        ``warnings``; what index_shards raised is raised here, once (a failed write as a WriteError)."""
+        self.join()
+        error, self._error = self._error, None
+        with writing("writing the search index (Pagefind)", *self._shown):
+            if error is not None:
+                raise error
+        if self._warning:
+            log.warning("%s", self._warning)
+            warnings.append(self._warning)
 
 
 def _index_shard(site_dir: Path, folder: str, pages: list[str], index_root: Path, seeds: frozenset[str],
