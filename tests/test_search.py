@@ -40,6 +40,11 @@ def test_build_without_pagefind_warns_and_still_publishes(tmp_path: Path) -> Non
     site = tmp_path / "build"
     assert (site / "tiny" / "index.html").is_file() and not (site / "pagefind").exists()
     assert 'id="search-input"' in (site / "tiny" / "index.html").read_text()
+    # Pagefind runs while the site is described: nothing changed, its warning is said again
+    again = run_cli("build", cwd=tmp_path, env={"PYTHONPATH": f"{fake}:{REPO}"})
+    assert again.returncode == 0 and "site unchanged" in again.stderr, again.stderr
+    warned = [line for line in result.stderr.splitlines() if line.startswith("search index not built")]
+    assert warned and again.stderr.splitlines()[:-1] == warned  # then the "site unchanged" line
 
 
 def test_the_published_index_files_are_grouped_by_part_as_each_part_claims_them():
