@@ -362,7 +362,7 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
             rebuild.save(state)  # before the swap: a state not saved leaves the published site as it was
             saved.append(True)
         finally:
-            indexing.join()  # a failed build's staged folder is removed: never while Pagefind writes there
+            indexing.close()  # a failed build's staged folder is removed: never while Pagefind writes there
 
     saved: list[bool] = []
     INTERRUPT.check()  # a Ctrl-C that landed where Python ignores it: nothing is written

@@ -163,6 +163,7 @@ class IndexInBackground:
         self._warning: str | None = None
         self._error: BaseException | None = None
         self._shown = (output, root)
+        self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         if plan.stale:  # else nothing to index: no thread
             self._thread = threading.Thread(target=self._index, args=(site_dir, plan), name="search index",
@@ -171,19 +172,22 @@ class IndexInBackground:
 
     def _index(self, site_dir: Path, plan: SearchPlan) -> None:
         try:
-            self._warning = index_shards(site_dir, plan)
+            self._warning = index_shards(site_dir, plan, stop=self._stopping.is_set)
         except BaseException as exc:  # raised where the builder waits for it
             self._error = exc
 
-    def join(self) -> None:
-        """Wait until the index is written (or failed): the staged folder is then the builder's alone."""
+    def close(self) -> None:
+        """Stop Pagefind if it still runs (the build failed or was interrupted meanwhile) and wait
+        for the thread: the staged folder is then the builder's alone."""
         if self._thread is not None:
+            self._stopping.set()
             self._thread.join()
 
     def wait(self, warnings: list[str]) -> None:
         """Wait for the index: its warning (a missing Pagefind only warns) logged and added to
         ``warnings``; what index_shards raised is raised here, once (a failed write as a WriteError)."""
-        self.join()
+        if self._thread is not None:
+            self._thread.join()
         error, self._error = self._error, None
         with writing("writing the search index (Pagefind)", *self._shown):
             if error is not None:
