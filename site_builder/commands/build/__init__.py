@@ -355,7 +355,7 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
                 return indexing.wait(report.warnings)
             said = len(report.warnings)
             state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files, written,
-                                     partial(indexing.wait, report.warnings))
+                                     partial(indexing.wait, report.warnings, signed=True))
             state.warnings[said:said] = report.warnings[said:]  # the index's warning, said meanwhile
             if report.search_pending:
                 mark_pending(state, pending)

@@ -18,11 +18,12 @@ import logging
 import os
 import shutil
 import threading
+import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_builder.fs import link_or_copy, make_dirs, make_temp_dir, walk_names, write_new, writing
+from site_builder.fs import link_or_copy, make_dirs, make_temp_dir, racy, walk_names, write_new, writing
 from site_builder.site.publish.search import SEARCH_DIR, SHARD_PREFIX, index_site, seedable
 from site_builder.site.sitefiles import SiteFile
 
@@ -164,6 +165,7 @@ class IndexInBackground:
         self._error: BaseException | None = None
         self._shown = (output, root)
         self._stopping = threading.Event()
+        self._ended = 0  # time.time_ns() once index_shards returned: every file of the index is older
         self._thread: threading.Thread | None = None
         if plan.stale:  # else nothing to index: no thread
             self._thread = threading.Thread(target=self._index, args=(site_dir, plan), name="search index",
@@ -175,6 +177,8 @@ class IndexInBackground:
             self._warning = index_shards(site_dir, plan, stop=self._stopping.is_set)
         except BaseException as exc:  # raised where the builder waits for it
             self._error = exc
+        finally:
+            self._ended = time.time_ns()
 
     def close(self) -> None:
         """Stop Pagefind if it still runs (the build failed or was interrupted meanwhile) and wait
@@ -183,9 +187,12 @@ class IndexInBackground:
             self._stopping.set()
             self._thread.join()
 
-    def wait(self, warnings: list[str]) -> None:
+    def wait(self, warnings: list[str], signed: bool = False) -> None:
         """Wait for the index: its warning (a missing Pagefind only warns) logged and added to
-        ``warnings``; what index_shards raised is raised here, once (a failed write as a WriteError)."""
+        ``warnings``; what index_shards raised is raised here, once (a failed write as a WriteError).
+        ``signed``: return once the index's files are not racily clean (fs.racy) either: the state
+        then signs them by their stat alone (a racy one's digest has the next no-change build read
+        it and save the whole state again: +0.3-0.6 s CPU at 10,000 entries)."""
         if self._thread is not None:
             self._thread.join()
         error, self._error = self._error, None
@@ -195,6 +202,8 @@ class IndexInBackground:
         if self._warning:
             log.warning("%s", self._warning)
             warnings.append(self._warning)
+        while signed and self._thread is not None and racy(self._ended, time.time_ns()):
+            time.sleep(0.01)  # at most a tenth of a second: the builder described the site meanwhile
 
 
 def _index_shard(site_dir: Path, folder: str, pages: list[str], index_root: Path, seeds: frozenset[str],
