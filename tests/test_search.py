@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO, run_cli, write_demo
 
 DEMO = '''
@@ -57,3 +59,23 @@ def test_the_published_index_files_are_grouped_by_part_as_each_part_claims_them(
     for folder in ("pagefind", "pagefind/shard-1", "pagefind/shard-2", "pagefind/shard-10", "pagefind/shard-3"):
         assert grouped.get(folder, []) == [rel for rel in rels if in_shard(rel, folder)]
     assert set(grouped) == {"pagefind", "pagefind/shard-1", "pagefind/shard-2", "pagefind/shard-10"}
+
+
+def test_the_search_index_is_signed_by_its_stat_alone(tmp_path: Path) -> None:
+    """Pagefind runs while the site is described; its files are signed once they are no longer
+    racily clean, so the next no-change build stats them, rather than reading them and saving the
+    whole state again."""
+    from site_builder.commands.build.options import folders_of
+    from site_builder.config import load_config
+    from site_builder.site.publish.search import pagefind_binary
+    from site_builder.site.rebuild.state import load_state
+
+    if pagefind_binary() is None:
+        pytest.skip("the Pagefind binary (pagefind[bin]) is not installed")
+    write_demo(tmp_path, "tiny", DEMO)
+    result = run_cli("build", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    state = load_state(folders_of(load_config(tmp_path)))
+    assert state is not None
+    index = {key: signature for key, signature in state.files.items() if key.startswith("out:pagefind/")}
+    assert index and all(len(signature) == 3 for signature in index.values()), index
