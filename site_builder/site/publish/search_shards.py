@@ -166,6 +166,7 @@ class IndexInBackground:
         self._shown = (output, root)
         self._stopping = threading.Event()
         self._ended = 0  # time.time_ns() once index_shards returned: every file of the index is older
+        self._started = time.time_ns()  # the builder describes the site from now on
         self._thread: threading.Thread | None = None
         if plan.stale:  # else nothing to index: no thread
             self._thread = threading.Thread(target=self._index, args=(site_dir, plan), name="search index",
@@ -190,9 +191,11 @@ class IndexInBackground:
     def wait(self, warnings: list[str], signed: bool = False) -> None:
         """Wait for the index: its warning (a missing Pagefind only warns) logged and added to
         ``warnings``; what index_shards raised is raised here, once (a failed write as a WriteError).
-        ``signed``: return once the index's files are not racily clean (fs.racy) either: the state
-        then signs them by their stat alone (a racy one's digest has the next no-change build read
-        it and save the whole state again: +0.3-0.6 s CPU at 10,000 entries)."""
+        ``signed``: when describing the site took the racy window already (a large site), return
+        once the index's files are not racily clean (fs.racy) either: the state then signs them by
+        their stat alone (a racy one's digest has the next no-change build read it and save the
+        whole state again: +0.3-0.6 s CPU at 10,000 entries). A small site is described at once,
+        its own pages are racy still: waiting would only add a tenth of a second to its build."""
         if self._thread is not None:
             self._thread.join()
         error, self._error = self._error, None
@@ -202,8 +205,9 @@ class IndexInBackground:
         if self._warning:
             log.warning("%s", self._warning)
             warnings.append(self._warning)
-        while signed and self._thread is not None and racy(self._ended, time.time_ns()):
-            time.sleep(0.01)  # at most a tenth of a second: the builder described the site meanwhile
+        if signed and self._thread is not None and not racy(self._started, time.time_ns()):
+            while racy(self._ended, time.time_ns()):
+                time.sleep(0.01)  # at most a tenth of a second: the builder described the site meanwhile
 
 
 def _index_shard(site_dir: Path, folder: str, pages: list[str], index_root: Path, seeds: frozenset[str],
