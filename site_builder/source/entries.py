@@ -60,7 +60,7 @@ class Entry:
     # within an mtime tick of then: fs.racy) or were not asked for
     signature: tuple[int, ...] = field(default=(), compare=False, repr=False)
     # the digest of ``content`` the last build saved, for an entry discovery did not read (its file
-    # had the signature it had then): its text is read only when asked for (see read_entries)
+    # had the signature it had then): its text is read only when first asked for (see __getattr__)
     known_digest: str = field(default="", compare=False, repr=False)
 
     @classmethod
@@ -163,7 +163,7 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
     Markdown files that are no notebooks are pages when ``pages`` (the setting), else no entries.
     ``known``: entry name -> (its file's path from the project root, signature, content digest) as
     the last build saw them; each script (.py, .ipynb) is then given its signature, and one that
-    still has it is not read (read_entries reads it).  Scripts are trusted project code: only
+    still has it is not read (read when its text is first asked for).  Scripts are trusted project code: only
     an edit must not be missed, and an edit changes the signature (ctime included).
     """
     if not demos_dir.is_dir():
@@ -225,22 +225,6 @@ def discover(demos_dir: Path, project_root: Path, problems: list[str] | None = N
     if problems is not None:
         problems.extend(found)
     return sorted(entries, key=lambda e: e.name)
-
-
-def read_entries(entries: list[Entry], problems: list[str]) -> list[Entry]:
-    """``entries``, those discovery did not read (see discover's ``known``) read now as discovery
-    reads a file; one that is no script now is left out, its problem appended to ``problems``."""
-    found: list[Entry] = []
-    for entry in entries:
-        if entry.known_digest:
-            try:
-                data, text = _script_text(entry.__dict__["_path"], entry.rel_path)
-            except EntryError as exc:
-                problems.append(str(exc))
-                continue
-            entry = entry._read(data, text)
-        found.append(entry)
-    return found
 
 
 def _script_text(path: str, rel: str) -> tuple[bytes, str]:

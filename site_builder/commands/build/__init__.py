@@ -24,7 +24,7 @@ from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server, set_preload
 from site_builder.run.preload import preload_for
-from site_builder.source.entries import Entry, discover, read_entries, sections
+from site_builder.source.entries import Entry, discover, sections
 from site_builder.errors import INTERRUPT, ParseError, UsageError
 from site_builder.run.execute import BlockError, RunResult, start_early
 from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, archive_files
@@ -157,7 +157,8 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
                     # not a failed refresh of a cached inventory
                     fresh = [w for w in api_warnings if w not in state.warnings]
                     return _unchanged(config, entries, state, report, started, fresh)
-    entries = read_entries(entries, report.failures)
+    # a script discovery did not read (its signature held: Entry.known_digest) is read only if its text is asked
+    # for (a page rendered, a parse not saved, a demo run): a one-entry edit reads one script, not ten thousand
     report.warnings.extend(api_warnings)
     # Entries the run_pattern setting leaves out, and pages, are shown only: no process, no record.
     to_run = [e for e in entries if not e.is_page and config.runs(e.demos_path)]

@@ -198,8 +198,12 @@ def archive_files(builds: list[EntryBuild], files: list[SiteFile], ahead: dict[s
     builds = [b for b in builds if not b.entry.is_page]  # pages have no script and no notebook
     scripts: dict[str, bytes | Stored] = {}
     for build in builds:
-        member, data = f"{build.entry.name}.py", script_download(build.entry)
+        member, entry = f"{build.entry.name}.py", build.entry
         stored = lent_scripts.get(member)
+        if isinstance(stored, Stored) and entry.known_digest and stored.size == entry.signature[0]:
+            scripts[member] = stored  # its file as the state saved it (not read: see Entry.known_digest)
+            continue
+        data = script_download(entry)
         # the script's digest said it unchanged (the state is data): its bytes must agree too
         scripts[member] = (stored if isinstance(stored, Stored) and stored.size == len(data)
                            and stored.crc == zlib.crc32(data) else data)

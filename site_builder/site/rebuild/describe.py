@@ -20,6 +20,7 @@ from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, arc
 from site_builder.site.publish.search import SEARCH_DIR
 from site_builder.site.rebuild.lend import (
     bibliography_keys,
+    content_digest,
     headers_fingerprint,
     lookup_base,
     lookup_key,
@@ -27,7 +28,7 @@ from site_builder.site.rebuild.lend import (
     record_sha,
     site_fingerprint,
 )
-from site_builder.site.rebuild.state import RebuildInputs, Signature, SiteState, repeated_sha, saved_scripts, sha_of
+from site_builder.site.rebuild.state import RebuildInputs, Signature, SiteState, saved_scripts, sha_of
 from site_builder.site.rebuild.tracked import files_below, track_files, tracked_path
 from site_builder.source.entries import Entry
 from site_builder.source.parsed import script_text
@@ -89,7 +90,7 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
             "warnings": [w for w in render_warnings if w.startswith(f"{name}: ")],
             "lookup": lookup_key(lookups_base, build.entry) if lookups_base else "",
             "reads": list(row.reads),
-            "source": repeated_sha(build.entry.content),
+            "source": content_digest(build.entry),
             # what the next discovery compares before reading the file (see known_scripts)
             "script": [build.entry.rel_path, *build.entry.signature] if build.entry.signature else None,
         }

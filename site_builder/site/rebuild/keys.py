@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from site_builder.json_text import fields
 from site_builder.source.expressions.places import pastes_from_other_entries
-from site_builder.site.rebuild.state import repeated_sha, sha_of
+from site_builder.site.rebuild.lend import content_digest
+from site_builder.site.rebuild.state import sha_of
 from site_builder.site.sitefiles import HOME, EntryBuild, SiteInfo, is_section_home
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def page_keys(ordered: list[EntryBuild], info: SiteInfo, notebook_base: str, pag
         if saved is not None:
             notebooks[name], pages[name] = saved
             continue
-        notebooks[name] = sha_of(notebook_base, name, values, repeated_sha(build.entry.content), result)
+        notebooks[name] = sha_of(notebook_base, name, values, content_digest(build.entry), result)
         prev = neighbours[i - 1] if i > 0 else ""
         next = neighbours[i + 1] if i + 1 < len(neighbours) else ""
         # the notebook's key covers what the script's text decides; its requirements also

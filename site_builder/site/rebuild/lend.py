@@ -119,8 +119,9 @@ def lookup_key(base: str, entry: Entry) -> str:
 
 
 def parse_key(prose: str, code: str, entry: Entry) -> str:
-    """What a script's parse depends on: the builder's code, the entry's ``prose`` setting, the script."""
-    return repeated_sha(code, prose, entry.rel_path, entry.content)
+    """What a script's parse depends on: the builder's code, the entry's ``prose`` setting, the script
+    (by the digest of its content: an entry discovery did not read is not read for its key)."""
+    return repeated_sha(code, prose, entry.rel_path, content_digest(entry))
 
 
 def parsed_scripts(inputs: RebuildInputs, entries: list[Entry], state: SiteState | None,

@@ -16,12 +16,11 @@ from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
 from site_builder.source.entries import Entry
 from site_builder.site.rebuild.describe import describe_site
 from site_builder.site.rebuild.keys import page_keys
-from site_builder.site.rebuild.lend import known_versions, parse_key
+from site_builder.site.rebuild.lend import content_digest, known_versions, parse_key
 from site_builder.site.rebuild.state import (
     RebuildInputs,
     SiteState,
     load_state,
-    repeated_sha,
     save_state,
     saved_index,
     saved_scripts,
@@ -206,8 +205,10 @@ class Rebuild:
         scripts, notebooks = {}, {}
         for build in self.builds:
             name = build.entry.name
-            if build.entry.format == "py" and saved.get(name, {}).get("source") == repeated_sha(build.entry.content):
-                scripts[f"{name}.py"] = len(build.entry.content)
+            entry = build.entry
+            if entry.format == "py" and saved.get(name, {}).get("source") == content_digest(entry):
+                # an entry discovery did not read is not read for its size: its signature's holds
+                scripts[f"{name}.py"] = entry.signature[0] if entry.known_digest else len(entry.content)
             notebook, signature = by_path.get(notebook_path(name)), self.state.files.get(f"out:{notebook_path(name)}")
             if (notebook is not None and signature and notebook.root is None and not notebook.rendered
                     and str(notebook.source) == f"{output}{notebook.path}"):
