@@ -265,7 +265,9 @@ def unchanged_site(inputs: RebuildInputs, entries: list[Entry], state: SiteState
     racy_files = str in map(type, map(itemgetter(-1), state.files.values()))
     if racy_files or signed:
         if racy_files:  # racy files checked by content once are plain now: later checks only stat them
-            state.files = track_files(folders, list(state.files))
+            # (only those signed again: the others' signatures were just found to hold)
+            racy_keys = [key for key, saved in state.files.items() if type(saved[-1]) is str]
+            state.files.update(track_files(folders, racy_keys))
         for name, script in signed.items():
             state.entries[name]["script"] = script
         save_state(folders, state)
