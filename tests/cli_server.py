@@ -299,7 +299,7 @@ def serve(fd: int) -> None:
             if name.startswith("site_builder."):
                 raise  # a builder module that moved: this list must follow it
             # an optional library: the child imports it (or not) as a fresh process would
-    # And rendering's fixed costs (compiled templates, Pygments' lexer, nbformat's schema), which
+    # And rendering's fixed costs (compiled templates, Pygments' lexer), which
     # a process pays once and keeps: about 0.7 s of CPU that each forked build would pay again.
     from site_builder.site.pages.render import prepare
 
