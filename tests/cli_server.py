@@ -39,6 +39,8 @@ LATER = ("site_builder.reports.annotations", "site_builder.site.prose.markdown.d
          "site_builder.site.prose.markdown.roles", "site_builder.site.prose.markdown.pandoc",
          "site_builder.site.references.roles", "site_builder.site.prose.rst", "site_builder.site.prose.rst_refs",
          "site_builder.site.downloads.rst_markdown", "site_builder.site.outputs.thumbnails",
+         "site_builder.site.outputs.value_html", "site_builder.reports.junit", "site_builder.source.quarto.reader",
+         "xml.etree.ElementTree",
          "site_builder.site.publish.search", "site_builder.run.encoders",
          "mdit_py_plugins.amsmath", "mdit_py_plugins.attrs", "mdit_py_plugins.colon_fence", "mdit_py_plugins.deflist",
          "mdit_py_plugins.dollarmath", "mdit_py_plugins.footnote", "mdit_py_plugins.gfm_autolink",
