@@ -76,7 +76,7 @@ def _renameat2() -> Any:
     import ctypes  # here: only a build that swaps a published folder needs it
 
     # The process's own symbols, libc's among them, as the demos' child finds prctl: no
-    # ctypes.util.find_library, which runs ldconfig (about 7 ms of wall a build).
+    # ctypes.util.find_library, which runs ldconfig (1.5-7 ms of wall a build, by the load).
     return getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
 
 
