@@ -28,7 +28,7 @@ from site_builder.site.rebuild import lend as rebuild
 from site_builder.site.rebuild import state as rebuild_state
 from site_builder.site.publish import search
 from site_builder.source import blocks
-from site_builder.source.parsed import Script, script_data, script_from_data
+from site_builder.source.parsed import Script, saved_script, script_data, script_from_data, script_text
 
 DEMO = '''\
     """{name}.py — a demo of {name}."""
@@ -332,6 +332,49 @@ def test_a_parsed_script_with_every_field_set_survives_the_rebuild_state(tmp_pat
     assert script_from_data(json.loads(json.dumps(written_out)), tmp_path) == script
 
 
+def _every_field_set(tmp_path: Path) -> Script:
+    """The gallery demo's Script with no field at its default."""
+    from test_prose import GALLERY
+
+    parsed = blocks.parse(GALLERY, "demos/gallery.py", "gallery", local_dir=tmp_path)
+    cell = replace(parsed.cells[-1], description="What it shows.", tags=("hide-input",),
+                   options=(("echo", "false"),), metadata_options=(("label", "fig-one"),),
+                   attachments=(("dot.svg", "image/svg+xml", "<svg/>"),))
+    return replace(parsed, cells=(*parsed.cells[:-1], cell), warnings=("gallery: a warning",), prose="rst",
+                   title="Gallery", intro="More.", docstring_lines=(1, 3), gallery_settings={"line_numbers": "True"},
+                   thumbnail_number=2, run_source="x = 1\n", title_at=(0, 1, 2), aliases=("pictures",),
+                   bibliography=("refs.bib",), exports=("total",), subtitle="A subtitle", authors=("Ada",),
+                   date="March 5, 2024", abstract="In short.", table_widths=(30.0, 70.0))
+
+
+def test_a_saved_script_gives_what_a_rebuild_plans_with_and_its_cells_only_when_asked(tmp_path: Path) -> None:
+    """A saved parse is read back whole; its cells are not decoded until something asks for them."""
+    script = _every_field_set(tmp_path)
+    reparsed: list[bool] = []
+    saved = saved_script(script_text(script), tmp_path, lambda: (reparsed.append(True), script)[1])
+    assert (saved.summary, saved.title, saved.aliases, saved.thumbnail_number, saved.requirements, saved.prose,
+            saved.warnings, saved.bibliography) == (script.summary, "Gallery", ("pictures",), 2, script.requirements,
+                                                    "rst", ("gallery: a warning",), ("refs.bib",))
+    assert saved == script and saved.cells == script.cells and not reparsed
+    plain = saved_script(script_text(replace(script, cells=(), title="", aliases=())), tmp_path, lambda: script)
+    assert plain.cells == () and plain.title == "" and plain.aliases == ()
+
+
+def test_a_saved_script_whose_cells_cannot_be_read_is_parsed_again(tmp_path: Path) -> None:
+    """The state is data: a saved parse whose head holds but whose body is damaged is the script
+    parsed again (its key said the parse gives the same); one saved as a single object is read whole."""
+    script = _every_field_set(tmp_path)
+    head = script_text(script)[:script_text(script).index('}{"') + 1]
+    for body in ('{"cells":5}', '{"cells":[{"kind":"code"}]}', "{", '["x"]', '{"summary":"forged","cells":[]}'):
+        reparsed: list[bool] = []
+        saved = saved_script(head + body, tmp_path, lambda: (reparsed.append(True), script)[1])
+        assert saved.cells == script.cells and saved == script and reparsed == [True], body
+    assert saved_script(json.dumps(script_data(script)), tmp_path, lambda: script) == script
+    for text in ('{"cells":5}', '{"cells"', '["x"]{"cells":[]}', '{"forged":1}{"cells":[]}'):
+        with pytest.raises((KeyError, TypeError, ValueError)):
+            saved_script(text, tmp_path, lambda: script)
+
+
 def test_a_cached_script_follows_a_local_module_that_appears(project: Path) -> None:
     """Requirements leave out modules of the demos folder: one added since is left out too."""
     write_demo(project, "uses", '''\
@@ -364,7 +407,7 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         names.append(entry)
         return original(source, rel_path, entry, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("site_builder.commands.build.parse", counting)
+    monkeypatch.setattr(blocks, "parse", counting)  # what the build calls (blocks.parse_entry)
     return names
 
 

@@ -130,6 +130,22 @@ def _damage_parses(project: Path) -> None:
                          encoding="utf-8")
 
 
+def _damage_parse_bodies(project: Path) -> None:
+    """Every saved parse's cells (its body, after the fields a rebuild plans with) replaced by a
+    value of the wrong shape, under its right key (the state is data)."""
+    decoder = json.JSONDecoder()
+    for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.scripts"):
+        lines = [line.split("\t") for line in saved.read_text(encoding="utf-8").splitlines()]
+        for fields in lines:
+            fields[2] = fields[2][:decoder.raw_decode(fields[2])[1]] + '{"cells":5}'
+        saved.write_text("".join("\t".join(fields) + "\n" for fields in lines), encoding="utf-8")
+
+
+def _append(project: Path, name: str, text: str) -> None:
+    path = project / "demos" / f"{name}.py"
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
 def _damage_rows(project: Path) -> None:
     """Every saved result row replaced by one of the wrong shape (the state is data)."""
     for saved in (project / "_freeze" / CACHE_DIR).glob("site-*.json"):
@@ -332,6 +348,15 @@ KEY_CHANGES = [
     ("the module added beside it (its requirements change, its parse does not), another entry edited",
      lambda p: (p.joinpath("demos", "_fruity.py").write_text("RIPE = True\n", encoding="utf-8"),
                 _edit(p, "e4", "# a remark", "# a note"))),
+    # what an unchanged entry's page is planned with, kept apart from its cells in the saved parse
+    ("an entry's aliases added (another page uses one as a term)", lambda p: (
+        _edit(p, "e2", 'cranberry."""', 'cranberry.\n\nAliases\n-------\nstone fruit\n"""'),
+        _edit(p, "e6", "{term}`ripeness`", "{term}`ripeness`, {term}`stone fruit`"))),
+    ("an entry's thumbnail number set", lambda p: _append(p, "e1", "# sphinx_gallery_thumbnail_number = -1\n")),
+    ("the saved parses' cells damaged, a title changed (every page's prose read again)", lambda p: (
+        _damage_parse_bodies(p), _edit(p, "e4", "a demo that says", "a demo saying"))),
+    ("the saved parses' cells damaged, a comment edited", lambda p: (
+        _damage_parse_bodies(p), _edit(p, "e1", "# a 6th", "# a 7th"))),
 ]
 
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from site_builder.source.parsed import Script
 from site_builder.source.notebooks import outline_notebook, parse_notebook
 from site_builder.source.scripts import outline_script, parse_script
 
-__all__ = ["is_notebook_path", "outline", "parse"]
+if TYPE_CHECKING:
+    from site_builder.source.entries import Entry
+
+__all__ = ["is_notebook_path", "outline", "parse", "parse_entry"]
 
 NOTEBOOK_SUFFIXES = (".ipynb", ".md", ".qmd")
 
@@ -45,6 +48,12 @@ def parse(
     if is_notebook_path(rel_path):
         return parse_notebook(source, rel_path, entry, local_dir=local_dir)
     return parse_script(source, rel_path, entry, local_dir=local_dir, prose=prose)
+
+
+def parse_entry(entry: Entry, prose: str) -> Script:
+    """``entry``'s Script, its prose setting ``prose`` (see :func:`parse`; ParseError on bad input)."""
+    return parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent, origins=entry.origins,
+                 variables=entry.variables, prose=prose)
 
 
 def outline(source: str, rel_path: str, entry: str) -> Script:

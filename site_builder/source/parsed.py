@@ -8,10 +8,12 @@ and a Script as plain data for the next build.  Imports nothing but ``errors`` a
 from __future__ import annotations
 
 import ast
+import json
 import os
 import sys
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -217,21 +219,147 @@ def _cell_from_data(data: dict[str, Any]) -> Cell:
 def script_from_data(data: dict[str, Any], local_dir: Path | str | None) -> Script:
     """The Script :func:`script_data` gave (KeyError, TypeError or ValueError when it is not one);
     its requirements looked up again, as local modules may have come or gone."""
-    script = dict(data)  # a field left out has its default
-    imports = script["imports"] = tuple(data.get("imports", ()))
-    script["cells"] = tuple(map(_cell_from_data, data["cells"]))
-    script["requirements"] = requirements_of(imports, local_dir)
-    for name in ("warnings", "aliases", "bibliography", "exports", "authors"):
-        if name in script:
-            script[name] = tuple(str(text) for text in script[name])
-    if "docstring_lines" in script:
-        lines = script["docstring_lines"]
-        script["docstring_lines"] = (int(lines[0]), int(lines[1])) if lines else None
-    if "title_at" in script:
-        title_at = script["title_at"]
-        script["title_at"] = tuple(int(n) for n in title_at) if title_at else None
-    if "gallery_settings" in script:
-        script["gallery_settings"] = dict(script["gallery_settings"])
-    if "table_widths" in script:
-        script["table_widths"] = tuple(float(w) for w in script["table_widths"])
-    return Script(**script)
+    values = _field_values(data)
+    values["requirements"] = requirements_of(values.get("imports", ()), local_dir)  # never the saved ones
+    return Script(**values)
+
+
+def _field_values(data: dict[str, Any]) -> dict[str, Any]:
+    """The fields ``data`` holds (script_data's, without requirements), as a Script holds them."""
+    values = dict(data)  # a field left out has its default
+    values["cells"] = tuple(map(_cell_from_data, data["cells"]))
+    for name in ("warnings", "aliases", "bibliography", "exports", "authors", "imports"):
+        if name in values:
+            values[name] = tuple(str(text) for text in values[name])
+    if "docstring_lines" in values:
+        lines = values["docstring_lines"]
+        values["docstring_lines"] = (int(lines[0]), int(lines[1])) if lines else None
+    if "title_at" in values:
+        title_at = values["title_at"]
+        values["title_at"] = tuple(int(n) for n in title_at) if title_at else None
+    if "gallery_settings" in values:
+        values["gallery_settings"] = dict(values["gallery_settings"])
+    if "table_widths" in values:
+        values["table_widths"] = tuple(float(w) for w in values["table_widths"])
+    return values
+
+
+# What a rebuild reads of every entry's script, changed or not (the pages' keys: summary, title,
+# thumbnail number, requirements from the imports; the site's order and connections: title,
+# aliases; the build's warnings, the bibliography, the prose language): a saved parse keeps
+# them apart from the rest (its "body": the cells...), which is decoded only when asked for.
+HEAD_FIELDS = frozenset({"summary", "title", "aliases", "bibliography", "thumbnail_number", "prose", "warnings",
+                         "imports"})
+_DECODER = json.JSONDecoder()
+
+
+def _dumps(data: dict[str, Any]) -> str:
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def script_text(script: Script) -> str:
+    """``script`` as the text :func:`saved_script` reads: its head fields (HEAD_FIELDS) as one
+    JSON object, then the others as another (see :func:`script_data`; no requirements: they are
+    looked up again)."""
+    body = script_data(script)
+    del body["requirements"]
+    head = {name: body.pop(name) for name in HEAD_FIELDS if name in body}
+    return _dumps(head) + _dumps(body)
+
+
+def saved_script(text: str, local_dir: Path | str | None, parse: Callable[[], Script]) -> Script:
+    """The Script :func:`script_text` gave (KeyError, TypeError or ValueError when the head is not
+    one), its body decoded when a field of it is first asked for (``parse``: the script parsed
+    again, should the body not be one); a parse written as one object (:func:`script_data`) whole."""
+    head, end = _DECODER.raw_decode(text)
+    if end == len(text):
+        return script_from_data(head, local_dir)
+    if not (isinstance(head, dict) and head.keys() <= HEAD_FIELDS):
+        raise ValueError("not a saved script's head")
+    values = {name: _HEAD_VALUE[name](value) for name, value in head.items()}
+    values["requirements"] = requirements_of(values.get("imports", ()), local_dir)
+    values["_saved"] = (text[end:], local_dir, parse)
+    script = SavedScript.__new__(SavedScript)
+    _set_in_order(script, _HEAD_ORDER, values, _HEAD_DEFAULTS)
+    return script
+
+
+def _set_in_order(script: SavedScript, names: tuple[str, ...], values: dict[str, Any], defaults: dict[str, Any]) -> None:
+    """Set ``names`` of ``script`` to ``values`` (else ``defaults``), always in the same order, as
+    dataclasses' frozen __init__ does: every SavedScript's attributes then share one table of
+    names (a dictionary of its own each would add 0.5 KB an entry, 5 MB at 10,000 entries)."""
+    for name in names:
+        object.__setattr__(script, name, values[name] if name in values else defaults[name])
+
+
+def _texts(items: list[Any]) -> tuple[str, ...]:
+    return tuple(map(str, items))
+
+
+_HEAD_VALUE: dict[str, Callable[[Any], Any]] = {
+    "summary": str, "title": str, "prose": lambda prose: "rst" if prose == "rst" else "markdown",
+    "thumbnail_number": lambda number: None if number is None else int(number),
+    "aliases": _texts, "bibliography": _texts, "warnings": _texts, "imports": _texts,
+}
+
+
+class _InBody:
+    """A field of a SavedScript that its saved parse's body holds: the body is decoded (and every
+    such field set) the first time one is asked for."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, script: SavedScript | None, owner: type | None = None) -> Any:
+        if script is None:
+            return self
+        script.decode()
+        return getattr(script, self.name)  # set now: this class attribute no longer answers
+
+
+class SavedScript(Script):
+    """A Script read back from the last build's saved parse (:func:`saved_script`): the fields
+    every rebuild reads at once, its cells and the rest when first asked for (most entries of a
+    rebuild that changed one are planned, not rendered: their cells are never asked for)."""
+
+    _saved: tuple[str, Path | str | None, Callable[[], Script]] | None = None  # the body, until decoded
+
+    def decode(self) -> None:
+        """Set the fields the body holds (once; no-op after)."""
+        saved = self._saved  # one lookup: pages render in threads too
+        if saved is None:
+            return
+        body, _, parse = saved
+        try:
+            data = json.loads(body)
+            if not (isinstance(data, dict) and _BODY_REQUIRED <= data.keys() <= _BODY_DEFAULTS.keys() | _BODY_REQUIRED):
+                raise ValueError("not a saved script's body")
+            values = {"gallery_settings": {}, **_field_values(data)}  # a dictionary of its own
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError):
+            whole = parse()  # the state is data: the same script (its key held), parsed again
+            values = {name: getattr(whole, name) for name in _BODY_ORDER[:-1]}
+        _set_in_order(self, _BODY_ORDER, {**values, "_saved": None}, _BODY_DEFAULTS)
+
+    def __eq__(self, other: object) -> bool:
+        # equal to the Script it stands for (a dataclass compares only objects of its own class)
+        if not isinstance(other, Script):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in fields(Script))
+
+    __hash__ = Script.__hash__
+
+
+# the head's fields in the order set (their defaults: summary has none, a head may leave it out)
+_HEAD_ORDER = (*sorted(HEAD_FIELDS), "requirements", "_saved")
+_HEAD_DEFAULTS = {**{name: _SCRIPT_DEFAULTS.get(name, "") for name in HEAD_FIELDS}}
+# the body's fields: those with a default (a body leaves them out), those without (it always holds)
+_BODY_DEFAULTS = {name: value for name, value in _SCRIPT_DEFAULTS.items() if name not in HEAD_FIELDS}
+_BODY_REQUIRED = {f.name for f in fields(Script)} - HEAD_FIELDS - _BODY_DEFAULTS.keys() - {"requirements"}
+_BODY_ORDER = (*sorted(_BODY_DEFAULTS.keys() | _BODY_REQUIRED), "_saved")
+for _name in _BODY_ORDER[:-1]:
+    setattr(SavedScript, _name, _InBody(_name))
+# One SavedScript with every field set, in the order they are set, before any other: CPython adds
+# a name to a class's shared table only while the class has made few instances (a rebuild makes
+# ten thousand before it decodes a body), and a name that is not in it gives the instance a
+# dictionary of its own (_set_in_order).
+_set_in_order(SavedScript.__new__(SavedScript), (*_HEAD_ORDER, *_BODY_ORDER), {}, dict.fromkeys(_HEAD_ORDER + _BODY_ORDER))

@@ -15,10 +15,11 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from site_builder.apidocs.inventory import ApiDocs, load_api_docs
-from site_builder.source.blocks import outline, parse
+from site_builder.source.blocks import outline, parse_entry
 from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.run.demo_process import close_fork_server, set_preload
@@ -30,7 +31,7 @@ from site_builder.site.downloads.archives import NOTEBOOKS_ZIP, SCRIPTS_ZIP, arc
 from site_builder.site.publish.housekeeping import prune
 from site_builder.project.leftovers import remove_leftovers
 from site_builder.project.lock import project_lock
-from site_builder.fs import relative_to_root, writing
+from site_builder.fs import relative_to_root
 from site_builder.site.publish.spool import Spool
 from site_builder.site.publish.swap import check_writable, failed_dir, remove_site, write_site
 from site_builder.reports.build_report import BuildReport
@@ -42,10 +43,9 @@ from site_builder.site.rebuild.lend import known_scripts, parsed_scripts, saved_
 from site_builder.site.rebuild.plan import Rebuild, RenderPlan
 from site_builder.project.folders import cache_dir
 from site_builder.site.rebuild.state import RebuildInputs, SiteState, forget, load_state, spare_dir
-from site_builder.site.publish.search_shards import SearchPlan, index_shards
+from site_builder.site.publish.search_shards import IndexInBackground, SearchPlan
 from site_builder.run.shards import shard_entries
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
-
 
 from site_builder.commands.build.demos import EarlySite, execute_all, not_run, shown_only
 from site_builder.commands.build.options import BuildOptions, folders_of, rebuild_inputs, run_options
@@ -99,8 +99,7 @@ def _parse_all(config: Config, entries: list[Entry], report: BuildReport,
             report.warnings.extend(cached[entry.name].warnings)
             continue
         try:
-            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent, origins=entry.origins,
-                           variables=entry.variables, prose=config.prose_for(entry.name))
+            script = parse_entry(entry, config.prose_for(entry.name))
         except ParseError as exc:
             parsed[entry.name] = exc
             report.failures.append(str(exc))
@@ -172,7 +171,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         _start_demos_early(options, to_run, folders.records, trusted)
     try:
         with _collector_paused():  # the saved parses: ten thousand scripts, live until the build ends
-            saved = parsed_scripts(inputs, entries, previous)
+            saved = parsed_scripts(inputs, entries, previous, parse_entry)
         parsed = _parse_all(config, entries, report, saved)
         report.warnings.extend(config.unused_overrides(names))
         report.warnings.extend(config.unused_sections(_section_names(names)))
@@ -282,8 +281,9 @@ def _early_site(config: Config, entries: list[Entry], parsed: dict[str, Script |
     """What rendering pages as their demo finishes needs: every entry of the site, its result to
     come (made once a demo runs: a rebuild whose records all hold renders no page early)."""
     def builds() -> list[EntryBuild]:
-        return [EntryBuild(e, s, shown.get(e.name) or shown_only(e, s, Path()))
-                if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
+        with _collector_paused():  # every saved parse's cells decoded (shown_only): live until the build ends
+            return [EntryBuild(e, s, shown.get(e.name) or shown_only(e, s, Path()))
+                    if isinstance(s := parsed[e.name], Script) else _unparsable(e, s) for e in entries]
 
     return EarlySite(site_info(config, entries, api_docs, parsed), builds, cache_dir(config.records))
 
@@ -347,22 +347,22 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
     files += search.kept + search.seeds  # seeded: Pagefind writes only what changed
 
     def finish(staged: Path, written: list[str]) -> None:
-        warning = None
-        if search.stale:
-            with writing("writing the search index (Pagefind)", config.output, config.root):
-                warning = index_shards(staged, search)
-        if warning:  # a missing Pagefind only warns
-            log.warning("%s", warning)
-            report.warnings.append(warning)
-        # Described while staged: the swap keeps every file's stat. Never a site with failures:
-        # the next build would find nothing changed and call it good.
-        if report.ok:
-            # saved before the swap: a state that cannot be saved leaves the published site as it was
-            state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files, written)
+        indexing = IndexInBackground(staged, search, config.output, config.root)  # while described
+        try:
+            # Described while staged: the swap keeps every file's stat. Never a site with failures:
+            # the next build would find nothing changed and call it good.
+            if not report.ok:
+                return indexing.wait(report.warnings)
+            said = len(report.warnings)
+            state = rebuild.describe(staged, entries, [*report.warnings, *rendered], rendered, files, written,
+                                     partial(indexing.wait, report.warnings, signed=True))
+            state.warnings[said:said] = report.warnings[said:]  # the index's warning, said meanwhile
             if report.search_pending:
                 mark_pending(state, pending)
-            rebuild.save(state)
+            rebuild.save(state)  # before the swap: a state not saved leaves the published site as it was
             saved.append(True)
+        finally:
+            indexing.close()  # a failed build's staged folder is removed: never while Pagefind writes there
 
     saved: list[bool] = []
     INTERRUPT.check()  # a Ctrl-C that landed where Python ignores it: nothing is written

@@ -17,11 +17,13 @@ import json
 import logging
 import os
 import shutil
+import threading
+import time
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from site_builder.fs import link_or_copy, make_dirs, make_temp_dir, walk_names, write_new
+from site_builder.fs import link_or_copy, make_dirs, make_temp_dir, racy, walk_names, write_new, writing
 from site_builder.site.publish.search import SEARCH_DIR, SHARD_PREFIX, index_site, seedable
 from site_builder.site.sitefiles import SiteFile
 
@@ -151,6 +153,61 @@ def index_shards(site_dir: Path, plan: SearchPlan, index_root: Path | None = Non
     _list_shards(index_root / SEARCH_DIR, sorted(f.removeprefix(f"{SEARCH_DIR}/") for f in plan.shards
                                                   if f != SEARCH_DIR))
     return None
+
+
+class IndexInBackground:
+    """index_shards run in a thread of its own, started at once (when a part is stale): Pagefind is
+    a process of its own, so the builder goes on (describing the staged site) while it indexes.  ``output`` and
+    ``root``: the output folder and the project's, as a failed write names them (fs.writing)."""
+
+    def __init__(self, site_dir: Path, plan: SearchPlan, output: Path, root: Path) -> None:
+        self._warning: str | None = None
+        self._error: BaseException | None = None
+        self._shown = (output, root)
+        self._stopping = threading.Event()
+        self._ended = 0  # time.time_ns() once index_shards returned: every file of the index is older
+        self._started = time.time_ns()  # the builder describes the site from now on
+        self._thread: threading.Thread | None = None
+        if plan.stale:  # else nothing to index: no thread
+            self._thread = threading.Thread(target=self._index, args=(site_dir, plan), name="search index",
+                                            daemon=True)
+            self._thread.start()
+
+    def _index(self, site_dir: Path, plan: SearchPlan) -> None:
+        try:
+            self._warning = index_shards(site_dir, plan, stop=self._stopping.is_set)
+        except BaseException as exc:  # raised where the builder waits for it
+            self._error = exc
+        finally:
+            self._ended = time.time_ns()
+
+    def close(self) -> None:
+        """Stop Pagefind if it still runs (the build failed or was interrupted meanwhile) and wait
+        for the thread: the staged folder is then the builder's alone."""
+        if self._thread is not None:
+            self._stopping.set()
+            self._thread.join()
+
+    def wait(self, warnings: list[str], signed: bool = False) -> None:
+        """Wait for the index: its warning (a missing Pagefind only warns) logged and added to
+        ``warnings``; what index_shards raised is raised here, once (a failed write as a WriteError).
+        ``signed``: when describing the site took the racy window already (a large site), return
+        once the index's files are not racily clean (fs.racy) either: the state then signs them by
+        their stat alone (a racy one's digest has the next no-change build read it and save the
+        whole state again: +0.3-0.6 s CPU at 10,000 entries). A small site is described at once,
+        its own pages are racy still: waiting would only add a tenth of a second to its build."""
+        if self._thread is not None:
+            self._thread.join()
+        error, self._error = self._error, None
+        with writing("writing the search index (Pagefind)", *self._shown):
+            if error is not None:
+                raise error
+        if self._warning:
+            log.warning("%s", self._warning)
+            warnings.append(self._warning)
+        if signed and self._thread is not None and not racy(self._started, time.time_ns()):
+            while racy(self._ended, time.time_ns()):
+                time.sleep(0.01)  # at most a tenth of a second: the builder described the site meanwhile
 
 
 def _index_shard(site_dir: Path, folder: str, pages: list[str], index_root: Path, seeds: frozenset[str],

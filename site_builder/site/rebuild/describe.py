@@ -8,7 +8,6 @@ not written since, each entry's keys and result.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
@@ -31,7 +30,7 @@ from site_builder.site.rebuild.lend import (
 from site_builder.site.rebuild.state import RebuildInputs, Signature, SiteState, repeated_sha, saved_scripts, sha_of
 from site_builder.site.rebuild.tracked import files_below, track_files, tracked_path
 from site_builder.source.entries import Entry
-from site_builder.source.parsed import script_data
+from site_builder.source.parsed import script_text
 from site_builder.site.sitefiles import EntryBuild, SiteFile, SiteInfo
 
 
@@ -55,12 +54,13 @@ class Rebuild(Protocol):
 
 def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None, staged: Path,
                   entries: list[Entry], warnings: list[str], render_warnings: list[str],
-                  files: list[SiteFile], written: list[str]) -> SiteState:
+                  files: list[SiteFile], written: list[str], indexed: Callable[[], None] | None = None) -> SiteState:
     """The state of the site staged in ``staged`` (complete; its renames keep sizes, mtimes, inodes).
 
     ``warnings`` are said again by an unchanged rebuild, an entry's ``render_warnings`` when its
     page is reused; ``index`` makes the site's connections to save (None: the saved ones hold);
-    ``written``: the staged site's files as write_site put them there (before the search index).
+    ``written``: the staged site's files as write_site put them there (before the search index);
+    ``indexed``: waits for the search index being written meanwhile (its files are listed last).
     """
     inputs = rebuild.inputs
     packages: dict[str, list[str]] = {}
@@ -111,9 +111,6 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
             known[key] = previous[key]
     index_files = f"{SEARCH_DIR}/"  # written (or kept, or removed) by Pagefind after write_site
     keys += [f"out:{rel}" for rel in written if not rel.startswith(index_files)]
-    keys += [f"out:{rel}" for rel in walk_names(staged / SEARCH_DIR, index_files)]
-    keys += bibliography_keys(inputs, rebuild.info)
-    state.files = track_files(inputs.folders, keys, staged, known)
     records = {e.name: state.entries[e.name]["record"] for e in entries}
     base = sha_of(code, inputs.templates, inputs.settings,
                   headers_fingerprint(inputs.folders.demos, entries), rebuild.info.api_docs.fingerprint(),
@@ -122,6 +119,11 @@ def describe_site(rebuild: Rebuild, index: Callable[[], Iterable[bytes]] | None,
     state.versions = dict(rebuild.versions)
     state.archives = {f.path: archive_digest(f.data) for f in files
                       if f.path in (SCRIPTS_ZIP, NOTEBOOKS_ZIP) and f.data is not None}
+    if indexed is not None:
+        indexed()
+    keys += [f"out:{rel}" for rel in walk_names(staged / SEARCH_DIR, index_files)]
+    keys += bibliography_keys(inputs, rebuild.info)
+    state.files = track_files(inputs.folders, keys, staged, known)
     return state
 
 
@@ -131,4 +133,4 @@ def _script_data(rebuild: Rebuild, name: str, key: str, build: EntryBuild) -> tu
     saved = saved_scripts(rebuild.inputs.folders, rebuild.state).get(name) if rebuild.state is not None else None
     if saved is not None and saved[0] == key:
         return saved
-    return key, json.dumps(script_data(build.script), sort_keys=True, separators=(",", ":"))
+    return key, script_text(build.script)

@@ -12,16 +12,17 @@ changed, the build stops before any of them is imported.
 
 from __future__ import annotations
 
-import json
+import functools
 import os
 import sys
 import zlib
+from collections.abc import Callable
 from operator import itemgetter
 from pathlib import Path
 
 from site_builder.fs import walk_names
 from site_builder.project.folders import Folders
-from site_builder.source.parsed import Script, script_from_data
+from site_builder.source.parsed import Script, saved_script
 from site_builder.source.entries import Entry, sections
 from site_builder.run.records import record_json as record_file
 from site_builder.run.records import store as records
@@ -122,10 +123,13 @@ def parse_key(prose: str, code: str, entry: Entry) -> str:
     return repeated_sha(code, prose, entry.rel_path, entry.content)
 
 
-def parsed_scripts(inputs: RebuildInputs, entries: list[Entry], state: SiteState | None) -> dict[str, Script]:
+def parsed_scripts(inputs: RebuildInputs, entries: list[Entry], state: SiteState | None,
+                   parse: Callable[[Entry, str], Script]) -> dict[str, Script]:
     """The scripts the last published build parsed, for the entries whose parse would give the
     same (see parse_key; ``inputs.prose``: an entry's prose setting by its name); their
-    requirements looked up again (local modules may have moved)."""
+    requirements looked up again (local modules may have moved). Each is a saved_script: its
+    cells decoded only if asked for (else ``parse(entry, its prose setting)``: parsed again, should
+    they not be)."""
     if state is None:
         return {}
     code = inputs.code
@@ -136,7 +140,7 @@ def parsed_scripts(inputs: RebuildInputs, entries: list[Entry], state: SiteState
         if not key or key != parse_key(inputs.prose[entry.name], code, entry):
             continue
         try:
-            scripts[entry.name] = script_from_data(json.loads(text), entry.folder)
+            scripts[entry.name] = saved_script(text, entry.folder, functools.partial(parse, entry, inputs.prose[entry.name]))
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, RecursionError):
             continue  # not a script this builder saved: parse it
     return scripts

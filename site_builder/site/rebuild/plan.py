@@ -274,11 +274,11 @@ class Rebuild:
         return [SiteFile(k[4:], source=tracked_path(self.inputs.folders, k)) for k in index or ()
                 if everything or seedable(k[4:])]
 
-    def describe(self, staged: Path, entries: list[Entry], warnings: list[str],
-                 render_warnings: list[str], files: list[SiteFile], written: list[str]) -> SiteState:
+    def describe(self, staged: Path, entries: list[Entry], warnings: list[str], render_warnings: list[str],
+                 files: list[SiteFile], written: list[str], indexed: Callable[[], None] | None = None) -> SiteState:
         """The state of the site staged in ``staged`` (see describe.describe_site); :meth:`save` it
         once the site is published."""
-        return describe_site(self, self._index, staged, entries, warnings, render_warnings, files, written)
+        return describe_site(self, self._index, staged, entries, warnings, render_warnings, files, written, indexed)
 
     def save(self, state: SiteState) -> None:
         """Remember ``state`` (see :meth:`describe`) as the published site's."""

@@ -20,6 +20,8 @@ Each entry's parse is kept beside it (``site-ID.scripts``, a line per entry: the
 the entry's name, the parse as JSON and the entry's part of the site's connections made from
 that parse, see references.index), read only when something changed and kept as text
 until an entry's parse is used: a site of 10,000 entries holds its parses in a third of the memory.
+A parse is two JSON objects, what a rebuild plans every page with, then the cells and the rest,
+decoded only when asked for (parsed.script_text, saved_script).
 """
 
 from __future__ import annotations
