@@ -39,6 +39,8 @@ LATER = ("site_builder.reports.annotations", "site_builder.site.prose.markdown.d
          "site_builder.site.prose.markdown.roles", "site_builder.site.prose.markdown.pandoc",
          "site_builder.site.references.roles", "site_builder.site.prose.rst", "site_builder.site.prose.rst_refs",
          "site_builder.site.downloads.rst_markdown", "site_builder.site.outputs.thumbnails",
+         "site_builder.site.outputs.value_html", "site_builder.reports.junit", "site_builder.source.quarto.reader",
+         "xml.etree.ElementTree",
          "site_builder.site.publish.search", "site_builder.run.encoders",
          "mdit_py_plugins.amsmath", "mdit_py_plugins.attrs", "mdit_py_plugins.colon_fence", "mdit_py_plugins.deflist",
          "mdit_py_plugins.dollarmath", "mdit_py_plugins.footnote", "mdit_py_plugins.gfm_autolink",
@@ -299,7 +301,7 @@ def serve(fd: int) -> None:
             if name.startswith("site_builder."):
                 raise  # a builder module that moved: this list must follow it
             # an optional library: the child imports it (or not) as a fresh process would
-    # And rendering's fixed costs (compiled templates, Pygments' lexer, nbformat's schema), which
+    # And rendering's fixed costs (compiled templates, Pygments' lexer), which
     # a process pays once and keeps: about 0.7 s of CPU that each forked build would pay again.
     from site_builder.site.pages.render import prepare
 

@@ -56,6 +56,14 @@ class Svg:
         return {HOSTILE_SVG!r}
 
 
+class Lines:
+    def _repr_html_(self):
+        return "<p>one</p>\\n<p>two — zwei</p>\\n"
+
+    def __repr__(self):
+        return "Lines(\\n  two — zwei\\n)"
+
+
 # %% B-everything
 Everything()
 
@@ -67,6 +75,10 @@ HostileLatex()
 
 # %% B-svg tags=["hide-input"]
 Svg()
+
+# %% B-lines
+print("first line\\nsecond line, é")
+Lines()
 '''
 
 DISPLAYS = f'''
@@ -89,7 +101,8 @@ print("after")
 
 
 @pytest.fixture(scope="module")
-def notebooks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """Each demo's notebook download, as its file's bytes."""
     project = tmp_path_factory.mktemp("download")
     write_demo(project, "values", VALUES)
     names = ["values"]
@@ -100,7 +113,12 @@ def notebooks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     except ImportError:
         pass
     site = build_site(project)
-    return {name: json.loads((site / name / f"{name}.ipynb").read_text(encoding="utf-8")) for name in names}
+    return {name: (site / name / f"{name}.ipynb").read_bytes() for name in names}
+
+
+@pytest.fixture(scope="module")
+def notebooks(downloads: dict[str, bytes]) -> dict[str, dict]:
+    return {name: json.loads(raw.decode("utf-8")) for name, raw in downloads.items()}
 
 
 def outputs(notebook: dict) -> dict[str, list[dict]]:
@@ -151,6 +169,17 @@ def test_every_download_is_a_valid_notebook(notebooks: dict[str, dict]) -> None:
         nbformat.validate(nbformat.from_dict(notebook))
     tagged = [c for c in notebooks["values"]["cells"] if c["cell_type"] == "code" and c["metadata"]]
     assert [c["metadata"] for c in tagged] == [{"tags": ["hide-input"]}]
+
+
+def test_every_download_is_the_file_nbformat_writes(downloads: dict[str, bytes]) -> None:
+    import nbformat
+
+    for name, raw in downloads.items():  # the same bytes: a notebook saved by Jupyter diffs clean
+        assert nbformat.writes(nbformat.reads(raw.decode("utf-8"), as_version=4)) + "\n" == raw.decode("utf-8"), name
+    shown = outputs(json.loads(downloads["values"]))["Lines()"]
+    assert shown[0]["text"] == ["first line\n", "second line, é\n"]  # line by line, as Jupyter keeps it
+    assert shown[1]["data"]["text/html"] == ["<p>one</p>\n", "<p>two — zwei</p>"]
+    assert shown[1]["data"]["text/plain"] == ["Lines(\n", "  two — zwei\n", ")"]
 
 
 def test_every_form_the_page_shows_is_kept_sanitised(notebooks: dict[str, dict]) -> None:

@@ -77,6 +77,46 @@ def test_record_round_trips_every_field(tmp_path: Path) -> None:
     assert load_record(folder) == recorded
 
 
+def _broken_records(data: dict) -> list[dict]:
+    """``data`` (a good record) broken one way each: every kind of check the schema makes."""
+    changes = [
+        lambda d: d.update(format=4), lambda d: d.update(format=True), lambda d: d.update(format="5"),
+        lambda d: d.pop("entry"), lambda d: d.update(extra=1), lambda d: d.update(duration=-1),
+        lambda d: d.update(duration="NaN"), lambda d: d["blocks"][0].update(status="fine"),
+        lambda d: d["blocks"][1]["artifacts"][0].update(path="../x.png"),
+        lambda d: d["blocks"][1]["output"][0].update(stream="display"),
+        lambda d: d["blocks"][1]["output"].append({"stream": "display", "data": {"Text/Plain": ["x"]},
+                                                   "files": {}, "omitted": {}}),
+        lambda d: d["blocks"][1].update(error={"type": "E"}), lambda d: d["inputs"].update(code=1),
+        lambda d: d["blocks"][1]["artifacts"][0].update(sha256="f" * 63), lambda d: d.update(blocks={}),
+    ]
+    broken = []
+    for change in changes:
+        copy = json.loads(json.dumps(data))
+        change(copy)
+        broken.append(copy)
+    return broken
+
+
+def test_a_record_is_refused_exactly_as_its_schema_says(tmp_path: Path) -> None:
+    import fastjsonschema
+    from site_builder.run.records.schema import RECORD_SCHEMA, SchemaError, parse_record
+
+    folder = tmp_path / "_freeze" / "demo"
+    save_record(folder, _every_field_result(folder), _inputs())
+    good = json.loads((folder / RECORD_FILE).read_bytes())
+    assert parse_record(json.dumps({**good, "format": 5.0}).encode())["format"] == 5  # as the schema has it
+    schema = fastjsonschema.compile(RECORD_SCHEMA)  # the schema's own verdict and message
+    for data in _broken_records(good):
+        with pytest.raises(fastjsonschema.JsonSchemaValueException) as expected:
+            schema(data)
+        field = str(expected.value.name).removeprefix("data").lstrip(".") or "the record"
+        with pytest.raises(SchemaError) as refused:
+            parse_record(json.dumps(data).encode())
+        said = str(expected.value.message).removeprefix(str(expected.value.name)).strip()
+        assert (refused.value.field, str(refused.value)) == (field, f"field {field} {said}")
+
+
 def test_record_json_is_diff_friendly_and_machine_free(tmp_path: Path) -> None:
     folder = tmp_path / "_freeze" / "demo"
     result = _every_field_result(folder)

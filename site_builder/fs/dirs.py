@@ -5,8 +5,6 @@ Never delete a folder the builder did not make: :func:`check_replaceable` refuse
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import errno
 import functools
 import logging
@@ -74,11 +72,12 @@ def _alive(pid: int) -> bool:
 
 @functools.cache
 def _renameat2() -> Any:
-    """libc's renameat2, or None (looked up once: find_library runs ldconfig, ~1 ms a call)."""
-    libc_name = ctypes.util.find_library("c")
-    if not libc_name:
-        return None
-    return getattr(ctypes.CDLL(libc_name, use_errno=True), "renameat2", None)
+    """libc's renameat2, or None (looked up once)."""
+    import ctypes  # here: only a build that swaps a published folder needs it
+
+    # The process's own symbols, libc's among them, as the demos' child finds prctl: no
+    # ctypes.util.find_library, which runs ldconfig (1.5-7 ms of wall a build, by the load).
+    return getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
 
 
 def _exchange(a: Path, b: Path) -> bool:

@@ -6,10 +6,12 @@ shows on the pull request's diff, at the line.
 from __future__ import annotations
 
 import os
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from site_builder.errors import one_line
-from site_builder.reports.junit import Case
+
+if TYPE_CHECKING:  # every build asks enabled(); junit (and xml.etree) only when it writes reports
+    from site_builder.reports.junit import Case
 
 
 def enabled() -> bool:

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Literal
 
 from site_builder.source.parsed import Script
 from site_builder.source.notebooks import outline_notebook, parse_notebook
-from site_builder.source.quarto.reader import outline_quarto, parse_quarto
 from site_builder.source.scripts import outline_script, parse_script
 
 if TYPE_CHECKING:
@@ -43,6 +42,8 @@ def parse(
     ``variables``: its project variables (Entry.variables).
     """
     if rel_path.lower().endswith(".qmd"):
+        from site_builder.source.quarto.reader import parse_quarto  # imported by a project with .qmd entries only
+
         return parse_quarto(source, rel_path, entry, local_dir=local_dir, origins=origins, variables=variables)
     if is_notebook_path(rel_path):
         return parse_notebook(source, rel_path, entry, local_dir=local_dir)
@@ -60,7 +61,9 @@ def outline(source: str, rel_path: str, entry: str) -> Script:
 
     Used for the failed build's page of that entry; nothing is compiled or checked.
     """
-    outliner: Callable[[str, str, str], Script] = (
-        outline_quarto if rel_path.lower().endswith(".qmd") else
-        outline_notebook if is_notebook_path(rel_path) else outline_script)
+    if rel_path.lower().endswith(".qmd"):
+        from site_builder.source.quarto.reader import outline_quarto
+
+        return outline_quarto(source, rel_path, entry)
+    outliner: Callable[[str, str, str], Script] = outline_notebook if is_notebook_path(rel_path) else outline_script
     return outliner(source, rel_path, entry)

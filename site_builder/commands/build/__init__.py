@@ -321,7 +321,7 @@ def _render_and_publish(config: Config, inputs: RebuildInputs, entries: list[Ent
         for warning in [*(info.bibliography.problems if info.bibliography else ()), *plan.warnings]:
             log.warning("%s", warning)
         if plan.render_entries or plan.site_pages:
-            # Jinja2, Pygments, Markdown (and nbformat) are imported only when something is rendered.
+            # Jinja2, Pygments and Markdown are imported only when something is rendered.
             from site_builder.site.pages.render import render_site
 
             files += render_site(report.builds, info, only=plan.render_entries,

@@ -3,8 +3,9 @@
 Prose is Markdown there (reST prose converted, rst_markdown.py); lines the page hides
 (sphinx_gallery_ settings, start/end_ignore ranges) are left out, as Sphinx-Gallery does.
 
-Built with nbformat (never hand-written JSON) and deterministic: cell ids come from the
-cell order and the outputs from the run record, so the same run gives the same bytes.
+Written as nbformat writes it (the same bytes, without importing nbformat) and deterministic:
+cell ids come from the cell order and the outputs from the run record, so the same run gives
+the same bytes.
 
 Outputs are as careful as the page: a notebook viewer renders what it is given, on whatever
 origin it runs.  A form the page shows goes through the page's sanitiser (HTML through nh3,
@@ -34,6 +35,8 @@ from site_builder.site.safety.html import clean_html
 from site_builder.site.safety.svg import UnsafeSvgError, clean_svg
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+NBFORMAT, NBFORMAT_MINOR = 4, 5  # the format nbformat.v4 writes (4.5: cells have ids)
+LINE_SPLIT_MIMES = ("application/javascript", "image/svg+xml")  # split into lines as text/* is
 
 
 def _without_docstring(cell: Cell, docstring: str) -> str:
@@ -173,10 +176,8 @@ def _rst_to_markdown():  # type: ignore[no-untyped-def]
 
 
 def prepare_notebooks(scripts: Iterable[Script] = ()) -> None:
-    """Import nbformat now, so the first notebook costs no more than the rest, and convert the
-    reST prose of ``scripts`` for their notebooks (make_notebook then finds it converted)."""
-    from nbformat.v4 import rwbase  # noqa: F401
-
+    """Convert the reST prose of ``scripts`` for their notebooks now (make_notebook then finds
+    it converted)."""
     for script in scripts:
         if script.prose == "rst":
             to_markdown = _rst_to_markdown()
@@ -213,18 +214,34 @@ def make_notebook(name: str, script: Script, result: RunResult | None, values: b
         cells.append(_code(cell, code, _outputs(by_name.get(cell.name), values, result.files_dir if result else None)))
     for index, nb_cell in enumerate(cells):
         nb_cell["id"] = f"cell-{index}"
-    # Imported here: nbformat pulls in jsonschema (~0.3 s), paid only when a notebook is made.
-    import nbformat
-    from nbformat import v4
+    # The file nbformat.writes makes of this notebook, byte for byte (test_notebook_download checks
+    # it), without importing nbformat: its import pulls in jsonschema and its validators, about
+    # 60 ms a build that writes a notebook. Its writer's other steps do nothing here: validation
+    # (the shapes above are ours, and the tests validate each kind of cell and output), the deep
+    # copy (every dict above is made here, used once) and strip_transient (no cell or notebook
+    # metadata here is transient).
+    notebook = {"nbformat": NBFORMAT, "nbformat_minor": NBFORMAT_MINOR, "cells": _lines_split(cells),
+                "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}}
+    return (indented(notebook, ensure_ascii=False) + "\n").encode("utf-8")
 
-    # What v4.new_notebook makes, without its validation of every notebook against the schema
-    # (0.4-0.5 ms a page): the shapes above are ours, and the tests validate each kind of cell
-    # and output they take (test_notebook_download, test_raw_cells, test_prose_images...).
-    notebook = nbformat.from_dict({"nbformat": v4.nbformat, "nbformat_minor": v4.nbformat_minor, "cells": cells,
-                                   "metadata": {"kernelspec": KERNELSPEC, "language_info": {"name": "python"}}})
-    # nbformat's writer (json.dumps, indent=1, sorted keys) without its deep copy of the notebook
-    # (made here, used once): the same bytes.  Its encoder's base64 of bytes values is not needed:
-    # every value here is text.
-    from nbformat.v4.rwbase import split_lines, strip_transient
 
-    return (indented(strip_transient(split_lines(notebook)), ensure_ascii=False) + "\n").encode("utf-8")
+def _lines_split(cells: list[dict[str, object]]) -> list[dict[str, object]]:
+    """``cells`` with their multi-line texts as lists of lines (ends kept), where nbformat's writer
+    splits them: sources, stream texts, and the text forms of attachments and output bundles."""
+    for cell in cells:
+        if isinstance(source := cell["source"], str):
+            cell["source"] = source.splitlines(True)
+        for bundle in cell.get("attachments", {}).values():  # type: ignore[attr-defined]
+            _bundle_split(bundle)
+        for output in cell.get("outputs", ()):  # type: ignore[attr-defined]
+            if output["output_type"] in ("execute_result", "display_data"):
+                _bundle_split(output["data"])
+            elif output["output_type"] == "stream" and isinstance(output["text"], str):
+                output["text"] = output["text"].splitlines(True)
+    return cells
+
+
+def _bundle_split(bundle: dict[str, object]) -> None:
+    for mime, value in bundle.items():
+        if isinstance(value, str) and (mime.startswith("text/") or mime in LINE_SPLIT_MIMES):
+            bundle[mime] = value.splitlines(True)

@@ -22,7 +22,6 @@ from site_builder.run.execute import Display
 from site_builder.site.formatting import format_size
 from site_builder.site.outputs.interactive import PLOTLY_MIME, plotly_figure
 from site_builder.site.safety.html import clean_html
-from site_builder.site.outputs.value_html import clean_value_html
 
 IMAGE_TYPES = ("image/svg+xml", "image/png", "image/jpeg", "image/gif", "image/webp")
 # Delimiters a _repr_latex_ wraps its formula in (IPython's Math, SymPy, pandas).
@@ -100,6 +99,9 @@ def display_view(display: Display, publish: Callable[[str], str | None],
         if text is None:
             continue
         if mime == "text/html" and assets is not None:
+            # here: the CSS sanitiser (tinycss2) is imported by a site whose values show HTML only
+            from site_builder.site.outputs.value_html import clean_value_html
+
             scope = assets.scope()
             styled = clean_value_html(text, scope)
             if styled.html:

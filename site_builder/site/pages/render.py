@@ -159,7 +159,7 @@ def _listing(renderer: PageRenderer, listed: list[EntryBuild], entries: list[dic
 
 
 def prepare(scripts: Iterable[Script]) -> None:
-    """Pay rendering's fixed costs now: imports, compiled templates, highlighted code, nbformat,
+    """Pay rendering's fixed costs now: imports, compiled templates, highlighted code,
     the notebooks' Markdown of reST prose.
 
     The build calls this while demos run and the builder would only wait, so the pages

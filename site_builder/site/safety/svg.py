@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from xml.etree import ElementTree
+from typing import TYPE_CHECKING
 
 from site_builder.fs import UnsafeFileError, UnsafePathError, open_regular
+
+if TYPE_CHECKING:  # imported by clean_svg: a site without SVG never imports the XML parser
+    from xml.etree import ElementTree
 
 SVG_NS = "http://www.w3.org/2000/svg"
 XLINK_NS = "http://www.w3.org/1999/xlink"
@@ -37,6 +40,8 @@ def clean_svg(data: bytes) -> bytes:
     # SVG 1.1 DTD, which is never fetched, with no internal subset).
     if re.search(rb"<!ENTITY|<!DOCTYPE[^>\[]*\[", data, re.I):
         raise UnsafeSvgError("it declares entities")
+    from xml.etree import ElementTree
+
     ElementTree.register_namespace("", SVG_NS)
     ElementTree.register_namespace("xlink", XLINK_NS)
     try:
