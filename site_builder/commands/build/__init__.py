@@ -157,8 +157,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
                     # not a failed refresh of a cached inventory
                     fresh = [w for w in api_warnings if w not in state.warnings]
                     return _unchanged(config, entries, state, report, started, fresh)
-    # a script discovery did not read (its signature held: Entry.known_digest) is read only if its text is asked
-    # for (a page rendered, a parse not saved, a demo run): a one-entry edit reads one script, not ten thousand
+    # a script whose signature held is read only when its text is asked for (Entry.known_digest)
     report.warnings.extend(api_warnings)
     # Entries the run_pattern setting leaves out, and pages, are shown only: no process, no record.
     to_run = [e for e in entries if not e.is_page and config.runs(e.demos_path)]
