@@ -445,3 +445,22 @@ def test_a_damaged_state_is_no_state_and_the_site_is_made_again(gallery: Path, d
     assert "unchanged" not in done.stdout + done.stderr  # made again: the state said nothing
     after = _bytes(gallery / "build")
     assert {k for k in after if not k.startswith("timings/")} == {k for k in before if not k.startswith("timings/")}
+
+
+@pytest.mark.parametrize("suffix", ["json", "scripts"])
+def test_a_state_nested_past_the_decoder_s_depth_is_no_state(gallery: Path, suffix: str) -> None:
+    """JSON nested deeper than Python's decoder goes (a RecursionError, not a ValueError) in the
+    saved state, or as an entry's name in the saved parses, is data like any other damage: the
+    next build makes its pages again (the same), never fails with a traceback."""
+    path = next((gallery / "_freeze" / CACHE_DIR).glob(f"site-*.{suffix}"))
+    if suffix == "json":
+        path.write_text("[" * 100_000, encoding="utf-8")
+    else:
+        key, _, rest = path.read_text(encoding="utf-8").partition("\t")
+        path.write_text(f"{key}\t{'[' * 100_000}\t{rest.partition(chr(9))[2]}", encoding="utf-8")
+    _edit(gallery, "e1", "# a comment", "# reworded")  # the parses are read by a build that changed something
+    before = _bytes(gallery / "build")
+    done = run_cli("build", cwd=gallery)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    pages = {k for k in _bytes(gallery / "build") if k.endswith(".html") and not k.startswith("timings/")}
+    assert pages == {k for k in before if k.endswith(".html") and not k.startswith("timings/")}

@@ -163,7 +163,7 @@ def load_state(folders: Folders) -> SiteState | None:
         return SiteState(data["fingerprint"], data["files"], data["entries"], data["site_key"],
                          context if isinstance(context, str) else "", data["warnings"],
                          data["packages_stamp"], data["versions"], archives=archives)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):  # nested past the decoder
         return None
 
 
@@ -199,7 +199,7 @@ def saved_scripts(folders: Folders, state: SiteState) -> dict[str, tuple[str, st
             parse, _, row = parse.partition("\t")
             try:
                 name = json.loads(name)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(name, str) and parse:
                 state.scripts[name] = (key, parse)
