@@ -233,7 +233,8 @@ def published_members(archive: PublishedArchive | Path | str) -> dict[str, Defla
                 # both records byte for byte those reproducible_zip writes for it now (but the offset)
                 if (begin + packed <= start and extra == comment == 0 and flags == (0 if name.isascii() else _UTF8)
                         and raw[central:central + 16] == heads[flags] and raw[central + 30:central + 42] == tail
-                        and raw[offset:begin] == b"PK\x03\x04" + raw[central + 6:central + 30] + b"\0\0" + raw[central + 46:at]):
+                        and raw[offset:begin] == b"PK\x03\x04" + raw[central + 6:central + 30] + b"\0\0"
+                        + raw[central + 46:at]):
                     members[name] = Stored(length, crc, raw, begin, begin + packed, offset, central, at)
                     continue
             local = struct.unpack_from("<IHHHHHIIIHH", raw, offset)
