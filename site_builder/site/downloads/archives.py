@@ -107,7 +107,7 @@ def reproducible_zip(members: Mapping[str, bytes | Stored], ahead: Mapping[str, 
     of base64 figures) at the end was half of what a build did after its last demo.
     """
     dos_time, dos_date = _dos_stamp()
-    chunks: list[bytes] = []
+    chunks: list[bytes | memoryview] = []  # a run is a view of the published archive: joined, not copied twice
     directory: list[bytes] = []
     position = 0  # where the next local record goes
     run: _Run | None = None  # published records copied as one slice
@@ -164,12 +164,12 @@ class _Run:
     shift: int
 
 
-def _copy_run(run: _Run | None, chunks: list[bytes], directory: list[bytes]) -> None:
+def _copy_run(run: _Run | None, chunks: list[bytes | memoryview], directory: list[bytes]) -> None:
     """Copy a run of published records (see reproducible_zip): the local ones as they are, the
     central ones with their local record's offset moved by the run's shift."""
     if run is None:
         return
-    chunks.append(run.origin[run.local:run.local_end])
+    chunks.append(memoryview(run.origin)[run.local:run.local_end])
     records = run.origin[run.central:run.central_end]
     if run.shift:
         moved = bytearray(records)
