@@ -65,7 +65,8 @@ class Stored:
     end: int
     # where its local and central records lie in ``origin`` (-1: not checked): both are as
     # reproducible_zip writes them with this build's timestamp (but the local record's offset), and
-    # are copied as they are, runs of them as one slice (the local record ends where the member does)
+    # are copied as they are, runs of them as one slice (the local record ends where the member does):
+    # such a member goes under its own name only
     local: int = -1
     central: int = -1
     central_end: int = -1
