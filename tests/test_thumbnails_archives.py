@@ -249,6 +249,45 @@ def test_a_published_archive_known_by_its_digest_lends_its_unchanged_members_as_
     assert wrong_size["z.py"] == inflated["z.py"]
 
 
+@pytest.mark.parametrize("edit", ["first", "middle", "last", "grown", "shrunk", "added", "removed", "renamed"])
+def test_an_archive_made_from_a_published_one_is_the_archive_made_afresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: str) -> None:
+    """The unchanged members of the archive the last build wrote are copied from it, runs of them
+    at once, around the members edited, added or removed: the archive has the bytes of one made
+    afresh; published with another timestamp, its members' records are written anew."""
+    from site_builder.site.downloads.archives import (
+        PublishedArchive, archive_digest, published_members, reproducible_zip, zipfile_zip,
+    )
+
+    members = {f"{'ü/' if i % 7 == 3 else ''}demo{i:02d}.py": f"print({i})\n".encode() * (i + 1) for i in range(40)}
+    names = sorted(members)
+    edited = dict(members)
+    if edit in ("first", "middle", "last"):
+        name = names[{"first": 0, "middle": 20, "last": -1}[edit]]
+        edited[name] = edited[name].replace(b"print", b"PRINT")  # the same size: no record moves
+    elif edit in ("grown", "shrunk"):
+        edited[names[20]] = edited[names[20]] * 3 if edit == "grown" else b""  # every later record moves
+    elif edit == "added":
+        edited["demo20a.py"] = b"x = 1\n"
+    elif edit == "removed":
+        del edited[names[20]]
+    else:
+        edited["demo99.py"] = edited.pop(names[0])
+    published = tmp_path / "scripts.zip"
+    for stamp in ("1700000000", "1600000000"):  # the last build's timestamp, then another one
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", stamp)
+        published.write_bytes(reproducible_zip(members))
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+        digest = archive_digest(published.read_bytes())
+        unchanged = {name: len(data) for name, data in members.items() if edited.get(name) == data}
+        lent = published_members(PublishedArchive(published, digest, unchanged))
+        taken = {name: lent[name] if name in unchanged else data for name, data in edited.items()}
+        assert reproducible_zip(taken, lent) == zipfile_zip(edited) == reproducible_zip(edited), stamp
+        with zipfile.ZipFile(io.BytesIO(reproducible_zip(taken, lent))) as archive:
+            assert archive.testzip() is None
+            assert {name: archive.read(name) for name in archive.namelist()} == edited
+
+
 def test_a_published_member_inflating_past_its_stated_size_is_never_inflated_whole(tmp_path: Path) -> None:
     """The published folder is data: a member whose deflated bytes hold far more than its stated
     size (8 MB of zeros said to be 10 bytes) lends nothing, and is not inflated past that size."""

@@ -31,6 +31,9 @@ _UNIX = 3
 _UTF8 = 0x800  # the name is UTF-8
 _REGULAR_0644 = 0o100644 << 16  # a regular file, rw-r--r--
 _ZIP64_LIMIT = (1 << 31) - 1  # zipfile's: from there on it writes zip64 records
+# a central record's flags, method, CRC, sizes, name/extra/comment sizes and local record's offset
+_CENTRAL = struct.Struct("<8xHH4xIIIHHH8xI")
+_OFFSET, _NAME_SIZE = struct.Struct("<I"), struct.Struct("<H")
 
 
 def _timestamp() -> tuple[int, int, int, int, int, int]:
@@ -50,14 +53,28 @@ class Deflated:
     crc: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True, eq=False)  # not frozen: an archive lends 10,000, and a frozen one takes 3 times as long to make
 class Stored:
     """A published archive's member taken as stored, not inflated: the archive is the one the last
     build wrote (its digest) and the member's source is unchanged since (see published_members)."""
 
     size: int
-    deflated: bytes
     crc: int
+    origin: bytes  # the published archive's bytes: its deflated bytes are ``origin[start:end]``
+    start: int
+    end: int
+    # where its local and central records lie in ``origin`` (-1: not checked): both are as
+    # reproducible_zip writes them with this build's timestamp (but the local record's offset), and
+    # are copied as they are, runs of them as one slice (the local record ends where the member does):
+    # such a member goes under its own name only
+    local: int = -1
+    central: int = -1
+    central_end: int = -1
+
+    @property
+    def deflated(self) -> bytes:
+        """The member's bytes as the archive stores them (raw deflate)."""
+        return self.origin[self.start:self.end]
 
 
 @dataclass(frozen=True)
@@ -90,33 +107,85 @@ def reproducible_zip(members: Mapping[str, bytes | Stored], ahead: Mapping[str, 
     because zipfile takes no member deflated beforehand, and deflating the notebooks (megabytes
     of base64 figures) at the end was half of what a build did after its last demo.
     """
-    stamp = _timestamp()
-    dos_time = stamp[3] << 11 | stamp[4] << 5 | stamp[5] // 2
-    dos_date = (stamp[0] - 1980) << 9 | stamp[1] << 5 | stamp[2]
-    out = io.BytesIO()
-    directory = []
+    dos_time, dos_date = _dos_stamp()
+    chunks: list[bytes | memoryview] = []  # a run is a view of the published archive: joined, not copied twice
+    directory: list[bytes] = []
+    position = 0  # where the next local record goes
+    run: _Run | None = None  # published records copied as one slice
     for name in sorted(members):
         data, known = members[name], (ahead or {}).get(name)
+        if isinstance(data, Stored) and data.central >= 0:
+            if max(data.size, data.end - data.start, position) >= _ZIP64_LIMIT:
+                return zipfile_zip(members)
+            if (run is not None and run.origin is data.origin and run.local_end == data.local
+                    and run.central_end == data.central):
+                run.local_end, run.central_end = data.end, data.central_end  # the next records, in both lists
+            else:
+                _copy_run(run, chunks, directory)
+                run = _Run(data.origin, data.local, data.end, data.central, data.central_end, position - data.local)
+            position += data.end - data.local
+            continue
+        _copy_run(run, chunks, directory)
+        run = None
         if isinstance(data, Stored):
             member: Deflated | Stored = data
         else:
             member = known if isinstance(known, Deflated) and known.data == data else deflate(data)
         size = member.size if isinstance(member, Stored) else len(member.data)
-        encoded, flags = (name.encode("ascii"), 0) if name.isascii() else (name.encode("utf-8"), _UTF8)
-        if max(size, len(member.deflated), out.tell()) >= _ZIP64_LIMIT:
+        if max(size, len(member.deflated), position) >= _ZIP64_LIMIT:
             return zipfile_zip(members)  # zip64 records: left to zipfile
+        encoded, flags = (name.encode("ascii"), 0) if name.isascii() else (name.encode("utf-8"), _UTF8)
         sizes = (member.crc, len(member.deflated), size, len(encoded))
         directory.append(struct.pack("<IBBHHHHHIIIHHHHHII", 0x02014B50, _VERSION, _UNIX, _VERSION, flags,
                                      zipfile.ZIP_DEFLATED, dos_time, dos_date, *sizes, 0, 0, 0, 0,
-                                     _REGULAR_0644, out.tell()) + encoded)
-        out.write(struct.pack("<IHHHHHIIIHH", 0x04034B50, _VERSION, flags, zipfile.ZIP_DEFLATED,
-                              dos_time, dos_date, *sizes, 0) + encoded + member.deflated)
-    start, listing = out.tell(), b"".join(directory)
-    if len(directory) >= 0xFFFF or start + len(listing) >= _ZIP64_LIMIT:
+                                     _REGULAR_0644, position) + encoded)
+        local_record = struct.pack("<IHHHHHIIIHH", 0x04034B50, _VERSION, flags, zipfile.ZIP_DEFLATED,
+                                   dos_time, dos_date, *sizes, 0) + encoded
+        chunks += (local_record, member.deflated)
+        position += len(local_record) + len(member.deflated)
+    _copy_run(run, chunks, directory)
+    listing = b"".join(directory)
+    if len(members) >= 0xFFFF or position + len(listing) >= _ZIP64_LIMIT:
         return zipfile_zip(members)
-    out.write(listing + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(directory), len(directory),
-                                    len(listing), start, 0))
-    return out.getvalue()
+    chunks += (listing, struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members),
+                                    len(listing), position, 0))
+    return b"".join(chunks)
+
+
+@dataclass(slots=True)
+class _Run:
+    """Published members next to each other in their archive, copied as one slice: their local
+    records ``origin[local:local_end]``, their central ones, and how far the local ones move."""
+
+    origin: bytes
+    local: int
+    local_end: int
+    central: int
+    central_end: int
+    shift: int
+
+
+def _copy_run(run: _Run | None, chunks: list[bytes | memoryview], directory: list[bytes]) -> None:
+    """Copy a run of published records (see reproducible_zip): the local ones as they are, the
+    central ones with their local record's offset moved by the run's shift."""
+    if run is None:
+        return
+    chunks.append(memoryview(run.origin)[run.local:run.local_end])
+    records = run.origin[run.central:run.central_end]
+    if run.shift:
+        moved = bytearray(records)
+        at = 0
+        while at < len(moved):  # checked by published_members: no extra field, no comment
+            _OFFSET.pack_into(moved, at + 42, _OFFSET.unpack_from(moved, at + 42)[0] + run.shift)
+            at += 46 + _NAME_SIZE.unpack_from(moved, at + 28)[0]
+        records = bytes(moved)
+    directory.append(records)
+
+
+def _dos_stamp() -> tuple[int, int]:
+    """The members' timestamp (see _timestamp) as a zip holds it: DOS time, DOS date."""
+    stamp = _timestamp()
+    return stamp[3] << 11 | stamp[4] << 5 | stamp[5] // 2, (stamp[0] - 1980) << 9 | stamp[1] << 5 | stamp[2]
 
 
 def zipfile_zip(members: Mapping[str, bytes | Stored]) -> bytes:
@@ -141,7 +210,8 @@ def published_members(archive: PublishedArchive | Path | str) -> dict[str, Defla
     site-wide pages: the same builder and zlib), as it takes them ``ahead``; none when the file
     is not such an archive.  A member is taken only where it holds the very bytes asked for:
     inflated and checked, or (Stored) one of ``archive.unchanged`` when the archive is the one
-    the last build wrote (its digest): a one-entry change inflates one member, not thousands."""
+    the last build wrote (its digest): a one-entry change inflates one member, not thousands,
+    and copies the records of the others (checked as reproducible_zip writes them, see Stored)."""
     if not isinstance(archive, PublishedArchive):
         archive = PublishedArchive(archive)
     try:
@@ -150,18 +220,29 @@ def published_members(archive: PublishedArchive | Path | str) -> dict[str, Defla
         end = raw.rindex(b"PK\x05\x06")
         _, _, _, _, count, size, start, _ = struct.unpack_from("<IHHHHIIH", raw, end)
         members: dict[str, Deflated | Stored] = {}
+        dos_time, dos_date = _dos_stamp()
+        heads = {flags: struct.pack("<IBBHHHHH", 0x02014B50, _VERSION, _UNIX, _VERSION, flags, zipfile.ZIP_DEFLATED,
+                                    dos_time, dos_date) for flags in (0, _UTF8)}  # as reproducible_zip writes them
+        tail = struct.pack("<HHHHI", 0, 0, 0, 0, _REGULAR_0644)
         at = start
         for _ in range(count):
-            fields = struct.unpack_from("<IBBHHHHHIIIHHHHHII", raw, at)
-            flags, method, crc, packed, length, name_size, offset = (fields[4], fields[5], fields[8], fields[9],
-                                                                      fields[10], fields[11], fields[17])
+            flags, method, crc, packed, length, name_size, extra, comment, offset = _CENTRAL.unpack_from(raw, at)
             name = raw[at + 46:at + 46 + name_size].decode("utf-8" if flags & _UTF8 else "ascii")
-            at += 46 + name_size + fields[12] + fields[13]
+            central, at = at, at + 46 + name_size + extra + comment
+            if trusted.get(name) == length:
+                begin = offset + 30 + name_size
+                # both records byte for byte those reproducible_zip writes for it now (but the offset)
+                if (begin + packed <= start and extra == comment == 0 and flags == (0 if name.isascii() else _UTF8)
+                        and raw[central:central + 16] == heads[flags] and raw[central + 30:central + 42] == tail
+                        and raw[offset:begin] == b"PK\x03\x04" + raw[central + 6:central + 30] + b"\0\0"
+                        + raw[central + 46:at]):
+                    members[name] = Stored(length, crc, raw, begin, begin + packed, offset, central, at)
+                    continue
             local = struct.unpack_from("<IHHHHHIIIHH", raw, offset)
             begin = offset + 30 + local[9] + local[10]
             deflated = raw[begin:begin + packed]
             if trusted.get(name) == length and method == zipfile.ZIP_DEFLATED and len(deflated) == packed:
-                members[name] = Stored(length, deflated, crc)
+                members[name] = Stored(length, crc, raw, begin, begin + packed)
                 continue
             inflater = zlib.decompressobj(-15)
             data = inflater.decompress(deflated, length + 1)  # a crafted member never inflates past it

@@ -257,7 +257,9 @@ class Rebuild:
         plan = SearchPlan(shards, set())
         published_by_shard = files_by_shard(k[4:] for k in index)
         for folder, pages in shards.items():
-            published = [SiteFile(rel, source=tracked_path(self.inputs.folders, f"out:{rel}"))
+            # found intact just now (their inode: the spare's file of that inode is that file, not stat again)
+            published = [SiteFile(rel, source=tracked_path(self.inputs.folders, f"out:{rel}"),
+                                  inode=self.state.files[f"out:{rel}"][2])
                          for rel in published_by_shard.get(folder, ())]
             if (published and pages == saved_shards.get(folder) and changed.isdisjoint(pages)
                     and shards.keys() == saved_shards.keys()):  # the main index lists the others
