@@ -154,3 +154,28 @@ def test_usage_errors(tmp_path: Path) -> None:
         with pytest.raises(SystemExit) as exited:
             main(["check", *bad])
         assert exited.value.code == 2
+
+
+def test_an_entry_s_prose_setting_is_the_one_its_build_used(tmp_path: Path) -> None:
+    # A Sphinx-Gallery script reads as reST by itself; its setting makes its prose Markdown, whose
+    # {eval} role quotes a value. check must find the same quoted values the build recorded.
+    project = tmp_path / "project"
+    write_demo(project, "quoted", '''
+        """
+        Quoted
+        ======
+
+        Intro.
+        """
+        x = 41 + 1
+
+        # %%
+        # The value is {eval}`x` here.
+
+        print(x)
+    ''')
+    (project / "pyproject.toml").write_text('[tool.site_builder.entries.quoted]\nprose = "markdown"\n')
+    assert build(load_config(project), BuildOptions()).ok
+    status, out = _check(project)
+    assert status == 0, out
+    assert "quoted: matches its record" in out

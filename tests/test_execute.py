@@ -194,6 +194,24 @@ def test_timeout_kills_the_demo(tmp_path: Path) -> None:
     assert "(the demo's limit of 1 s was reached after " in r.failure
 
 
+def test_a_timed_out_block_keeps_its_print_loop_fd_writes_and_childrens_output(tmp_path: Path) -> None:
+    # What a print loop batches and what reaches fd 1 outside Python reach the page while the
+    # block still runs: a block killed at its limit shows all it wrote before hanging.
+    run(tmp_path / "warm", [("setup", "1")])
+    r = run(tmp_path, [
+        ("setup", "import os, subprocess, time"),
+        ("B-hang", "for i in range(300):\n    print('epoch', i)\n"
+                   "os.write(1, b'from fd 1\\n')\n"
+                   "subprocess.run(['echo', 'from a child'])\n"
+                   "time.sleep(30)"),
+    ], timeout=2)
+    assert [b.status for b in r.blocks] == ["ok", "timeout"]
+    epochs = "".join(f"epoch {i}\n" for i in range(300))
+    assert {stream for stream, _ in texts(r, 1)} == {"stdout"}
+    assert "".join(text for _, text in texts(r, 1)) == epochs + "from fd 1\nfrom a child\n"
+    assert r.blocks[1].duration < 30
+
+
 def test_input_gets_eof_and_show_and_grandchildren_do_not_hang(tmp_path: Path) -> None:
     r = run(tmp_path, [
         ("setup", "import subprocess\nsubprocess.Popen(['sleep', '1000'])"),

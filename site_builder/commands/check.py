@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from site_builder.source.blocks import parse
+from site_builder.source.blocks import parse_entry
 from site_builder.source.parsed import Script
 from site_builder.config import Config
 from site_builder.reports.junit import Case, Problem
@@ -184,8 +184,7 @@ def _gather(config: Config, options: CheckOptions) -> list[Target]:
     problems: list[str] = []
     for entry in chosen:
         try:
-            script = parse(entry.source, entry.rel_path, entry.name, local_dir=entry.path.parent,
-                           origins=entry.origins, variables=entry.variables)
+            script = parse_entry(entry, config.prose_for(entry.name))
         except ParseError as exc:
             problems.append(f"{exc} (fix the demo, then build it)")
             continue
