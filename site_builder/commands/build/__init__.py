@@ -39,7 +39,8 @@ from site_builder.reports.progress import Progress
 from site_builder.run.records.record_json import RECORD_FILE
 from site_builder.run.records.store import RecordStore, store_dir
 from site_builder.site.logs import captured_records
-from site_builder.site.rebuild.lend import known_scripts, parsed_scripts, saved_rows, trusted_records, unchanged_site
+from site_builder.site.rebuild.lend import (checked_records, known_scripts, parsed_scripts, saved_rows,
+                                            trusted_records, unchanged_site)
 from site_builder.site.rebuild.plan import Rebuild, RenderPlan
 from site_builder.project.folders import cache_dir
 from site_builder.site.rebuild.state import RebuildInputs, SiteState, forget, load_state, spare_dir
@@ -182,7 +183,7 @@ def _build(config: Config, options: BuildOptions, progress: Progress | None) -> 
         all_entries, entries = entries, [e for e in entries if e.name not in shown]
         trusted = {name: digest for name, digest in trusted.items() if name not in shown}
         store = RecordStore(folders.records, folders.root, trusted=trusted, rows=saved_rows(previous, trusted),
-                            signed=frozenset(trusted))
+                            signed=frozenset(trusted), checked=checked_records(previous, trusted))
         if not options.frozen:
             # a trusted record's folder holds the record.json the last build checked: replaceable
             store.check_replaceable([e for e in entries if e.name not in store.trusted])
@@ -393,8 +394,7 @@ def _check_force_names(options: BuildOptions, entries: list[Entry]) -> None:
     known = {e.name for e in entries}
     unknown = sorted(options.force_names - known)
     if unknown:
-        raise UsageError(
-            f"--force: no entry named {', '.join(unknown)} (entries: {', '.join(sorted(known)) or 'none'})"
-        )
+        raise UsageError(f"--force: no entry named {', '.join(unknown)} "
+                         f"(entries: {', '.join(sorted(known)) or 'none'})")
 
 

@@ -111,9 +111,10 @@ def read_record(folder: Path) -> tuple[RunResult, RunInputs]:
     return result, inputs
 
 
-def _read_record(folder: Path, trusted: str = "") -> tuple[RunResult, RunInputs, bool]:
+def _read_record(folder: Path, trusted: str = "", checked: str = "") -> tuple[RunResult, RunInputs, bool]:
     """:func:`read_record`, and whether the record is the ``trusted`` one (its
-    :func:`record_digest`: found good before and unchanged since), whose bytes are only parsed."""
+    :func:`record_digest`: found good before and unchanged since), whose bytes are only parsed.
+    ``checked``: the digest of bytes whose shape was found good before (their files are checked)."""
     if not folder.is_dir():
         raise FileNotFoundError(folder)
     try:
@@ -125,9 +126,10 @@ def _read_record(folder: Path, trusted: str = "") -> tuple[RunResult, RunInputs,
         raise RecordError(f"{RECORD_FILE} is refused: {exc.reason}") from None
     except OSError as exc:
         raise RecordError(f"unreadable ({exc.strerror})") from None
-    checked = bool(trusted) and record_digest(raw) == trusted
+    digest = record_digest(raw) if trusted or checked else ""
+    same = bool(trusted) and digest == trusted
     try:
-        data = parse_record(raw, checked=checked)
+        data = parse_record(raw, checked=same or (bool(checked) and digest == checked))
     except SchemaError as exc:
         raise RecordError(str(exc)) from None
     except ValueError as exc:
@@ -136,9 +138,9 @@ def _read_record(folder: Path, trusted: str = "") -> tuple[RunResult, RunInputs,
     if list(folder.parts[-len(parts):]) != parts:
         raise RecordError(f"field entry: {data['entry']!r} is not the record of {folder.name}")
     result, inputs = from_record(data, folder)
-    if not checked:
+    if not same:
         check_files(data, folder)
-    return result, inputs, checked
+    return result, inputs, same
 
 
 def load_record(folder: Path) -> RunResult:
@@ -173,6 +175,10 @@ class RecordStore:
     # last build saved when this build looked (see rebuild.trusted_records): their bytes are the
     # trusted ones, so trusted_row does not read them
     signed: frozenset[str] = frozenset()
+    # entry -> record_digest of the record the last published build took a result from (see
+    # rebuild.checked_records): those bytes skip the schema check (compiling it is most of a
+    # lookup's cost when one comment changed), not the lookup's comparisons
+    checked: dict[str, str] = field(default_factory=dict)
     _installed: dict[str, str | None] = field(default_factory=dict)  # per-build version cache
     # records folder -> its names starting with "." when this build first looked (what killed
     # builds leave there): listed once per folder, not once per entry (quadratic in a big site)
@@ -198,7 +204,8 @@ class RecordStore:
         try:
             if self._left_by_killed_build(folder, f".{folder.name}.old-"):
                 recover(folder)  # a build killed between the two renames of replace_dir
-            result, inputs, trusted = _read_record(folder, self.trusted.get(entry.name, ""))
+            result, inputs, trusted = _read_record(folder, self.trusted.get(entry.name, ""),
+                                                   self.checked.get(entry.name, ""))
         except FileNotFoundError:
             return Lookup(None, "no record")
         except RecordError as exc:

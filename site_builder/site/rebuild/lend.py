@@ -202,6 +202,18 @@ def trusted_records(inputs: RebuildInputs, entries: list[Entry], state: SiteStat
     return trusted
 
 
+def checked_records(state: SiteState | None, trusted: dict[str, str]) -> dict[str, str]:
+    """Entry name -> record_digest of each record the last published build took a result from (it
+    checked those bytes' shape, or wrote them): the same bytes are parsed without that check again,
+    though their lookup still compares every input (see RecordStore.checked). Only when a record is
+    ``trusted`` (trusted_records): its lookup key vouches that the builder's code, whose schema that
+    check is, is the last build's. A record of an entry shown only (no row) is left out: never read."""
+    if state is None or not trusted:
+        return {}
+    return {name: saved["record"] for name, saved in state.entries.items()
+            if saved.get("row") is not None and isinstance(saved.get("record"), str) and saved["record"]}
+
+
 def saved_rows(state: SiteState | None, trusted: dict[str, str]) -> dict[str, ResultRow]:
     """What ``state`` kept of the results of the ``trusted`` records (see trusted_records),
     for those it kept a well-formed row of (see Rebuild.describe)."""
