@@ -100,6 +100,7 @@ def _broken_records(data: dict) -> list[dict]:
 
 def test_a_record_is_refused_exactly_as_its_schema_says(tmp_path: Path) -> None:
     import fastjsonschema
+    from site_builder.run.preload import recorded_packages
     from site_builder.run.records.schema import RECORD_SCHEMA, SchemaError, parse_record
 
     folder = tmp_path / "_freeze" / "demo"
@@ -115,6 +116,11 @@ def test_a_record_is_refused_exactly_as_its_schema_says(tmp_path: Path) -> None:
             parse_record(json.dumps(data).encode())
         said = str(expected.value.message).removeprefix(str(expected.value.name)).strip()
         assert (refused.value.field, str(refused.value)) == (field, f"field {field} {said}")
+    deep = b"[" * 100_000 + b"]" * 100_000
+    with pytest.raises(ValueError, match="nested too deeply"):  # bad JSON, not a RecursionError
+        parse_record(deep)
+    (folder / RECORD_FILE).write_bytes(deep)
+    assert recorded_packages(folder / RECORD_FILE) == []  # the preload hint of such a record: none
 
 
 def test_record_json_is_diff_friendly_and_machine_free(tmp_path: Path) -> None:

@@ -121,7 +121,7 @@ def recorded_packages(record_file: Path) -> list[str]:
     """The top-level modules of the packages a run record lists (distribution names as modules)."""
     try:
         environment = json.loads(record_file.read_bytes()).get("environment", {})
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):  # damaged: no hint, the lookup says why
         return []
     if not isinstance(environment, dict):
         return []

@@ -151,7 +151,10 @@ def parse_record(raw: bytes, *, checked: bool = False) -> dict[str, Any]:
     # NaN and Infinity are not JSON: keep them as their names, so the schema rejects them
     # where they are ("blocks[0].duration must be number") instead of treating them as numbers.
     # A literal too large for a float (1e999) is kept as its text the same way.
-    data = json.loads(raw, parse_constant=lambda name: name, parse_float=_finite_or_text)
+    try:
+        data = json.loads(raw, parse_constant=lambda name: name, parse_float=_finite_or_text)
+    except RecursionError:  # nested past the decoder: bad JSON like any other, not a crash
+        raise ValueError("nested too deeply") from None
     if checked:
         return data
     import fastjsonschema
